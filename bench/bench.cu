@@ -1,0 +1,1138 @@
+// bench.cu - mgpu against CUB/Thrust doing the same job in the same run.
+//
+// Every benchmark case is a (primitive, variant) pair registered in the
+// table at the bottom of this file.  A case builds an Instance for one
+// (dtype, n): its device buffers, one Runner for mgpu and one per anchor
+// (CUB/Thrust), and optionally an independent check of an output.  The
+// driver times every runner the same way, interleaved rep by rep:
+//
+//   prep()                      untimed: e.g. restore an in-place input
+//   cudaMemsetAsync(flush)      untimed: evict L2 (2x the device's L2)
+//   event start; run(); event stop      on the context's stream
+//
+// then reports the median, verifies that every anchor's output equals
+// mgpu's byte for byte, and writes one CSV row per anchor.  A
+// device-to-device cudaMemcpyAsync of the bytes the primitive reads is timed
+// the same way in the same loop (memcpy_ms).
+//
+// To add a primitive: write a make_<thing>(Env&, mgpu_dtype, n) returning an
+// Instance (see make_merge / make_mergesort) and add it to register_cases().
+
+#include <cuda_runtime.h>
+
+#include <cub/device/device_merge.cuh>
+#include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda/std/functional>
+
+#include "mgpu.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+#include <string>
+#include <vector>
+
+// The mgpu dtype of a C++ type (outside the anonymous namespace: unused
+// specialisations there draw warnings).
+template <class T> struct dtype_of_t;
+template <> struct dtype_of_t<int32_t> { static constexpr mgpu_dtype value = MGPU_I32; };
+template <> struct dtype_of_t<uint32_t> { static constexpr mgpu_dtype value = MGPU_U32; };
+template <> struct dtype_of_t<int64_t> { static constexpr mgpu_dtype value = MGPU_I64; };
+template <> struct dtype_of_t<uint64_t> { static constexpr mgpu_dtype value = MGPU_U64; };
+template <> struct dtype_of_t<float> { static constexpr mgpu_dtype value = MGPU_F32; };
+template <> struct dtype_of_t<double> { static constexpr mgpu_dtype value = MGPU_F64; };
+template <class T>
+constexpr mgpu_dtype dtype_of() { return dtype_of_t<T>::value; }
+
+namespace {
+
+// ===========================================================================
+// errors
+// ===========================================================================
+
+// Thrown by every failed CUDA / mgpu call.  oom: the failure was running out
+// of memory (the size is then skipped, not counted as a failure).
+struct BenchError : std::runtime_error {
+  bool oom;
+  BenchError(const std::string &msg, bool oom_) : std::runtime_error(msg), oom(oom_) {}
+};
+
+mgpu_context *g_ctx = nullptr;  // for mgpu_context_error in MG()
+
+[[noreturn]] void throw_cuda(cudaError_t e, const char *call, const char *file, int line) {
+  bool oom = (e == cudaErrorMemoryAllocation);
+  if (oom) (void)cudaGetLastError();  // not sticky: clear it
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, "%s:%d: %s failed: %s (%s)", file, line, call,
+                cudaGetErrorString(e), cudaGetErrorName(e));
+  throw BenchError(buf, oom);
+}
+
+[[noreturn]] void throw_mgpu(mgpu_status s, const char *call, const char *file, int line) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, "%s:%d: %s failed: %s: %s", file, line, call,
+                mgpu_status_name(s), g_ctx ? mgpu_context_error(g_ctx) : "(no context)");
+  throw BenchError(buf, s == MGPU_ENOMEM);
+}
+
+#define CK(call)                                                        \
+  do {                                                                  \
+    cudaError_t ck_e_ = (call);                                         \
+    if (ck_e_ != cudaSuccess) throw_cuda(ck_e_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+#define MG(call)                                                        \
+  do {                                                                  \
+    mgpu_status mg_s_ = (call);                                         \
+    if (mg_s_ != MGPU_OK) throw_mgpu(mg_s_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// Kernel launches: the launch error, if any.
+#define CK_LAUNCH() CK(cudaGetLastError())
+
+// ===========================================================================
+// device helpers: data generation and verification kernels
+// ===========================================================================
+
+__host__ __device__ inline uint64_t mix64(uint64_t x) {  // splitmix64 finaliser
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+inline unsigned grid_for(size_t n, unsigned block = 256) {
+  size_t g = (n + block - 1) / block;
+  if (g < 1) g = 1;
+  if (g > 65536u * 4) g = 65536u * 4;
+  return (unsigned)g;
+}
+
+#define GRID_STRIDE(i, n)                                                      \
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n);      \
+       i += (size_t)gridDim.x * blockDim.x)
+
+// Uniform over the full range of K (integers: every bit pattern).
+template <class K>
+__global__ void k_random(K *out, size_t n, uint64_t seed) {
+  GRID_STRIDE(i, n) { out[i] = (K)mix64(seed * 0xD1B54A32D192ED03ull + i); }
+}
+
+template <class V>
+__global__ void k_iota(V *out, size_t n, long long start) {
+  GRID_STRIDE(i, n) { out[i] = (V)(start + (long long)i); }
+}
+
+template <class W>
+__global__ void k_first_diff(const W *a, const W *b, size_t n, unsigned long long *first) {
+  GRID_STRIDE(i, n) {
+    if (a[i] != b[i]) atomicMin(first, (unsigned long long)i);
+  }
+}
+
+// keys nondecreasing (under <).
+template <class K>
+__global__ void k_check_sorted(const K *keys, size_t n, unsigned long long *first_bad) {
+  GRID_STRIDE(i, n) {
+    if (i > 0 && keys[i] < keys[i - 1]) atomicMin(first_bad, (unsigned long long)i);
+  }
+}
+
+// Independent check of a stable merge / stable sort with tagged values.
+// The inputs' values are tags: the element's position in the concatenated
+// input (a then b for merge; the original index for sort).  The stable
+// result is then the unique sequence that is (1) a permutation of the input
+// and (2) strictly increasing in (key, tag).  We check, for every i:
+//   0 <= tag_i < n, key_i == input_key[tag_i]          (so (1) given (2))
+//   (key_{i-1}, tag_{i-1}) < (key_i, tag_i)            (2)
+// src_b may be null (sort: na == n).
+template <class K, class V>
+__global__ void k_check_stable_pairs(const K *keys, const V *vals, size_t n, const K *src_a,
+                                     size_t na, const K *src_b,
+                                     unsigned long long *first_bad) {
+  GRID_STRIDE(i, n) {
+    long long tag = (long long)vals[i];
+    K k = keys[i];
+    bool ok = tag >= 0 && (unsigned long long)tag < (unsigned long long)n;
+    if (ok) {
+      size_t t = (size_t)tag;
+      K src = t < na ? src_a[t] : src_b[t - na];
+      ok = !(src < k) && !(k < src);
+    }
+    if (ok && i > 0) {
+      K pk = keys[i - 1];
+      long long pt = (long long)vals[i - 1];
+      ok = (pk < k) || (!(k < pk) && pt < tag);
+    }
+    if (!ok) atomicMin(first_bad, (unsigned long long)i);
+  }
+}
+
+// ===========================================================================
+// buffers, runners, instances
+// ===========================================================================
+
+class DevBuf {
+ public:
+  explicit DevBuf(size_t bytes) {
+    CK(cudaMalloc(&p_, bytes ? bytes : 256));
+  }
+  ~DevBuf() {
+    if (p_) (void)cudaFree(p_);
+  }
+  DevBuf(const DevBuf &) = delete;
+  DevBuf &operator=(const DevBuf &) = delete;
+  void *get() const { return p_; }
+
+ private:
+  void *p_ = nullptr;
+};
+
+// One output array of a runner, for byte comparison and messages.
+struct Span {
+  const void *ptr;
+  size_t count;      // elements
+  mgpu_dtype type;   // for printing elements
+  const char *what;  // "keys", "values"
+  size_t bytes() const { return count * mgpu_dtype_size(type); }
+};
+
+struct Runner {
+  std::string name;                          // "mgpu", "cub::DeviceMerge", "memcpy"
+  std::function<void()> prep;                // untimed, before the L2 flush (may be empty)
+  std::function<void()> run;                 // the timed call
+  std::function<std::vector<Span>()> outputs;  // valid after run()
+  std::vector<float> times_ms;
+};
+
+struct Env;
+
+struct Instance {
+  std::vector<std::unique_ptr<DevBuf>> bufs;
+  Runner mgpu;
+  std::vector<Runner> anchors;
+  size_t keys = 0;      // keys processed, for Gkeys/s
+  size_t bytes_in = 0;  // bytes the primitive reads (keys + values): memcpy size
+  // Optional independent check of a runner's outputs: "" when correct, else
+  // a description of the first wrong element.
+  std::function<std::string(const Runner &)> selfcheck;
+
+  template <class T = void>
+  T *alloc(size_t bytes) {
+    bufs.emplace_back(new DevBuf(bytes));
+    return static_cast<T *>(bufs.back()->get());
+  }
+};
+
+struct Env {
+  mgpu_context *ctx = nullptr;
+  cudaStream_t stream = nullptr;
+  int device = 0;
+  cudaDeviceProp prop{};
+  void *flush_buf = nullptr;
+  size_t flush_bytes = 0;
+  cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+  unsigned long long *d_scratch = nullptr;  // one word for verification kernels
+  int warmup = 3;
+  int reps = 15;
+};
+
+using MakeFn = std::function<std::unique_ptr<Instance>(Env &, mgpu_dtype, size_t)>;
+
+struct Case {
+  std::string primitive;
+  std::string variant;
+  std::vector<mgpu_dtype> dtypes;  // key dtypes the case supports
+  MakeFn make;
+};
+
+std::vector<Case> &registry() {
+  static std::vector<Case> r;
+  return r;
+}
+
+void add_case(const char *primitive, const char *variant, std::vector<mgpu_dtype> dtypes,
+              MakeFn make) {
+  registry().push_back(Case{primitive, variant, std::move(dtypes), std::move(make)});
+}
+
+// ---- small helpers used by cases ------------------------------------------
+
+// Values carried with keys: an integer of the key's width (tags fit: n <= 2^31-1).
+template <class K>
+using value_for = typename std::conditional<sizeof(K) == 4, int32_t, int64_t>::type;
+
+// Calls f(K{}) with K the C++ type of key dtype t.  Only the dtypes listed
+// here are instantiated (each costs CUB compile time); add more as needed.
+template <class F>
+void with_key_type(mgpu_dtype t, F &&f) {
+  switch (t) {
+    case MGPU_I32: f(int32_t{}); return;
+    case MGPU_I64: f(int64_t{}); return;
+    default:
+      throw BenchError(std::string("dtype ") + mgpu_dtype_name(t) + " not instantiated in bench.cu",
+                       false);
+  }
+}
+
+template <class K>
+void gen_random(Env &env, K *d, size_t n, uint64_t seed) {
+  if (!n) return;
+  k_random<K><<<grid_for(n), 256, 0, env.stream>>>(d, n, seed);
+  CK_LAUNCH();
+}
+
+template <class V>
+void gen_iota(Env &env, V *d, size_t n, long long start) {
+  if (!n) return;
+  k_iota<V><<<grid_for(n), 256, 0, env.stream>>>(d, n, start);
+  CK_LAUNCH();
+}
+
+// Sorts d[0..n) ascending once, untimed (setup only), with CUB radix sort.
+template <class K>
+void sort_once(Env &env, K *d, size_t n) {
+  if (n < 2) return;
+  DevBuf alt(n * sizeof(K));
+  cub::DoubleBuffer<K> db(d, static_cast<K *>(alt.get()));
+  size_t tb = 0;
+  CK(cub::DeviceRadixSort::SortKeys(nullptr, tb, db, (int)n, 0, (int)(sizeof(K) * 8), env.stream));
+  DevBuf tmp(tb);
+  CK(cub::DeviceRadixSort::SortKeys(tmp.get(), tb, db, (int)n, 0, (int)(sizeof(K) * 8), env.stream));
+  if (db.Current() != d)
+    CK(cudaMemcpyAsync(d, db.Current(), n * sizeof(K), cudaMemcpyDeviceToDevice, env.stream));
+  CK(cudaStreamSynchronize(env.stream));  // before alt and tmp are freed
+}
+
+void copy_async(Env &env, void *dst, const void *src, size_t bytes) {
+  if (bytes) CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, env.stream));
+}
+
+// Runs a first-index kernel launcher on env.d_scratch; returns ULLONG_MAX if none.
+template <class Launch>
+unsigned long long first_index(Env &env, Launch &&launch) {
+  unsigned long long none = ULLONG_MAX, got = 0;
+  CK(cudaMemcpyAsync(env.d_scratch, &none, sizeof none, cudaMemcpyHostToDevice, env.stream));
+  launch(env.d_scratch);
+  CK_LAUNCH();
+  CK(cudaMemcpyAsync(&got, env.d_scratch, sizeof got, cudaMemcpyDeviceToHost, env.stream));
+  CK(cudaStreamSynchronize(env.stream));
+  return got;
+}
+
+std::string fmt_elem(Env &env, const void *dptr, mgpu_dtype t, size_t i) {
+  unsigned char b[8] = {0};
+  size_t sz = mgpu_dtype_size(t);
+  CK(cudaMemcpyAsync(b, static_cast<const unsigned char *>(dptr) + i * sz, sz,
+                     cudaMemcpyDeviceToHost, env.stream));
+  CK(cudaStreamSynchronize(env.stream));
+  char s[64];
+  switch (t) {
+    case MGPU_I32: { int32_t v; std::memcpy(&v, b, 4); std::snprintf(s, sizeof s, "%d", v); break; }
+    case MGPU_U32: { uint32_t v; std::memcpy(&v, b, 4); std::snprintf(s, sizeof s, "%u", v); break; }
+    case MGPU_I64: { int64_t v; std::memcpy(&v, b, 8); std::snprintf(s, sizeof s, "%lld", (long long)v); break; }
+    case MGPU_U64: { uint64_t v; std::memcpy(&v, b, 8); std::snprintf(s, sizeof s, "%llu", (unsigned long long)v); break; }
+    case MGPU_F32: { float v; std::memcpy(&v, b, 4); std::snprintf(s, sizeof s, "%.9g", v); break; }
+    case MGPU_F64: { double v; std::memcpy(&v, b, 8); std::snprintf(s, sizeof s, "%.17g", v); break; }
+    default: std::snprintf(s, sizeof s, "?"); break;
+  }
+  return s;
+}
+
+// Compares two runners' outputs byte for byte.  "" when identical, else a
+// description of the first difference.
+std::string compare_outputs(Env &env, const Runner &x, const Runner &y) {
+  std::vector<Span> a = x.outputs(), b = y.outputs();
+  if (a.size() != b.size()) return "different number of outputs";
+  for (size_t s = 0; s < a.size(); ++s) {
+    if (a[s].bytes() != b[s].bytes()) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "%s: %zu vs %zu elements", a[s].what, a[s].count, b[s].count);
+      return buf;
+    }
+    size_t bytes = a[s].bytes();
+    if (!bytes) continue;
+    unsigned long long first;
+    size_t elem_per_word;
+    if (bytes % 8 == 0 && mgpu_dtype_size(a[s].type) % 8 == 0) {
+      size_t w = bytes / 8;
+      first = first_index(env, [&](unsigned long long *f) {
+        k_first_diff<unsigned long long><<<grid_for(w), 256, 0, env.stream>>>(
+            (const unsigned long long *)a[s].ptr, (const unsigned long long *)b[s].ptr, w, f);
+      });
+      elem_per_word = 8;
+    } else {
+      size_t w = bytes / 4;  // every dtype is 4 or 8 bytes
+      first = first_index(env, [&](unsigned long long *f) {
+        k_first_diff<uint32_t><<<grid_for(w), 256, 0, env.stream>>>(
+            (const uint32_t *)a[s].ptr, (const uint32_t *)b[s].ptr, w, f);
+      });
+      elem_per_word = 4;
+    }
+    if (first != ULLONG_MAX) {
+      size_t elem = (size_t)(first * elem_per_word / mgpu_dtype_size(a[s].type));
+      std::string msg = std::string(a[s].what) + " differ first at element " + std::to_string(elem) +
+                        " (0-based): " + x.name + " " + fmt_elem(env, a[s].ptr, a[s].type, elem) +
+                        ", " + y.name + " " + fmt_elem(env, b[s].ptr, b[s].type, elem);
+      // Show the pair at that position too.
+      for (size_t o = 0; o < a.size(); ++o)
+        if (o != s && a[o].count == a[s].count)
+          msg += std::string("; ") + a[o].what + " there: " + x.name + " " +
+                 fmt_elem(env, a[o].ptr, a[o].type, elem) + ", " + y.name + " " +
+                 fmt_elem(env, b[o].ptr, b[o].type, elem);
+      return msg;
+    }
+  }
+  return "";
+}
+
+// Self-checks shared by sort-like and merge-like cases.
+template <class K, class V>
+std::function<std::string(const Runner &)> stable_pairs_check(Env &env, const K *src_a, size_t na,
+                                                              const K *src_b, size_t n) {
+  Env *e = &env;
+  return [=](const Runner &r) -> std::string {
+    std::vector<Span> o = r.outputs();
+    const K *keys = (const K *)o[0].ptr;
+    const V *vals = (const V *)o[1].ptr;
+    unsigned long long bad = first_index(*e, [&](unsigned long long *f) {
+      k_check_stable_pairs<K, V><<<grid_for(n), 256, 0, e->stream>>>(keys, vals, n, src_a, na, src_b, f);
+    });
+    if (bad == ULLONG_MAX) return "";
+    return "element " + std::to_string(bad) + " (key " + fmt_elem(*e, keys, dtype_of<K>(), bad) +
+           ", value " + fmt_elem(*e, vals, dtype_of<V>(), bad) +
+           ") breaks the stable order or is not from the input";
+  };
+}
+
+template <class K>
+std::function<std::string(const Runner &)> sorted_keys_check(Env &env, size_t n) {
+  Env *e = &env;
+  return [=](const Runner &r) -> std::string {
+    std::vector<Span> o = r.outputs();
+    const K *keys = (const K *)o[0].ptr;
+    unsigned long long bad = first_index(*e, [&](unsigned long long *f) {
+      k_check_sorted<K><<<grid_for(n), 256, 0, e->stream>>>(keys, n, f);
+    });
+    if (bad == ULLONG_MAX) return "";
+    return "keys not sorted at element " + std::to_string(bad) + " (" +
+           fmt_elem(*e, keys, dtype_of<K>(), bad - 1) + " then " +
+           fmt_elem(*e, keys, dtype_of<K>(), bad) + ")";
+  };
+}
+
+// ===========================================================================
+// case: merge (keys | pairs) vs cub::DeviceMerge
+// ===========================================================================
+
+template <class K>
+std::unique_ptr<Instance> make_merge_t(Env &env, size_t n, bool pairs) {
+  using V = value_for<K>;
+  const mgpu_dtype kt = dtype_of<K>();
+  const size_t na = n / 2, nb = n - na;
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K) + (pairs ? n * sizeof(V) : 0);
+
+  // inputs: random keys, sorted once; values tag each input element
+  K *a = I->alloc<K>(na * sizeof(K));
+  K *b = I->alloc<K>(nb * sizeof(K));
+  gen_random(env, a, na, 1);
+  gen_random(env, b, nb, 2);
+  sort_once(env, a, na);
+  sort_once(env, b, nb);
+  V *av = nullptr, *bv = nullptr;
+  if (pairs) {
+    av = I->alloc<V>(na * sizeof(V));
+    bv = I->alloc<V>(nb * sizeof(V));
+    gen_iota(env, av, na, 0);
+    gen_iota(env, bv, nb, (long long)na);
+  }
+
+  auto spans = [=](K *k, V *v) {
+    return [=]() {
+      std::vector<Span> s{{k, n, kt, "keys"}};
+      if (pairs) s.push_back({v, n, dtype_of<V>(), "values"});
+      return s;
+    };
+  };
+
+  // mgpu
+  K *mk = I->alloc<K>(n * sizeof(K));
+  V *mv = pairs ? I->alloc<V>(n * sizeof(V)) : nullptr;
+  mgpu_context *ctx = env.ctx;
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    MG(mgpu_merge(ctx, kt, MGPU_LESS, a, na, b, nb, mk, pairs ? sizeof(V) : 0, av, bv, mv));
+  };
+  I->mgpu.outputs = spans(mk, mv);
+
+  // cub::DeviceMerge
+  K *ck = I->alloc<K>(n * sizeof(K));
+  V *cv = pairs ? I->alloc<V>(n * sizeof(V)) : nullptr;
+  cudaStream_t st = env.stream;
+  size_t tb = 0;
+  if (pairs)
+    CK(cub::DeviceMerge::MergePairs(nullptr, tb, a, av, (int64_t)na, b, bv, (int64_t)nb, ck, cv,
+                                    ::cuda::std::less<K>{}, st));
+  else
+    CK(cub::DeviceMerge::MergeKeys(nullptr, tb, a, (int64_t)na, b, (int64_t)nb, ck,
+                                   ::cuda::std::less<K>{}, st));
+  void *temp = I->alloc(tb);
+  Runner cub_r;
+  cub_r.name = "cub::DeviceMerge";
+  cub_r.run = [=]() {
+    size_t t = tb;
+    if (pairs)
+      CK(cub::DeviceMerge::MergePairs(temp, t, a, av, (int64_t)na, b, bv, (int64_t)nb, ck, cv,
+                                      ::cuda::std::less<K>{}, st));
+    else
+      CK(cub::DeviceMerge::MergeKeys(temp, t, a, (int64_t)na, b, (int64_t)nb, ck,
+                                     ::cuda::std::less<K>{}, st));
+  };
+  cub_r.outputs = spans(ck, cv);
+  I->anchors.push_back(std::move(cub_r));
+
+  if (pairs)
+    I->selfcheck = stable_pairs_check<K, V>(env, a, na, b, n);
+  else
+    I->selfcheck = sorted_keys_check<K>(env, n);
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+std::unique_ptr<Instance> make_merge(Env &env, mgpu_dtype t, size_t n, bool pairs) {
+  std::unique_ptr<Instance> r;
+  with_key_type(t, [&](auto k) { r = make_merge_t<decltype(k)>(env, n, pairs); });
+  return r;
+}
+
+// ===========================================================================
+// case: mergesort (keys | pairs) vs cub::DeviceMergeSort, and
+// cub::DeviceRadixSort as a reference row
+// ===========================================================================
+
+// CUB merge sort with the narrowest offset type that is safe for n.
+template <class K, class V, class OffsetT>
+cudaError_t cub_merge_sort(void *temp, size_t &tb, K *k, V *v, size_t n, bool pairs,
+                           cudaStream_t st) {
+  if (pairs)
+    return cub::DeviceMergeSort::StableSortPairs(temp, tb, k, v, (OffsetT)n, ::cuda::std::less<K>{}, st);
+  return cub::DeviceMergeSort::StableSortKeys(temp, tb, k, (OffsetT)n, ::cuda::std::less<K>{}, st);
+}
+
+template <class K, class V>
+cudaError_t cub_merge_sort_any(void *temp, size_t &tb, K *k, V *v, size_t n, bool pairs,
+                               cudaStream_t st) {
+  if (n <= ((size_t)1 << 30)) return cub_merge_sort<K, V, int32_t>(temp, tb, k, v, n, pairs, st);
+  return cub_merge_sort<K, V, int64_t>(temp, tb, k, v, n, pairs, st);
+}
+
+template <class K>
+std::unique_ptr<Instance> make_mergesort_t(Env &env, size_t n, bool pairs) {
+  using V = value_for<K>;
+  const mgpu_dtype kt = dtype_of<K>();
+  const size_t kb = n * sizeof(K), vb = pairs ? n * sizeof(V) : 0;
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = kb + vb;
+
+  // pristine input: random keys, values = iota (the original index)
+  K *pk = I->alloc<K>(kb);
+  V *pv = pairs ? I->alloc<V>(vb) : nullptr;
+  gen_random(env, pk, n, 3);
+  if (pairs) gen_iota(env, pv, n, 0);
+
+  auto spans = [=](K *k, V *v) {
+    std::vector<Span> s{{k, n, kt, "keys"}};
+    if (pairs) s.push_back({v, n, dtype_of<V>(), "values"});
+    return s;
+  };
+  Env *e = &env;
+  auto restore = [=](K *k, V *v) {
+    return [=]() {
+      copy_async(*e, k, pk, kb);
+      if (pairs) copy_async(*e, v, pv, vb);
+    };
+  };
+
+  // mgpu (in place)
+  K *mk = I->alloc<K>(kb);
+  V *mv = pairs ? I->alloc<V>(vb) : nullptr;
+  mgpu_context *ctx = env.ctx;
+  I->mgpu.name = "mgpu";
+  I->mgpu.prep = restore(mk, mv);
+  I->mgpu.run = [=]() {
+    MG(mgpu_mergesort(ctx, kt, MGPU_LESS, mk, n, pairs ? sizeof(V) : 0, mv));
+  };
+  I->mgpu.outputs = [=]() { return spans(mk, mv); };
+
+  cudaStream_t st = env.stream;
+
+  // cub::DeviceMergeSort (in place)
+  {
+    K *ck = I->alloc<K>(kb);
+    V *cv = pairs ? I->alloc<V>(vb) : nullptr;
+    size_t tb = 0;
+    CK((cub_merge_sort_any<K, V>(nullptr, tb, ck, cv, n, pairs, st)));
+    void *temp = I->alloc(tb);
+    Runner r;
+    r.name = "cub::DeviceMergeSort";
+    r.prep = restore(ck, cv);
+    r.run = [=]() {
+      size_t t = tb;
+      CK((cub_merge_sort_any<K, V>(temp, t, ck, cv, n, pairs, st)));
+    };
+    r.outputs = [=]() { return spans(ck, cv); };
+    I->anchors.push_back(std::move(r));
+  }
+
+  // cub::DeviceRadixSort, DoubleBuffer form (its fastest: no final copy).
+  // The result lands in either buffer; the selector is reset before each rep.
+  {
+    K *rk0 = I->alloc<K>(kb), *rk1 = I->alloc<K>(kb);
+    V *rv0 = pairs ? I->alloc<V>(vb) : nullptr, *rv1 = pairs ? I->alloc<V>(vb) : nullptr;
+    struct State {
+      cub::DoubleBuffer<K> k;
+      cub::DoubleBuffer<V> v;
+    };
+    auto s = std::make_shared<State>();
+    auto reset = [=]() {
+      s->k = cub::DoubleBuffer<K>(rk0, rk1);
+      s->v = cub::DoubleBuffer<V>(rv0, rv1);
+    };
+    reset();
+    const int bits = (int)(sizeof(K) * 8);
+    size_t tb = 0;
+    if (pairs)
+      CK(cub::DeviceRadixSort::SortPairs(nullptr, tb, s->k, s->v, (int)n, 0, bits, st));
+    else
+      CK(cub::DeviceRadixSort::SortKeys(nullptr, tb, s->k, (int)n, 0, bits, st));
+    void *temp = I->alloc(tb);
+    Runner r;
+    r.name = "cub::DeviceRadixSort";
+    auto rs = restore(rk0, rv0);
+    r.prep = [=]() {
+      reset();
+      rs();
+    };
+    r.run = [=]() {
+      size_t t = tb;
+      if (pairs)
+        CK(cub::DeviceRadixSort::SortPairs(temp, t, s->k, s->v, (int)n, 0, bits, st));
+      else
+        CK(cub::DeviceRadixSort::SortKeys(temp, t, s->k, (int)n, 0, bits, st));
+    };
+    r.outputs = [=]() { return spans(s->k.Current(), pairs ? s->v.Current() : nullptr); };
+    I->anchors.push_back(std::move(r));
+  }
+
+  if (pairs)
+    I->selfcheck = stable_pairs_check<K, V>(env, pk, n, nullptr, n);
+  else
+    I->selfcheck = sorted_keys_check<K>(env, n);
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+std::unique_ptr<Instance> make_mergesort(Env &env, mgpu_dtype t, size_t n, bool pairs) {
+  std::unique_ptr<Instance> r;
+  with_key_type(t, [&](auto k) { r = make_mergesort_t<decltype(k)>(env, n, pairs); });
+  return r;
+}
+
+// ===========================================================================
+// the registry
+// ===========================================================================
+
+void register_cases() {
+  const std::vector<mgpu_dtype> ints{MGPU_I32, MGPU_I64};
+  add_case("merge", "keys", ints,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_merge(e, t, n, false); });
+  add_case("merge", "pairs", ints,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_merge(e, t, n, true); });
+  add_case("mergesort", "keys", ints,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_mergesort(e, t, n, false); });
+  add_case("mergesort", "pairs", ints,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_mergesort(e, t, n, true); });
+  // Later: segmented sort vs cub::DeviceSegmentedSort, set operations vs
+  // thrust::set_*, bulk insert/remove, interval expand/move.
+}
+
+// ===========================================================================
+// driver
+// ===========================================================================
+
+struct Options {
+  std::vector<size_t> sizes;
+  std::vector<mgpu_dtype> dtypes;
+  std::vector<std::string> only;  // "merge" or "merge/keys"
+  int reps = 15;
+  int warmup = 3;
+  std::string out = "bench/results";
+  std::string device = "cuda:0";
+  bool list = false;
+};
+
+void usage(FILE *f) {
+  std::fprintf(f,
+               "usage: mgpu_bench [options]\n"
+               "  --sizes 20,24,...   log2 of n (values >= 64 are taken as n itself);\n"
+               "                      default 20,24,26,28\n"
+               "  --only LIST         primitives or primitive/variant, comma separated\n"
+               "                      (e.g. merge or mergesort/pairs); default all\n"
+               "  --dtypes LIST       key dtypes, comma separated; default i32,i64\n"
+               "  --reps N            timed reps per measurement (median; default 15)\n"
+               "  --warmup N          untimed reps first (default 3)\n"
+               "  --out DIR           where the CSV goes (default bench/results)\n"
+               "  --device DEV        cuda:N (default cuda:0)\n"
+               "  --list              list the cases and exit\n"
+               "Environment: MGPU_COMMIT (the commit column; default \"unknown\").\n");
+}
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> r;
+  size_t p = 0;
+  while (p <= s.size()) {
+    size_t q = s.find(sep, p);
+    if (q == std::string::npos) q = s.size();
+    if (q > p) r.push_back(s.substr(p, q - p));
+    p = q + 1;
+  }
+  return r;
+}
+
+bool parse_uint(const std::string &s, unsigned long long &v) {
+  if (s.empty()) return false;
+  char *end = nullptr;
+  errno = 0;
+  v = std::strtoull(s.c_str(), &end, 10);
+  return errno == 0 && end && *end == '\0' && s[0] != '-';
+}
+
+int parse_args(int argc, char **argv, Options &o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto need = [&](const char *flag) -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "mgpu_bench: %s needs a value\n", flag);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    // also accept --flag=value
+    std::string val;
+    size_t eq = a.find('=');
+    bool has_eq = a.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (has_eq) {
+      val = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    }
+    auto value = [&](const char *flag) { return has_eq ? val : need(flag); };
+    if (a == "--help" || a == "-h") {
+      usage(stdout);
+      std::exit(0);
+    } else if (a == "--list") {
+      o.list = true;
+    } else if (a == "--sizes") {
+      o.sizes.clear();
+      for (auto &s : split(value("--sizes"), ',')) {
+        unsigned long long v;
+        if (!parse_uint(s, v) || v == 0) {
+          std::fprintf(stderr, "mgpu_bench: bad size '%s'\n", s.c_str());
+          return 2;
+        }
+        o.sizes.push_back(v < 64 ? ((size_t)1 << v) : (size_t)v);
+      }
+    } else if (a == "--only") {
+      o.only = split(value("--only"), ',');
+    } else if (a == "--dtypes") {
+      o.dtypes.clear();
+      for (auto &s : split(value("--dtypes"), ',')) {
+        mgpu_dtype t;
+        if (mgpu_dtype_parse(s.c_str(), &t) != 0) {
+          std::fprintf(stderr, "mgpu_bench: unknown dtype '%s'\n", s.c_str());
+          return 2;
+        }
+        o.dtypes.push_back(t);
+      }
+    } else if (a == "--reps" || a == "--warmup") {
+      unsigned long long v;
+      std::string s = value(a.c_str());
+      if (!parse_uint(s, v) || v > 100000 || (a == "--reps" && v == 0)) {
+        std::fprintf(stderr, "mgpu_bench: bad %s '%s'\n", a.c_str(), s.c_str());
+        return 2;
+      }
+      (a == "--reps" ? o.reps : o.warmup) = (int)v;
+    } else if (a == "--out") {
+      o.out = value("--out");
+    } else if (a == "--device") {
+      o.device = value("--device");
+    } else {
+      std::fprintf(stderr, "mgpu_bench: unknown argument '%s'\n", argv[i]);
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (o.sizes.empty())
+    for (int e : {20, 24, 26, 28}) o.sizes.push_back((size_t)1 << e);
+  if (o.dtypes.empty()) o.dtypes = {MGPU_I32, MGPU_I64};
+  return 0;
+}
+
+bool selected(const Options &o, const Case &c) {
+  if (o.only.empty()) return true;
+  for (auto &s : o.only)
+    if (s == c.primitive || s == c.primitive + "/" + c.variant) return true;
+  return false;
+}
+
+std::string sanitize(const std::string &s) {
+  std::string r;
+  for (char ch : s) {
+    bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '_';
+    if (ok)
+      r += ch;
+    else if (!r.empty() && r.back() != '-')
+      r += '-';
+  }
+  while (!r.empty() && r.back() == '-') r.pop_back();
+  return r.empty() ? "device" : r;
+}
+
+std::string size_label(size_t n) {
+  if (n && (n & (n - 1)) == 0) {
+    int e = 0;
+    while (((size_t)1 << e) != n) ++e;
+    return "2^" + std::to_string(e);
+  }
+  return std::to_string(n);
+}
+
+double median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  size_t m = v.size();
+  if (!m) return NAN;
+  return m % 2 ? v[m / 2] : 0.5 * ((double)v[m / 2 - 1] + v[m / 2]);
+}
+
+// One rep of one runner: prep, L2 flush, timed call.
+float time_one(Env &env, Runner &r) {
+  if (r.prep) r.prep();
+  CK(cudaMemsetAsync(env.flush_buf, 0, env.flush_bytes, env.stream));
+  CK(cudaEventRecord(env.ev_start, env.stream));
+  r.run();
+  CK(cudaEventRecord(env.ev_stop, env.stream));
+  CK(cudaEventSynchronize(env.ev_stop));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, env.ev_start, env.ev_stop));
+  return ms;
+}
+
+// Is the CUDA context still usable after an error?
+bool device_ok(Env &env) {
+  (void)cudaGetLastError();
+  cudaError_t e = cudaStreamSynchronize(env.stream);
+  if (e == cudaSuccess) e = cudaGetLastError();
+  return e == cudaSuccess;
+}
+
+struct Totals {
+  int rows = 0, mismatches = 0, errors = 0, skipped = 0;  // mismatches: measurements with any
+  std::map<std::string, std::vector<double>> speedups;  // "primitive/variant vs anchor"
+};
+
+void print_table_header() {
+  std::printf("\n%-10s %-6s %-5s %10s %10s %8s %8s %6s  %-22s %10s %8s %8s %10s  %s\n",
+              "primitive", "var", "dtype", "n", "mgpu_ms", "Gkeys/s", "GB/s", "%copy", "anchor",
+              "anchor_ms", "Gkeys/s", "speedup", "memcpy_ms", "check");
+  std::printf("%s\n", std::string(150, '-').c_str());
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  if (int rc = parse_args(argc, argv, opt)) return rc;
+  register_cases();
+
+  for (auto &name : opt.only) {
+    bool known = false;
+    for (auto &c : registry())
+      known = known || name == c.primitive || name == c.primitive + "/" + c.variant;
+    if (!known) {
+      std::fprintf(stderr, "mgpu_bench: --only: no case '%s' (see --list)\n", name.c_str());
+      return 2;
+    }
+  }
+  if (opt.list) {
+    for (auto &c : registry()) {
+      std::printf("%s/%s  dtypes:", c.primitive.c_str(), c.variant.c_str());
+      for (auto t : c.dtypes) std::printf(" %s", mgpu_dtype_name(t));
+      std::printf("\n");
+    }
+    return 0;
+  }
+  if (opt.reps < 10)
+    std::fprintf(stderr, "mgpu_bench: note: --reps %d is below the 10 that results need\n", opt.reps);
+
+  const char *commit_env = std::getenv("MGPU_COMMIT");
+  std::string commit = commit_env && *commit_env ? commit_env : "unknown";
+  for (char &ch : commit)
+    if (ch == ',' || ch == '\n' || ch == '"') ch = '_';
+
+  Env env;
+  env.warmup = opt.warmup;
+  env.reps = opt.reps;
+  Totals tot;
+  FILE *csv = nullptr;
+  std::string csv_path;
+
+  try {
+    // ---- device and context ----
+    if (opt.device.rfind("cuda", 0) != 0) {
+      std::fprintf(stderr, "mgpu_bench: --device must be cuda or cuda:N\n");
+      return 2;
+    }
+    env.device = 0;
+    if (opt.device.size() > 5 && opt.device[4] == ':') env.device = std::atoi(opt.device.c_str() + 5);
+    int ndev = 0;
+    CK(cudaGetDeviceCount(&ndev));
+    if (env.device < 0 || env.device >= ndev) {
+      std::fprintf(stderr, "mgpu_bench: no CUDA device %d (%d present)\n", env.device, ndev);
+      return 1;
+    }
+    CK(cudaSetDevice(env.device));
+    CK(cudaGetDeviceProperties(&env.prop, env.device));
+
+    char errbuf[512] = {0};
+    std::string dev = "cuda:" + std::to_string(env.device);
+    mgpu_status s = mgpu_context_create(dev.c_str(), &env.ctx, errbuf, sizeof errbuf);
+    if (s != MGPU_OK || !env.ctx) {
+      std::fprintf(stderr, "mgpu_bench: mgpu_context_create(%s) failed: %s: %s\n", dev.c_str(),
+                   mgpu_status_name(s), errbuf);
+      return 1;
+    }
+    g_ctx = env.ctx;
+    if (std::strcmp(mgpu_context_backend(env.ctx), "cuda") != 0) {
+      std::fprintf(stderr, "mgpu_bench: context %s is not on the CUDA backend\n", dev.c_str());
+      return 1;
+    }
+    // (NULL would be the legacy default stream: still a valid stream.)
+    env.stream = static_cast<cudaStream_t>(mgpu_context_stream(env.ctx));
+    // mgpu may have made another device current; ours must match.
+    CK(cudaSetDevice(env.device));
+
+    int l2 = 0;
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, env.device));
+    env.flush_bytes = 2 * (size_t)(l2 > 0 ? l2 : (64 << 20));
+    CK(cudaMalloc(&env.flush_buf, env.flush_bytes));
+    CK(cudaEventCreate(&env.ev_start));
+    CK(cudaEventCreate(&env.ev_stop));
+    CK(cudaMalloc(&env.d_scratch, sizeof(unsigned long long)));
+
+    int mem_clock = 0, bus = 0;
+    (void)cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, env.device);
+    (void)cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, env.device);
+    (void)cudaGetLastError();
+    std::printf("mgpu_bench: %s (cc %d.%d, %d SMs, %.1f GiB, L2 %.0f MiB), mgpu %s, commit %s\n",
+                env.prop.name, env.prop.major, env.prop.minor, env.prop.multiProcessorCount,
+                env.prop.totalGlobalMem / 1073741824.0, l2 / 1048576.0, MGPU_VERSION,
+                commit.c_str());
+    std::printf("timing: median of %d reps after %d warm-up, L2 flushed (%zu MiB memset) before each;"
+                " CUDA events on the context's stream\n",
+                opt.reps, opt.warmup, env.flush_bytes >> 20);
+
+    // ---- output file ----
+    char date[32];
+    std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::localtime(&now));
+    std::string devname = sanitize(env.prop.name);
+    std::filesystem::create_directories(opt.out);
+    csv_path = opt.out + "/" + date + "-" + devname + ".csv";
+    csv = std::fopen(csv_path.c_str(), "w");
+    if (!csv) {
+      std::fprintf(stderr, "mgpu_bench: cannot write %s: %s\n", csv_path.c_str(), std::strerror(errno));
+      return 1;
+    }
+    std::fprintf(csv, "primitive,variant,dtype,n,mgpu_ms,anchor,anchor_ms,speedup,memcpy_ms,device,commit\n");
+    std::fflush(csv);
+    std::string dev_col = env.prop.name;
+    for (char &ch : dev_col)
+      if (ch == ',' || ch == '"') ch = ' ';
+
+    print_table_header();
+
+    // ---- the cases ----
+    bool dead = false;
+    for (auto &c : registry()) {
+      if (dead || !selected(opt, c)) continue;
+      for (mgpu_dtype t : opt.dtypes) {
+        if (dead) break;
+        if (std::find(c.dtypes.begin(), c.dtypes.end(), t) == c.dtypes.end()) {
+          std::printf("note: %s/%s has no %s variant\n", c.primitive.c_str(), c.variant.c_str(),
+                      mgpu_dtype_name(t));
+          continue;
+        }
+        for (size_t n : opt.sizes) {
+          if (dead) break;
+          std::string label = c.primitive + "/" + c.variant + " " + mgpu_dtype_name(t) + " n=" +
+                              size_label(n);
+          if (n > MGPU_MAX_COUNT) {
+            std::printf("note: skip %s: n is past MGPU_MAX_COUNT\n", label.c_str());
+            ++tot.skipped;
+            continue;
+          }
+          std::fflush(stdout);
+          std::unique_ptr<Instance> inst;
+          Runner memcpy_r;
+          try {
+            // return the pool's cached memory so that this size gets all of it
+            MG(mgpu_context_reclaim(env.ctx));
+            inst = c.make(env, t, n);
+            // memcpy of the bytes the primitive reads, in the same loop
+            size_t mb = inst->bytes_in;
+            void *msrc = inst->alloc(mb), *mdst = inst->alloc(mb);
+            CK(cudaMemsetAsync(msrc, 1, mb, env.stream));
+            memcpy_r.name = "memcpy";
+            Env *e = &env;
+            memcpy_r.run = [=]() { copy_async(*e, mdst, msrc, mb); };
+
+            std::vector<Runner *> all{&inst->mgpu};
+            for (auto &a : inst->anchors) all.push_back(&a);
+            all.push_back(&memcpy_r);
+            for (int w = 0; w < opt.warmup; ++w)
+              for (Runner *r : all) time_one(env, *r);
+            for (int rep = 0; rep < opt.reps; ++rep)
+              for (size_t j = 0; j < all.size(); ++j) {  // rotate the order
+                Runner *r = all[(j + rep) % all.size()];
+                r->times_ms.push_back(time_one(env, *r));
+              }
+            // Each runner's last rep left its output in place: verify.
+            // (The order rotation does not matter: runners write disjoint buffers.)
+          } catch (const BenchError &ex) {
+            inst.reset();  // frees the buffers
+            if (ex.oom) {
+              std::printf("note: skip %s: does not fit in device memory (%s)\n", label.c_str(),
+                          ex.what());
+              ++tot.skipped;
+              (void)mgpu_context_reclaim(env.ctx);
+              if (!device_ok(env)) dead = true;
+            } else {
+              std::printf("ERROR %s: %s\n", label.c_str(), ex.what());
+              ++tot.errors;
+              if (!device_ok(env)) {
+                std::printf("ERROR: the CUDA context is unusable after this error; stopping\n");
+                dead = true;
+              }
+            }
+            continue;
+          }
+
+          // ---- verification ----
+          std::string mgpu_self;
+          std::vector<std::string> verdicts;
+          try {
+            if (inst->selfcheck) mgpu_self = inst->selfcheck(inst->mgpu);
+            if (!mgpu_self.empty()) {
+              std::printf("MISMATCH %s: mgpu output is wrong: %s\n", label.c_str(), mgpu_self.c_str());
+            }
+            for (auto &a : inst->anchors) {
+              std::string d = compare_outputs(env, inst->mgpu, a);
+              if (d.empty()) {
+                verdicts.push_back(mgpu_self.empty() ? "ok" : "MISMATCH");
+              } else {
+                std::string who;
+                if (inst->selfcheck) {
+                  std::string as = inst->selfcheck(a);
+                  who = std::string(" [independent check: mgpu ") +
+                        (mgpu_self.empty() ? "correct" : "wrong") + ", " + a.name + " " +
+                        (as.empty() ? "correct" : "wrong: " + as) + "]";
+                }
+                std::printf("MISMATCH %s: mgpu vs %s: %s%s\n", label.c_str(), a.name.c_str(),
+                            d.c_str(), who.c_str());
+                verdicts.push_back("MISMATCH");
+              }
+            }
+            if (!mgpu_self.empty() ||
+                std::find(verdicts.begin(), verdicts.end(), "MISMATCH") != verdicts.end())
+              ++tot.mismatches;
+          } catch (const BenchError &ex) {
+            std::printf("ERROR %s: verification failed: %s\n", label.c_str(), ex.what());
+            ++tot.errors;
+            verdicts.assign(inst->anchors.size(), "ERROR");
+            if (!device_ok(env)) dead = true;
+          }
+
+          // ---- report ----
+          double mgpu_ms = median(inst->mgpu.times_ms);
+          double copy_ms = median(memcpy_r.times_ms);
+          double gkeys = inst->keys / (mgpu_ms * 1e-3) / 1e9;
+          double gbs = 2.0 * inst->bytes_in / (mgpu_ms * 1e-3) / 1e9;  // read + write
+          for (size_t j = 0; j < inst->anchors.size(); ++j) {
+            Runner &a = inst->anchors[j];
+            double ams = median(a.times_ms);
+            double speedup = ams / mgpu_ms;
+            std::fprintf(csv, "%s,%s,%s,%zu,%.6f,%s,%.6f,%.4f,%.6f,%s,%s\n", c.primitive.c_str(),
+                         c.variant.c_str(), mgpu_dtype_name(t), n, mgpu_ms, a.name.c_str(), ams,
+                         speedup, copy_ms, dev_col.c_str(), commit.c_str());
+            std::fflush(csv);
+            ++tot.rows;
+            tot.speedups[c.primitive + "/" + c.variant + " vs " + a.name].push_back(speedup);
+            if (j == 0)
+              std::printf("%-10s %-6s %-5s %10s %10.4f %8.3f %8.1f %5.1f%%  ", c.primitive.c_str(),
+                          c.variant.c_str(), mgpu_dtype_name(t), size_label(n).c_str(), mgpu_ms,
+                          gkeys, gbs, 100.0 * copy_ms / mgpu_ms);
+            else
+              std::printf("%-10s %-6s %-5s %10s %10s %8s %8s %6s  ", "", "", "", "", "", "", "", "");
+            std::printf("%-22s %10.4f %8.3f %7.2fx %10.4f  %s\n", a.name.c_str(), ams,
+                        inst->keys / (ams * 1e-3) / 1e9, speedup, copy_ms, verdicts[j].c_str());
+          }
+          std::fflush(stdout);
+          inst.reset();
+        }
+      }
+    }
+
+    // ---- summary ----
+    std::printf("\ngeometric mean speedup (anchor_ms / mgpu_ms) over the sizes and dtypes run:\n");
+    for (auto &kv : tot.speedups) {
+      double s = 0;
+      for (double x : kv.second) s += std::log(x);
+      std::printf("  %-50s %6.2fx  (%zu rows)\n", kv.first.c_str(), std::exp(s / kv.second.size()),
+                  kv.second.size());
+    }
+  } catch (const BenchError &ex) {
+    std::printf("ERROR: %s\n", ex.what());
+    ++tot.errors;
+  } catch (const std::exception &ex) {
+    std::printf("ERROR: %s\n", ex.what());
+    ++tot.errors;
+  }
+
+  if (csv) std::fclose(csv);
+  std::printf("\n%d rows, %d measurements with a MISMATCH, %d errors, %d sizes skipped\n", tot.rows, tot.mismatches,
+              tot.errors, tot.skipped);
+  if (!csv_path.empty()) std::printf("csv: %s\n", csv_path.c_str());
+
+  if (env.flush_buf) (void)cudaFree(env.flush_buf);
+  if (env.d_scratch) (void)cudaFree(env.d_scratch);
+  if (env.ev_start) (void)cudaEventDestroy(env.ev_start);
+  if (env.ev_stop) (void)cudaEventDestroy(env.ev_stop);
+  if (env.ctx) mgpu_context_release(env.ctx);
+  return (tot.mismatches || tot.errors) ? 1 : 0;
+}

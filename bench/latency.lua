@@ -1,0 +1,98 @@
+-- bench/latency.lua [OUT_DIR]: the latency of one small call from Lua.
+--
+-- mgpu.merge of two sorted 1,000-element i32 arrays followed by ctx:sync(),
+-- on the default context: 100 warm-up calls, then each of 1,000 calls timed
+-- with mgpu.clock() (monotonic wall time, seconds).  Two forms: the plain
+-- call (allocates its result) and the call with `out =` (no allocation).
+-- Prints the median and p90 and appends rows to
+-- OUT_DIR/<date>-<device>-latency.csv (header what,n,median_us,p90_us,device,commit).
+--
+-- Run from the repository root:
+--   LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 bench/latency.lua bench/results
+
+local mgpu = require("mgpu")
+
+local out_dir = arg and arg[1] or "bench/results"
+local WARMUP, CALLS, N = 100, 1000, 1000
+
+if type(mgpu.clock) ~= "function" then
+  io.stderr:write("latency.lua: mgpu.clock() is missing: it should return a monotonic wall time " ..
+    "in seconds (float, ns resolution)\n")
+  os.exit(1)
+end
+local clock = mgpu.clock
+
+local ctx = mgpu.default_context()
+local info = ctx:info()
+local devname = info.name or ctx.device or "unknown"
+
+local function sanitize(s)
+  s = s:gsub("[^%w%._]+", "-"):gsub("^%-+", ""):gsub("%-+$", "")
+  if s == "" then s = "device" end
+  return s
+end
+
+-- The keys: sorted, overlapping ranges so that the merge interleaves.
+local a = mgpu.sorted_random(N, -1000000, 1000000, "i32", 11)
+local b = mgpu.sorted_random(N, -1000000, 1000000, "i32", 12)
+local c = mgpu.empty(2 * N, "i32")
+ctx:sync()
+
+-- Each sample: one call and the sync, wall time in microseconds.
+local function measure(call)
+  for _ = 1, WARMUP do
+    call()
+    ctx:sync()
+  end
+  local t = {}
+  for i = 1, CALLS do
+    local t0 = clock()
+    call()
+    ctx:sync()
+    t[i] = (clock() - t0) * 1e6
+  end
+  table.sort(t)
+  local median = (t[CALLS // 2] + t[CALLS // 2 + 1]) / 2
+  local p90 = t[math.ceil(0.9 * CALLS)] -- nearest rank
+  return median, p90
+end
+
+local opts = { out = c }
+local cases = {
+  { what = "lua_merge_2x1000_sync", label = "lua merge 2x1000 + sync",
+    call = function() return mgpu.merge(a, b) end },
+  { what = "lua_merge_2x1000_out_sync", label = "lua merge 2x1000 (out=) + sync",
+    call = function() return mgpu.merge(a, b, opts) end },
+}
+
+-- Sanity check of the result (the benchmark times a correct call).
+do
+  local r = mgpu.merge(a, b)
+  assert(#r == 2 * N and r:is_sorted(), "latency.lua: merge result is wrong")
+end
+
+local date = os.date("%Y-%m-%d")
+local commit = os.getenv("MGPU_COMMIT")
+if not commit or commit == "" then commit = "unknown" end
+commit = commit:gsub("[,\n\"]", "_")
+local devcol = devname:gsub("[,\"]", " ")
+
+local path = out_dir .. "/" .. date .. "-" .. sanitize(devname) .. "-latency.csv"
+local exists = io.open(path, "r")
+if exists then exists:close() end
+local f, err = io.open(path, "a")
+if not f then
+  io.stderr:write("latency.lua: cannot write " .. tostring(path) .. ": " .. tostring(err) .. "\n")
+  os.exit(1)
+end
+if not exists then f:write("what,n,median_us,p90_us,device,commit\n") end
+
+for _, cs in ipairs(cases) do
+  collectgarbage("collect")
+  local median, p90 = measure(cs.call)
+  print(string.format("%s: median %.1f us, p90 %.1f us (device %s, %s)", cs.label, median, p90,
+    devname, ctx.device))
+  f:write(string.format("%s,%d,%.2f,%.2f,%s,%s\n", cs.what, 2 * N, median, p90, devcol, commit))
+end
+f:close()
+print("latency csv: " .. path)

@@ -1,0 +1,309 @@
+/*
+ * tune.cu - chooses the (NT, VT) policies of kernels/policy.cuh.
+ *
+ * Instantiates the merge and mergesort kernels with candidate tile shapes,
+ * times each at one size on the GPU (CUDA events, L2 flushed, median of
+ * reps), checks every candidate's output against the first candidate's, and
+ * prints one line per candidate plus the device-to-device copy time of the
+ * same bytes.  The winners go into kernels/policy.cuh with these numbers;
+ * docs/TUNING.md keeps the history.
+ *
+ *   mgpu_tune [log2 n = 26] [reps = 15]
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "merge.cuh"
+#include "mergesort.cuh"
+
+namespace {
+
+using namespace mgpu;
+
+int reps = 15;
+mgpu_context *ctx = nullptr;
+cudaStream_t stream;
+void *flush_buf = nullptr;
+size_t flush_bytes = 0;
+int failures = 0;
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) {                                                   \
+      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,             \
+              cudaGetErrorString(e_));                                         \
+      exit(2);                                                                 \
+    }                                                                          \
+  } while (0)
+
+#define MCHECK(call)                                                           \
+  do {                                                                         \
+    mgpu_status s_ = (call);                                                   \
+    if (s_ != MGPU_OK) {                                                       \
+      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,             \
+              mgpu_context_error(ctx));                                        \
+      exit(2);                                                                 \
+    }                                                                          \
+  } while (0)
+
+/* Median time of `reps` runs of f, each after `prep` and an L2 flush. */
+template <typename Prep, typename F> double time_ms(Prep prep, F f) {
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  std::vector<float> t;
+  for (int r = 0; r < reps + 2; ++r) {
+    prep();
+    CHECK(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes, stream));
+    CHECK(cudaEventRecord(e0, stream));
+    f();
+    CHECK(cudaEventRecord(e1, stream));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 2) t.push_back(ms); /* two warm-ups */
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+double copy_ms(void *dst, const void *src, size_t bytes) {
+  return time_ms([] {}, [&] {
+    CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+  });
+}
+
+bool same_bytes(const void *x, const void *y, size_t bytes) {
+  std::vector<char> hx(bytes), hy(bytes);
+  CHECK(cudaMemcpy(hx.data(), x, bytes, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(hy.data(), y, bytes, cudaMemcpyDeviceToHost));
+  return memcmp(hx.data(), hy.data(), bytes) == 0;
+}
+
+template <typename T> mgpu_dtype dtype_of();
+template <> mgpu_dtype dtype_of<int32_t>() { return MGPU_I32; }
+template <> mgpu_dtype dtype_of<int64_t>() { return MGPU_I64; }
+template <> mgpu_dtype dtype_of<uint32_t>() { return MGPU_U32; }
+template <> mgpu_dtype dtype_of<uint64_t>() { return MGPU_U64; }
+
+template <typename T> T *device_alloc(size_t n) {
+  void *p = nullptr;
+  CHECK(cudaMalloc(&p, n * sizeof(T) + 16));
+  return static_cast<T *>(p);
+}
+
+/* ---- merge ---------------------------------------------------------------- */
+
+template <typename K, typename V> struct merge_data {
+  int na, nb;
+  K *a, *b, *out, *ref_out;
+  V *av, *bv, *outv, *ref_outv;
+  double memcpy_keys, memcpy_pairs;
+  bool have_ref = false;
+
+  explicit merge_data(int n) : na(n / 2), nb(n - n / 2) {
+    a = device_alloc<K>(na);
+    b = device_alloc<K>(nb);
+    out = device_alloc<K>(n);
+    ref_out = device_alloc<K>(n);
+    av = device_alloc<V>(na);
+    bv = device_alloc<V>(nb);
+    outv = device_alloc<V>(n);
+    ref_outv = device_alloc<V>(n);
+    mgpu_scalar lo, hi, zero, one, start_b;
+    lo.i = 0;
+    hi.i = n; /* keys in [0, n]: about one duplicate per key */
+    zero.i = 0;
+    one.i = 1;
+    start_b.i = na;
+    MCHECK(mgpu_random(ctx, a, na, dtype_of<K>(), lo, hi, 1));
+    MCHECK(mgpu_random(ctx, b, nb, dtype_of<K>(), lo, hi, 2));
+    MCHECK(mgpu_mergesort(ctx, dtype_of<K>(), MGPU_LESS, a, na, 0, nullptr));
+    MCHECK(mgpu_mergesort(ctx, dtype_of<K>(), MGPU_LESS, b, nb, 0, nullptr));
+    MCHECK(mgpu_iota(ctx, av, na, dtype_of<V>(), zero, one));
+    MCHECK(mgpu_iota(ctx, bv, nb, dtype_of<V>(), start_b, one));
+    size_t kb = sizeof(K) * (size_t)n, vb = sizeof(V) * (size_t)n;
+    char *x = device_alloc<char>(kb + vb), *y = device_alloc<char>(kb + vb);
+    memcpy_keys = copy_ms(y, x, kb);
+    memcpy_pairs = copy_ms(y, x, kb + vb);
+    CHECK(cudaFree(x));
+    CHECK(cudaFree(y));
+  }
+};
+
+template <typename P, bool HAS_V, typename K, typename V>
+void tune_merge(merge_data<K, V> &d, const char *what) {
+  const int n = d.na + d.nb;
+  double ms = time_ms([] {}, [&] {
+    MCHECK((merge_run<P, HAS_V>(ctx, d.a, d.av, d.na, d.b, d.bv, d.nb, d.out,
+                                d.outv, ascending<K>())));
+  });
+  bool ok = true;
+  if (!d.have_ref) {
+    CHECK(cudaMemcpy(d.ref_out, d.out, sizeof(K) * n, cudaMemcpyDeviceToDevice));
+    if (HAS_V)
+      CHECK(cudaMemcpy(d.ref_outv, d.outv, sizeof(V) * n, cudaMemcpyDeviceToDevice));
+    d.have_ref = true;
+  } else {
+    ok = same_bytes(d.out, d.ref_out, sizeof(K) * n) &&
+         (!HAS_V || same_bytes(d.outv, d.ref_outv, sizeof(V) * n));
+  }
+  if (!ok) ++failures;
+  double base = HAS_V ? d.memcpy_pairs : d.memcpy_keys;
+  printf("merge     %-6s %-4s NT=%3d VT=%2d              %8.4f ms  %5.1f%% of memcpy (%.4f ms)%s\n",
+         what, sizeof(K) == 4 ? "i32" : "i64", P::NT, P::VT, ms, 100 * base / ms,
+         base, ok ? "" : "  MISMATCH");
+}
+
+/* ---- mergesort -------------------------------------------------------------- */
+
+template <typename K, typename V> struct sort_data {
+  int n;
+  K *src, *keys, *ref;
+  V *vsrc, *vals, *vref;
+  bool have_ref = false;
+
+  explicit sort_data(int n_) : n(n_) {
+    src = device_alloc<K>(n);
+    keys = device_alloc<K>(n);
+    ref = device_alloc<K>(n);
+    vsrc = device_alloc<V>(n);
+    vals = device_alloc<V>(n);
+    vref = device_alloc<V>(n);
+    mgpu_scalar lo, hi, zero, one;
+    lo.i = 0;
+    hi.i = sizeof(K) == 4 ? 0x7fffffff : 0x7fffffffffffffffLL;
+    zero.i = 0;
+    one.i = 1;
+    MCHECK(mgpu_random(ctx, src, n, dtype_of<K>(), lo, hi, 3));
+    MCHECK(mgpu_iota(ctx, vsrc, n, dtype_of<V>(), zero, one));
+  }
+};
+
+template <typename PB, typename PM, bool HAS_V, typename K, typename V>
+void tune_sort(sort_data<K, V> &d, const char *what) {
+  const int n = d.n;
+  double ms = time_ms(
+      [&] {
+        CHECK(cudaMemcpyAsync(d.keys, d.src, sizeof(K) * n,
+                              cudaMemcpyDeviceToDevice, stream));
+        if (HAS_V)
+          CHECK(cudaMemcpyAsync(d.vals, d.vsrc, sizeof(V) * n,
+                                cudaMemcpyDeviceToDevice, stream));
+      },
+      [&] {
+        MCHECK((mergesort_run<PB, PM, HAS_V>(ctx, d.keys, d.vals, n,
+                                             ascending<K>())));
+      });
+  bool ok = true;
+  if (!d.have_ref) {
+    CHECK(cudaMemcpy(d.ref, d.keys, sizeof(K) * n, cudaMemcpyDeviceToDevice));
+    if (HAS_V)
+      CHECK(cudaMemcpy(d.vref, d.vals, sizeof(V) * n, cudaMemcpyDeviceToDevice));
+    d.have_ref = true;
+  } else {
+    ok = same_bytes(d.keys, d.ref, sizeof(K) * n) &&
+         (!HAS_V || same_bytes(d.vals, d.vref, sizeof(V) * n));
+  }
+  if (!ok) ++failures;
+  int passes = 0;
+  for (long long run = PB::NV; run < n; run *= 2) ++passes;
+  printf("mergesort %-6s %-4s sort NT=%3d VT=%2d pass NT=%3d  %8.4f ms  (%d passes)%s\n",
+         what, sizeof(K) == 4 ? "i32" : "i64", PB::NT, PB::VT, PM::NT, ms, passes,
+         ok ? "" : "  MISMATCH");
+}
+
+template <int NT, int VT> using T = tile_policy<NT, VT>;
+
+template <typename K, typename V> void tune_all_merge(int n) {
+  merge_data<K, V> d(n);
+  if (sizeof(K) == 4) {
+    tune_merge<T<128, 15>, false>(d, "keys");
+    tune_merge<T<128, 11>, false>(d, "keys");
+    tune_merge<T<128, 17>, false>(d, "keys");
+    tune_merge<T<128, 23>, false>(d, "keys");
+    tune_merge<T<256, 11>, false>(d, "keys");
+    tune_merge<T<256, 15>, false>(d, "keys");
+    tune_merge<T<256, 17>, false>(d, "keys");
+    tune_merge<T<512, 15>, false>(d, "keys");
+    d.have_ref = false;
+    tune_merge<T<128, 11>, true>(d, "pairs");
+    tune_merge<T<128, 15>, true>(d, "pairs");
+    tune_merge<T<128, 7>, true>(d, "pairs");
+    tune_merge<T<256, 11>, true>(d, "pairs");
+    tune_merge<T<256, 7>, true>(d, "pairs");
+    tune_merge<T<512, 11>, true>(d, "pairs");
+  } else {
+    tune_merge<T<128, 11>, false>(d, "keys");
+    tune_merge<T<128, 7>, false>(d, "keys");
+    tune_merge<T<128, 15>, false>(d, "keys");
+    tune_merge<T<256, 11>, false>(d, "keys");
+    tune_merge<T<256, 7>, false>(d, "keys");
+    d.have_ref = false;
+    tune_merge<T<128, 11>, true>(d, "pairs");
+    tune_merge<T<128, 7>, true>(d, "pairs");
+    tune_merge<T<256, 7>, true>(d, "pairs");
+    tune_merge<T<256, 5>, true>(d, "pairs");
+  }
+}
+
+template <typename K, typename V> void tune_all_sort(int n) {
+  sort_data<K, V> d(n);
+  if (sizeof(K) == 4) {
+    tune_sort<T<256, 17>, T<128, 17>, false>(d, "keys");
+    tune_sort<T<256, 15>, T<128, 15>, false>(d, "keys");
+    tune_sort<T<512, 15>, T<128, 15>, false>(d, "keys");
+    tune_sort<T<512, 17>, T<128, 17>, false>(d, "keys");
+    tune_sort<T<512, 17>, T<256, 17>, false>(d, "keys");
+    tune_sort<T<256, 23>, T<128, 23>, false>(d, "keys");
+    tune_sort<T<512, 11>, T<128, 11>, false>(d, "keys");
+    d.have_ref = false;
+    tune_sort<T<256, 11>, T<128, 11>, true>(d, "pairs");
+    tune_sort<T<256, 15>, T<128, 15>, true>(d, "pairs");
+    tune_sort<T<512, 11>, T<128, 11>, true>(d, "pairs");
+    tune_sort<T<256, 17>, T<128, 17>, true>(d, "pairs");
+    tune_sort<T<512, 15>, T<256, 15>, true>(d, "pairs");
+  } else {
+    tune_sort<T<256, 11>, T<128, 11>, false>(d, "keys");
+    tune_sort<T<256, 15>, T<128, 15>, false>(d, "keys");
+    tune_sort<T<512, 11>, T<128, 11>, false>(d, "keys");
+    tune_sort<T<256, 7>, T<128, 7>, false>(d, "keys");
+    d.have_ref = false;
+    tune_sort<T<256, 11>, T<128, 11>, true>(d, "pairs");
+    tune_sort<T<256, 7>, T<128, 7>, true>(d, "pairs");
+    tune_sort<T<512, 7>, T<128, 7>, true>(d, "pairs");
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int lg = argc > 1 ? atoi(argv[1]) : 26;
+  if (argc > 2) reps = atoi(argv[2]);
+  char err[256];
+  if (mgpu_context_create("cuda:0", &ctx, err, sizeof err) != MGPU_OK) {
+    fprintf(stderr, "mgpu_tune: %s\n", err);
+    return 2;
+  }
+  stream = (cudaStream_t)mgpu_context_stream(ctx);
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  flush_bytes = 2 * (size_t)prop.l2CacheSize;
+  CHECK(cudaMalloc(&flush_buf, flush_bytes));
+  const int n = 1 << lg;
+  printf("mgpu_tune on %s, n = 2^%d, median of %d\n", prop.name, lg, reps);
+  tune_all_merge<int32_t, uint32_t>(n);
+  tune_all_merge<int64_t, uint64_t>(n);
+  tune_all_sort<int32_t, uint32_t>(n);
+  tune_all_sort<int64_t, uint64_t>(n);
+  printf("%d mismatches\n", failures);
+  mgpu_context_release(ctx);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,270 @@
+/*
+ * cuda_backend.cu - the CUDA backend's table: contexts (one stream and one
+ * stream-ordered memory pool each), memory, and dispatch by key dtype to the
+ * generated per-dtype translation units.
+ */
+#include <mutex>
+#include <stdio.h>
+
+#include "cuda_internal.cuh"
+
+namespace {
+
+/* Live contexts, so that an allocation failure on one can return the cached
+ * blocks of every pool to the device before retrying. */
+std::mutex live_mutex;
+struct live_node {
+  mgpu_context *ctx;
+  live_node *next;
+};
+live_node *live_head = nullptr;
+
+void live_add(mgpu_context *ctx) {
+  std::lock_guard<std::mutex> lock(live_mutex);
+  live_head = new live_node{ctx, live_head};
+}
+
+void live_remove(mgpu_context *ctx) {
+  std::lock_guard<std::mutex> lock(live_mutex);
+  for (live_node **p = &live_head; *p; p = &(*p)->next) {
+    if ((*p)->ctx == ctx) {
+      live_node *dead = *p;
+      *p = dead->next;
+      delete dead;
+      return;
+    }
+  }
+}
+
+mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
+  int supported = 0;
+  CUDA_TRY(ctx, cudaSetDevice(device));
+  CUDA_TRY(ctx, cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported,
+                                       device));
+  if (!supported)
+    return mgpu_set_error(ctx, MGPU_ENODEV,
+                          "CUDA device %d has no stream-ordered allocator", device);
+  cuda_state *st = new (std::nothrow) cuda_state();
+  if (!st) return mgpu_set_error(ctx, MGPU_ENOMEM, "out of host memory");
+  st->device = device;
+  cudaError_t e = cudaDeviceGetAttribute(&st->sm_count,
+                                         cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess)
+    e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess) {
+    delete st;
+    return cuda_fail(ctx, e, "creating the context's stream");
+  }
+  cudaMemPoolProps props = {};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  e = cudaMemPoolCreate(&st->pool, &props);
+  if (e == cudaSuccess) {
+    /* Keep freed blocks cached across synchronisations: without this the
+     * pool hands memory back at every sync and each call pays to map it
+     * again.  mgpu_context_reclaim trims it when memory runs short. */
+    uint64_t keep = ~(uint64_t)0;
+    e = cudaMemPoolSetAttribute(st->pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    if (e != cudaSuccess) cudaMemPoolDestroy(st->pool);
+  }
+  if (e != cudaSuccess) {
+    cudaStreamDestroy(st->stream);
+    delete st;
+    return cuda_fail(ctx, e, "creating the context's memory pool");
+  }
+  ctx->impl = st;
+  live_add(ctx);
+  return MGPU_OK;
+}
+
+void cuda_context_destroy(mgpu_context *ctx) {
+  cuda_state *st = cuda_of(ctx);
+  if (!st) return;
+  live_remove(ctx);
+  /* At interpreter exit the runtime may already be unloading: every call
+   * here may fail, and failing is fine. */
+  if (cudaSetDevice(st->device) == cudaSuccess) {
+    cudaStreamSynchronize(st->stream);
+    cudaMemPoolDestroy(st->pool);
+    cudaStreamDestroy(st->stream);
+  }
+  cudaGetLastError();
+  delete st;
+  ctx->impl = nullptr;
+}
+
+void *cuda_stream(const mgpu_context *ctx) { return cuda_of(ctx)->stream; }
+
+mgpu_status cuda_sync(mgpu_context *ctx) {
+  MGPU_TRY(cuda_enter(ctx));
+  CUDA_TRY(ctx, cudaStreamSynchronize(cuda_of(ctx)->stream));
+  return MGPU_OK;
+}
+
+mgpu_status cuda_reclaim(mgpu_context *ctx) {
+  std::lock_guard<std::mutex> lock(live_mutex);
+  for (live_node *p = live_head; p; p = p->next) {
+    cuda_state *st = cuda_of(p->ctx);
+    if (cudaSetDevice(st->device) != cudaSuccess) continue;
+    cudaStreamSynchronize(st->stream);
+    cudaMemPoolTrimTo(st->pool, 0);
+  }
+  cudaGetLastError();
+  return cuda_enter(ctx);
+}
+
+mgpu_status cuda_info(mgpu_context *ctx, mgpu_context_info *info) {
+  cuda_state *st = cuda_of(ctx);
+  MGPU_TRY(cuda_enter(ctx));
+  cudaDeviceProp prop;
+  CUDA_TRY(ctx, cudaGetDeviceProperties(&prop, st->device));
+  snprintf(info->name, sizeof info->name, "%s", prop.name);
+  info->multiprocessors = prop.multiProcessorCount;
+  info->cc_major = prop.major;
+  info->cc_minor = prop.minor;
+  CUDA_TRY(ctx, cudaMemGetInfo(&info->memory_free, &info->memory_total));
+  uint64_t reserved = 0;
+  CUDA_TRY(ctx, cudaMemPoolGetAttribute(st->pool, cudaMemPoolAttrReservedMemCurrent,
+                                        &reserved));
+  info->pool_reserved = (size_t)reserved;
+  return MGPU_OK;
+}
+
+mgpu_status cuda_alloc(mgpu_context *ctx, size_t bytes, void **out) {
+  cuda_state *st = cuda_of(ctx);
+  MGPU_TRY(cuda_enter(ctx));
+  cudaError_t e = cudaMallocFromPoolAsync(out, bytes, st->pool, st->stream);
+  if (e != cudaSuccess) {
+    *out = nullptr;
+    return cuda_fail(ctx, e, "cudaMallocFromPoolAsync");
+  }
+  return MGPU_OK;
+}
+
+void cuda_free(mgpu_context *ctx, void *p) {
+  cuda_state *st = cuda_of(ctx);
+  /* Stream ordered: work already queued on this stream may still read p. */
+  if (cudaSetDevice(st->device) == cudaSuccess) cudaFreeAsync(p, st->stream);
+  cudaGetLastError();
+}
+
+mgpu_status cuda_upload(mgpu_context *ctx, void *dst, const void *src,
+                        size_t bytes) {
+  MGPU_TRY(cuda_enter(ctx));
+  /* From pageable memory this returns once src has been staged, so the
+   * caller may reuse src at once. */
+  CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+                                cuda_of(ctx)->stream));
+  return MGPU_OK;
+}
+
+mgpu_status cuda_download(mgpu_context *ctx, void *dst, const void *src,
+                          size_t bytes) {
+  MGPU_TRY(cuda_enter(ctx));
+  cudaStream_t s = cuda_of(ctx)->stream;
+  CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+  CUDA_TRY(ctx, cudaStreamSynchronize(s));
+  return MGPU_OK;
+}
+
+mgpu_status cuda_copy(mgpu_context *ctx, void *dst, const void *src,
+                      size_t bytes) {
+  MGPU_TRY(cuda_enter(ctx));
+  CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                cuda_of(ctx)->stream));
+  return MGPU_OK;
+}
+
+#define DISPATCH_KEYED(prim, ctx, type, args)                                  \
+  do {                                                                         \
+    MGPU_TRY(cuda_enter(ctx));                                                 \
+    switch (type) {                                                            \
+    case MGPU_I32: return mgpu_cuda_##prim##_i32(ctx, args);                   \
+    case MGPU_U32: return mgpu_cuda_##prim##_u32(ctx, args);                   \
+    case MGPU_I64: return mgpu_cuda_##prim##_i64(ctx, args);                   \
+    case MGPU_U64: return mgpu_cuda_##prim##_u64(ctx, args);                   \
+    case MGPU_F32: return mgpu_cuda_##prim##_f32(ctx, args);                   \
+    case MGPU_F64: return mgpu_cuda_##prim##_f64(ctx, args);                   \
+    default: break;                                                            \
+    }                                                                          \
+    return mgpu_set_error(ctx, MGPU_EINVAL, "unknown key dtype");              \
+  } while (0)
+
+mgpu_status cuda_merge(mgpu_context *ctx, const mgpu_merge_args *args) {
+  DISPATCH_KEYED(merge, ctx, args->key_type, args);
+}
+
+mgpu_status cuda_mergesort(mgpu_context *ctx, const mgpu_sort_args *args) {
+  DISPATCH_KEYED(mergesort, ctx, args->key_type, args);
+}
+
+mgpu_status cuda_fill_entry(mgpu_context *ctx, void *dst, size_t n, size_t width,
+                            const void *value) {
+  MGPU_TRY(cuda_enter(ctx));
+  return mgpu_cuda_fill(ctx, dst, n, width, value);
+}
+mgpu_status cuda_iota_entry(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
+                            mgpu_scalar start, mgpu_scalar step) {
+  MGPU_TRY(cuda_enter(ctx));
+  return mgpu_cuda_iota(ctx, dst, n, t, start, step);
+}
+mgpu_status cuda_random_entry(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
+                              mgpu_scalar lo, mgpu_scalar hi, uint64_t seed) {
+  MGPU_TRY(cuda_enter(ctx));
+  return mgpu_cuda_random(ctx, dst, n, t, lo, hi, seed);
+}
+mgpu_status cuda_astype_entry(mgpu_context *ctx, void *dst, mgpu_dtype dt,
+                              const void *src, mgpu_dtype st, size_t n) {
+  MGPU_TRY(cuda_enter(ctx));
+  return mgpu_cuda_astype(ctx, dst, dt, src, st, n);
+}
+mgpu_status cuda_is_sorted_entry(mgpu_context *ctx, const void *src, size_t n,
+                                 mgpu_dtype t, mgpu_order o, int *sorted) {
+  MGPU_TRY(cuda_enter(ctx));
+  return mgpu_cuda_is_sorted(ctx, src, n, t, o, sorted);
+}
+
+mgpu_backend make_backend() {
+  mgpu_backend b = {};
+  b.name = "cuda";
+  b.context_init = cuda_context_init;
+  b.context_destroy = cuda_context_destroy;
+  b.stream = cuda_stream;
+  b.sync = cuda_sync;
+  b.reclaim = cuda_reclaim;
+  b.info = cuda_info;
+  b.alloc = cuda_alloc;
+  b.free = cuda_free;
+  b.upload = cuda_upload;
+  b.download = cuda_download;
+  b.copy = cuda_copy;
+  b.fill = cuda_fill_entry;
+  b.iota = cuda_iota_entry;
+  b.random = cuda_random_entry;
+  b.astype = cuda_astype_entry;
+  b.is_sorted = cuda_is_sorted_entry;
+  b.merge = cuda_merge;
+  b.mergesort = cuda_mergesort;
+  return b;
+}
+
+const mgpu_backend cuda_backend_table = make_backend();
+
+} // namespace
+
+extern "C" const mgpu_backend *mgpu_cuda_backend(void) {
+  return &cuda_backend_table;
+}
+
+extern "C" int mgpu_cuda_backend_device_count(void) {
+  /* Asked once: the first query starts the runtime, which is slow. */
+  static int count = -1;
+  if (count < 0) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+    cudaGetLastError();
+    count = n;
+  }
+  return count;
+}

@@ -1,0 +1,108 @@
+/*
+ * cuda_internal.cuh - what the CUDA backend's host files share: the
+ * per-context state, error translation, scratch buffers, launch checks.
+ */
+#ifndef MGPU_CUDA_INTERNAL_CUH
+#define MGPU_CUDA_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+
+#include "../src/backend.h"
+
+struct cuda_state {
+  cudaStream_t stream;
+  cudaMemPool_t pool;
+  int device;
+  int sm_count;
+};
+
+static inline cuda_state *cuda_of(const mgpu_context *ctx) {
+  return static_cast<cuda_state *>(ctx->impl);
+}
+
+static inline mgpu_status cuda_fail(mgpu_context *ctx, cudaError_t e,
+                                    const char *what) {
+  mgpu_status s = (e == cudaErrorMemoryAllocation) ? MGPU_ENOMEM : MGPU_EDEVICE;
+  cudaGetLastError(); /* clear a non-sticky error so the next call starts clean */
+  return mgpu_set_error(ctx, s, "%s: %s%s", what,
+                        s == MGPU_ENOMEM ? "out of memory: " : "",
+                        cudaGetErrorString(e));
+}
+
+#define CUDA_TRY(ctx, call)                                                    \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) return cuda_fail((ctx), e_, #call);                 \
+  } while (0)
+
+/* After a launch: a bad configuration shows up here, a fault at the next
+ * synchronisation. */
+#define CUDA_LAUNCHED(ctx, what)                                               \
+  do {                                                                         \
+    cudaError_t e_ = cudaGetLastError();                                       \
+    if (e_ != cudaSuccess) return cuda_fail((ctx), e_, what);                  \
+  } while (0)
+
+/* Makes the context's device current for the calls that follow. */
+static inline mgpu_status cuda_enter(mgpu_context *ctx) {
+  CUDA_TRY(ctx, cudaSetDevice(cuda_of(ctx)->device));
+  return MGPU_OK;
+}
+
+/* A temporary device buffer from the context's pool, released (stream
+ * ordered) when it goes out of scope. */
+struct cuda_scratch {
+  mgpu_context *ctx = nullptr;
+  void *ptr = nullptr;
+  size_t bytes = 0;
+  cuda_scratch() = default;
+  cuda_scratch(const cuda_scratch &) = delete;
+  cuda_scratch &operator=(const cuda_scratch &) = delete;
+  mgpu_status take(mgpu_context *c, size_t n) {
+    ctx = c;
+    bytes = n;
+    return mgpu_alloc(c, n, &ptr);
+  }
+  template <typename T> T *as() const { return static_cast<T *>(ptr); }
+  ~cuda_scratch() {
+    if (ptr) mgpu_free(ctx, ptr, bytes);
+  }
+};
+
+#define MGPU_TRY(expr)                                                         \
+  do {                                                                         \
+    mgpu_status s_ = (expr);                                                   \
+    if (s_ != MGPU_OK) return s_;                                              \
+  } while (0)
+
+static inline unsigned grid_for(size_t n, unsigned per_block) {
+  return (unsigned)((n + per_block - 1) / per_block);
+}
+
+/* Per-dtype entry points of the generated translation units. */
+#define MGPU_DECLARE_KEYED(prim)                                               \
+  extern "C" mgpu_status mgpu_cuda_##prim##_i32(mgpu_context *, const void *); \
+  extern "C" mgpu_status mgpu_cuda_##prim##_u32(mgpu_context *, const void *); \
+  extern "C" mgpu_status mgpu_cuda_##prim##_i64(mgpu_context *, const void *); \
+  extern "C" mgpu_status mgpu_cuda_##prim##_u64(mgpu_context *, const void *); \
+  extern "C" mgpu_status mgpu_cuda_##prim##_f32(mgpu_context *, const void *); \
+  extern "C" mgpu_status mgpu_cuda_##prim##_f64(mgpu_context *, const void *);
+
+MGPU_DECLARE_KEYED(merge)
+MGPU_DECLARE_KEYED(mergesort)
+
+extern "C" {
+mgpu_status mgpu_cuda_fill(mgpu_context *ctx, void *dst, size_t n, size_t width,
+                           const void *value);
+mgpu_status mgpu_cuda_iota(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
+                           mgpu_scalar start, mgpu_scalar step);
+mgpu_status mgpu_cuda_random(mgpu_context *ctx, void *dst, size_t n,
+                             mgpu_dtype t, mgpu_scalar lo, mgpu_scalar hi,
+                             uint64_t seed);
+mgpu_status mgpu_cuda_astype(mgpu_context *ctx, void *dst, mgpu_dtype dst_type,
+                             const void *src, mgpu_dtype src_type, size_t n);
+mgpu_status mgpu_cuda_is_sorted(mgpu_context *ctx, const void *src, size_t n,
+                                mgpu_dtype t, mgpu_order order, int *sorted);
+}
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * key_order.cuh - the comparators kernels are instantiated with: "a goes
+ * strictly before b".  Floats use the library's total order (NaN after
+ * every number), shared with the cpu backend through element.h.
+ */
+#ifndef MGPU_KEY_ORDER_CUH
+#define MGPU_KEY_ORDER_CUH
+
+#include "../../src/element.h"
+
+namespace mgpu {
+
+template <typename T> struct ascending {
+  __device__ __forceinline__ bool operator()(T a, T b) const { return a < b; }
+};
+template <> struct ascending<float> {
+  __device__ __forceinline__ bool operator()(float a, float b) const {
+    return mgpu_f32_less(a, b);
+  }
+};
+template <> struct ascending<double> {
+  __device__ __forceinline__ bool operator()(double a, double b) const {
+    return mgpu_f64_less(a, b);
+  }
+};
+
+/* The exact reverse of ascending (so NaN comes first). */
+template <typename T> struct descending {
+  __device__ __forceinline__ bool operator()(T a, T b) const {
+    return ascending<T>()(b, a);
+  }
+};
+
+/* Values are only moved: they travel as raw words of their width. */
+template <int BYTES> struct value_word;
+template <> struct value_word<4> { typedef uint32_t type; };
+template <> struct value_word<8> { typedef uint64_t type; };
+
+} // namespace mgpu
+
+#endif

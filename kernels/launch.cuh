@@ -1,0 +1,29 @@
+/* launch.cuh - small host-side helpers for kernel launches. */
+#ifndef MGPU_LAUNCH_CUH
+#define MGPU_LAUNCH_CUH
+
+#include "cuda_internal.cuh"
+
+namespace mgpu {
+
+/* Kernels whose tiles need more than the default 48 KB of shared memory
+ * must say so before their launch. */
+template <typename F>
+mgpu_status allow_shared_memory(mgpu_context *ctx, F *kernel, size_t bytes) {
+  if (bytes > 48 * 1024)
+    CUDA_TRY(ctx, cudaFuncSetAttribute(kernel,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)bytes));
+  return MGPU_OK;
+}
+
+template <typename T> __device__ __forceinline__ T *shared_as() {
+  extern __shared__ __align__(16) unsigned char mgpu_dynamic_smem[];
+  return reinterpret_cast<T *>(mgpu_dynamic_smem);
+}
+
+inline int tiles_of(long long n, int nv) { return (int)((n + nv - 1) / nv); }
+
+} // namespace mgpu
+
+#endif

@@ -1,0 +1,71 @@
+-- mgpu: Modern GPU primitives for Lua.
+--
+-- The C module (mgpu.core) does the work and every argument check; this
+-- file is the Lua-side surface: the public table and how arrays print.
+local core = require "mgpu.core"
+
+local mgpu = {}
+for name, value in pairs(core) do
+  if name:sub(1, 1) ~= "_" then mgpu[name] = value end
+end
+mgpu._VERSION = core._VERSION
+
+-- Printing, after the seeds' PrintArray: a header, then rows of ten values
+-- each led by the 1-based index of its first element.  Arrays of more than
+-- ten rows show their first and last three rows around "...".
+local ROW, HEAD_ROWS, TAIL_ROWS = 10, 3, 3
+
+local function format_value(v)
+  if math.type(v) == "float" then
+    if v ~= v then return "nan" end
+    if v == math.huge then return "inf" end
+    if v == -math.huge then return "-inf" end
+    return string.format("%.6g", v)
+  end
+  return tostring(v)
+end
+
+local function array_tostring(a)
+  local ok, n = pcall(function() return #a end)
+  if not ok then return string.format("mgpu.array<%s> (freed)", a.dtype) end
+  local lines = { string.format("mgpu.array<%s>[%d] %s", a.dtype, n, a.device) }
+  if n == 0 then return lines[1] end
+  local rows = (n + ROW - 1) // ROW
+  local shown = {} -- { first index, values } per printed row; false = "..."
+  local function add_row(r)
+    local i = (r - 1) * ROW + 1
+    shown[#shown + 1] = { i, a:totable(i, math.min(i + ROW - 1, n)) }
+  end
+  if rows <= HEAD_ROWS + TAIL_ROWS + 4 then
+    for r = 1, rows do add_row(r) end
+  else
+    for r = 1, HEAD_ROWS do add_row(r) end
+    shown[#shown + 1] = false
+    for r = rows - TAIL_ROWS + 1, rows do add_row(r) end
+  end
+  local width, index_width = 4, #tostring(n)
+  for _, row in ipairs(shown) do
+    if row then
+      for k, v in ipairs(row[2]) do
+        row[2][k] = format_value(v)
+        width = math.max(width, #row[2][k])
+      end
+    end
+  end
+  local value_fmt = "%" .. (width + 1) .. "s"
+  for _, row in ipairs(shown) do
+    if row then
+      local cells = {}
+      for k, s in ipairs(row[2]) do cells[k] = value_fmt:format(s) end
+      lines[#lines + 1] = string.format("%" .. (index_width + 1) .. "d: %s",
+        row[1], table.concat(cells))
+    else
+      lines[#lines + 1] = string.rep(" ", index_width + 1) .. "  ..."
+    end
+  end
+  return table.concat(lines, "\n")
+end
+
+core._array_metatable.__tostring = array_tostring
+
+return mgpu

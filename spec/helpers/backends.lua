@@ -1,0 +1,64 @@
+-- Runs a block of specs once per backend.
+--
+--   backends.each(function(ctx, device) ... end)
+--
+-- registers describe("[cpu]", ...) and describe("[cuda]", ...), each with
+-- ctx = mgpu.context{device = device}.  Where no CUDA device is available
+-- the "[cuda]" block holds a single pending("no CUDA device"), so the run
+-- reports it as skipped.
+
+local mgpu = require "mgpu"
+local busted = require "busted"
+
+local B = {}
+
+-- MGPU_SPEC_BACKENDS="cuda" (comma-separated) limits the run, e.g. under
+-- compute-sanitizer, where only the GPU's specs are of interest.
+B.names = { "cpu", "cuda" }
+do
+  local only = os.getenv("MGPU_SPEC_BACKENDS")
+  if only and only ~= "" then
+    B.names = {}
+    for name in only:gmatch("[^,%s]+") do B.names[#B.names + 1] = name end
+  end
+end
+
+function B.has_cuda()
+  for _, d in ipairs(mgpu.devices()) do
+    if type(d) == "string" and d:match("^cuda") then return true end
+  end
+  return false
+end
+
+function B.each(fn)
+  local describe, pending = busted.describe, busted.pending
+  for _, device in ipairs(B.names) do
+    if device == "cuda" and not B.has_cuda() then
+      describe("[" .. device .. "]", function()
+        pending("no CUDA device")
+      end)
+    else
+      describe("[" .. device .. "]", function()
+        local ctx = mgpu.context { device = device }
+        fn(ctx, device)
+      end)
+    end
+  end
+end
+
+-- Specs that compare the cuda backend with the cpu backend:
+-- fn(cuda_ctx, cpu_ctx), or a pending entry without a CUDA device.
+function B.cuda_vs_cpu(fn)
+  local describe, pending = busted.describe, busted.pending
+  if not B.has_cuda() then
+    describe("[cuda vs cpu]", function() pending("no CUDA device") end)
+  else
+    describe("[cuda vs cpu]", function()
+      local gpu = mgpu.context { device = "cuda" }
+      local cpu = mgpu.context { device = "cpu" }
+      fn(gpu, cpu)
+    end)
+  end
+end
+
+return B

@@ -1,0 +1,144 @@
+-- Assertion glue for the specs: compares against the pure-Lua reference
+-- (helpers/reference.lua) and reports the first difference instead of
+-- dumping whole arrays.  Nothing here calls into mgpu except the array
+-- methods totable/tobytes of the arrays it is given.
+
+local R = require "helpers.reference"
+local busted = require "busted"
+
+local C = {}
+
+local function fail(msg, level)
+  busted.fail(msg, (level or 1) + 1)
+end
+C.fail = fail
+
+local function label_of(label)
+  if label == nil or label == "" then return "" end
+  return tostring(label) .. ": "
+end
+
+-- Fails with message msg (prefixed with label) when msg is not nil.
+function C.no_diff(msg, label)
+  if msg ~= nil then fail(label_of(label) .. msg, 2) end
+end
+
+-- got and want are Lua tables of elements of dtype dt; NaN matches NaN,
+-- everything else bit-exact (-0.0 ~= 0.0).
+function C.table_eq(got, want, dt, label)
+  local d = R.diff(got, want, dt)
+  if d then fail(label_of(label) .. d, 2) end
+end
+
+-- arr an mgpu.array: its dtype must be dt (when given) and its elements want.
+function C.array_eq(arr, want, dt, label)
+  if dt ~= nil and arr.dtype ~= dt then
+    fail(label_of(label) .. "dtype " .. tostring(arr.dtype) .. ", want " .. dt, 2)
+  end
+  if #arr ~= #want then
+    fail(string.format("%slength %d, want %d", label_of(label), #arr, #want), 2)
+  end
+  local d = R.diff(arr:totable(), want, dt or arr.dtype)
+  if d then fail(label_of(label) .. d, 2) end
+end
+
+-- Two byte strings (tobytes) equal; reports the first differing element.
+function C.bytes_eq(got, want, esize, label)
+  local d = R.diff_bytes(got, want, esize)
+  if d then fail(label_of(label) .. d, 2) end
+end
+
+-- Two arrays hold the same bytes (and the same dtype and length).
+function C.same_array(x, y, label)
+  if x.dtype ~= y.dtype then
+    fail(label_of(label) .. "dtypes differ: " .. tostring(x.dtype) .. " vs " .. tostring(y.dtype), 2)
+  end
+  if #x ~= #y then
+    fail(string.format("%slengths differ: %d vs %d", label_of(label), #x, #y), 2)
+  end
+  local d = R.diff_bytes(x:tobytes(), y:tobytes(), R.size[x.dtype])
+  if d then fail(label_of(label) .. d, 2) end
+end
+
+function C.truthy(v, msg)
+  if not v then fail(msg or "expected a true value", 2) end
+  return v
+end
+
+function C.equal(got, want, msg)
+  if got ~= want then
+    fail(string.format("%sgot %s, want %s", label_of(msg), tostring(got), tostring(want)), 2)
+  end
+end
+
+-- Lua pattern matching `name` (an identifier or a number such as "-1") as
+-- a whole word.
+function C.word(name)
+  local start = name:sub(1, 1) == "-" and "%f[%w_%-]" or "%f[%w_]"
+  return start .. (name:gsub("[%.%-%+%*%?%[%]%^%$%(%)%%]", "%%%0")) .. "%f[^%w_]"
+end
+
+-- Lua pattern matching s literally.
+function C.lit(s)
+  return (s:gsub("[%.%-%+%*%?%[%]%^%$%(%)%%]", "%%%0"))
+end
+
+-- Calls fn, which must raise a string error.  The message (after an
+-- optional "file:line: " position prefix) must start with fname (a string,
+-- or a list of alternatives) and match every further pattern (a Lua pattern,
+-- or a list of alternative patterns).  Returns the message.
+local raises_at
+
+function C.raises(fn, fname, ...)
+  return raises_at(1, fn, fname, ...)
+end
+
+-- The same for helpers that wrap C.raises: failures are reported `extra`
+-- levels further up the stack.
+function C.raises_at(extra, fn, fname, ...)
+  return raises_at(1 + extra, fn, fname, ...)
+end
+
+raises_at = function(lv, fn, fname, ...)
+  local ok, err = pcall(fn)
+  if ok then
+    fail("expected an error (" .. tostring(type(fname) == "table" and fname[1] or fname) ..
+      "), but the call succeeded", lv + 1)
+  end
+  if type(err) ~= "string" then
+    fail("error value is a " .. type(err) .. ", not a string: " .. tostring(err), lv + 1)
+  end
+  local msg = err:gsub("^[^%s]+:%d+: ", "", 1)
+  if fname ~= nil then
+    local names = type(fname) == "table" and fname or { fname }
+    local okname = false
+    for _, n in ipairs(names) do
+      if msg:sub(1, #n) == n then okname = true end
+    end
+    if not okname then
+      fail("error message does not start with " .. table.concat(names, " or ") ..
+        ": " .. msg, lv + 1)
+    end
+  end
+  for i = 1, select("#", ...) do
+    local pats = select(i, ...)
+    if type(pats) ~= "table" then pats = { pats } end
+    local found = false
+    for _, p in ipairs(pats) do
+      if msg:find(p) then found = true end
+    end
+    if not found then
+      fail("error message lacks " .. table.concat(pats, " | ") .. ": " .. msg, lv + 1)
+    end
+  end
+  return msg
+end
+
+-- Calls fn, which must not raise; returns its results.
+function C.ok(fn, ...)
+  local res = table.pack(pcall(fn, ...))
+  if not res[1] then fail("unexpected error: " .. tostring(res[2]), 2) end
+  return table.unpack(res, 2, res.n)
+end
+
+return C

@@ -1,0 +1,529 @@
+-- An independent pure-Lua reference for the specs.  It never calls mgpu.
+--
+-- Element values are Lua values as mgpu exchanges them:
+--   i32, u32, i64  Lua integers
+--   u64            Lua integers holding the 64 bits (values >= 2^63 are
+--                  negative Lua integers, as string.pack("I8") has them)
+--   f32, f64       Lua floats (f32 values are doubles exactly representable
+--                  as floats)
+
+local R = {}
+
+local mtype, ult = math.type, math.ult
+local spack, sunpack = string.pack, string.unpack
+
+R.dtypes = { "i32", "u32", "i64", "u64", "f32", "f64" }
+R.aliases = {
+  int32 = "i32", uint32 = "u32", int64 = "i64", uint64 = "u64",
+  float32 = "f32", float64 = "f64",
+}
+R.size = { i32 = 4, u32 = 4, i64 = 8, u64 = 8, f32 = 4, f64 = 8 }
+-- string.pack formats (native endianness, as tobytes/frombytes use)
+R.fmt = { i32 = "i4", u32 = "I4", i64 = "i8", u64 = "I8", f32 = "f", f64 = "d" }
+
+local FLOAT = { f32 = true, f64 = true }
+function R.is_float(dt) return FLOAT[dt] == true end
+function R.is_int(dt) return R.size[dt] ~= nil and not FLOAT[dt] end
+function R.is_signed(dt) return dt == "i32" or dt == "i64" or FLOAT[dt] == true end
+
+R.nan = 0.0 / 0.0
+R.inf = math.huge
+R.I32_MIN, R.I32_MAX = -0x80000000, 0x7fffffff
+R.U32_MAX = 0xffffffff
+R.MAX_COUNT = 2147483647
+
+function R.isnan(x) return x ~= x end
+
+-- Integer ranges as Lua integers (u64: the bit patterns 0 .. -1).
+function R.range(dt)
+  if dt == "i32" then return R.I32_MIN, R.I32_MAX end
+  if dt == "u32" then return 0, R.U32_MAX end
+  if dt == "i64" then return math.mininteger, math.maxinteger end
+  if dt == "u64" then return 0, -1 end
+  if dt == "f32" then return -0x1.fffffep127, 0x1.fffffep127 end
+  if dt == "f64" then return -math.huge, math.huge end
+  error("reference: unknown dtype " .. tostring(dt))
+end
+
+---------------------------------------------------------------------------
+-- float rounding
+
+-- Rounds a double to the nearest float (C's (float)d), as a double.
+function R.round_f32(x)
+  return (sunpack("f", spack("f", x)))
+end
+
+-- Rounds the unsigned 64-bit integer m (bits in a Lua integer) to a float
+-- with `bits` significant bits, ties to even.  Exact integer arithmetic, so
+-- no double rounding.
+local function round_unsigned(m, bits)
+  if m == 0 then return 0.0 end
+  local len = 0
+  local t = m
+  while t ~= 0 do t = t >> 1; len = len + 1 end   -- logical shift
+  if len <= bits then
+    return m + 0.0     -- m < 2^bits <= 2^53: exact
+  end
+  local shift = len - bits
+  local q = m >> shift
+  local r = m & ((1 << shift) - 1)
+  local half = 1 << (shift - 1)
+  if r > half or (r == half and (q & 1) == 1) then q = q + 1 end
+  return (q + 0.0) * 2.0 ^ shift
+end
+
+local function round_signed(x, bits)
+  if x < 0 then return -round_unsigned(-x, bits) end  -- -mininteger wraps to 2^63 bits
+  return round_unsigned(x, bits)
+end
+
+---------------------------------------------------------------------------
+-- conversions (astype)
+
+local function wrap(x, to)
+  if to == "i32" then return ((x + 0x80000000) & 0xffffffff) - 0x80000000 end
+  if to == "u32" then return x & 0xffffffff end
+  return x   -- i64, u64: same 64 bits
+end
+
+local function trunc(x)
+  if x >= 0 then return math.floor(x) else return math.ceil(x) end
+end
+
+local function float_to_int(x, to)
+  if x ~= x then return 0 end
+  if to == "i32" then
+    if x >= 2147483648.0 then return R.I32_MAX end
+    if x <= -2147483649.0 then return R.I32_MIN end
+    return math.tointeger(trunc(x))
+  elseif to == "u32" then
+    if x >= 4294967296.0 then return R.U32_MAX end
+    if x <= -1.0 then return 0 end
+    return math.tointeger(trunc(x)) or 0
+  elseif to == "i64" then
+    if x >= 0x1p63 then return math.maxinteger end
+    if x <= -0x1p63 then return math.mininteger end
+    return math.tointeger(trunc(x))
+  elseif to == "u64" then
+    if x >= 0x1p64 then return -1 end
+    if x <= -1.0 then return 0 end
+    if x >= 0x1p63 then
+      return math.tointeger(trunc(x) - 0x1p64)   -- exact: same bits
+    end
+    return math.tointeger(trunc(x)) or 0
+  end
+  error("reference: not an integer dtype " .. tostring(to))
+end
+
+-- One element of dtype `from` converted to dtype `to` by astype's rules.
+function R.convert(x, from, to)
+  if from == to then return x end
+  if R.is_int(from) then
+    if R.is_int(to) then return wrap(x, to) end
+    local bits = (to == "f32") and 24 or 53
+    if from == "u64" then return round_unsigned(x, bits) end
+    return round_signed(x, bits)
+  else
+    if to == "f64" then return x end
+    if to == "f32" then return R.round_f32(x) end
+    return float_to_int(x, to)
+  end
+end
+
+function R.astype(t, from, to)
+  local out = {}
+  for i = 1, #t do out[i] = R.convert(t[i], from, to) end
+  return out
+end
+
+---------------------------------------------------------------------------
+-- values a Lua caller may store into an element (a[i] = v, mgpu.array)
+
+-- Returns the element as it reads back, or nil when v does not fit dtype dt.
+function R.to_element(v, dt)
+  if type(v) ~= "number" then return nil end
+  if FLOAT[dt] then
+    v = v + 0.0
+    if dt == "f32" then return R.round_f32(v) end
+    return v
+  end
+  local i
+  if mtype(v) == "integer" then
+    i = v
+    if dt == "i32" then
+      if i < R.I32_MIN or i > R.I32_MAX then return nil end
+    elseif dt == "u32" then
+      if i < 0 or i > R.U32_MAX then return nil end
+    end
+    -- i64: any Lua integer; u64: any Lua integer (its 64 bits)
+    return i
+  end
+  -- a float: must be an exact integer in range
+  if v ~= v or v == math.huge or v == -math.huge then return nil end
+  if v ~= math.floor(v) then return nil end
+  if dt == "u64" then
+    if v < 0 then return nil end
+    if v >= 0x1p64 then return nil end
+    if v >= 0x1p63 then return math.tointeger(v - 0x1p64) end
+    return math.tointeger(v)
+  end
+  if dt == "i64" then
+    if v < -0x1p63 or v >= 0x1p63 then return nil end
+    return math.tointeger(v)
+  end
+  i = math.tointeger(v)
+  if i == nil then return nil end
+  return R.to_element(i, dt)
+end
+
+function R.fits(v, dt) return R.to_element(v, dt) ~= nil end
+
+-- mgpu.array's dtype inference: i32 when every value is an integer that
+-- fits i32, i64 when they are integers and some do not fit, f64 when any
+-- value is a float.
+function R.infer_dtype(values)
+  local dt = "i32"
+  for i = 1, #values do
+    local v = values[i]
+    if mtype(v) == "float" then return "f64" end
+    if v < R.I32_MIN or v > R.I32_MAX then dt = "i64" end
+  end
+  return dt
+end
+
+---------------------------------------------------------------------------
+-- comparators
+
+-- Returns before(x, y): true when x orders strictly before y under comp.
+function R.comparator(dt, comp)
+  comp = comp or "less"
+  local less
+  if dt == "u64" then
+    less = ult
+  elseif FLOAT[dt] then
+    less = function(x, y)
+      if x ~= x then return false end      -- NaN is after everything
+      if y ~= y then return true end
+      return x < y                         -- -0.0 < 0.0 is false
+    end
+  else
+    less = function(x, y) return x < y end
+  end
+  if comp == "less" then return less end
+  if comp == "greater" then return function(x, y) return less(y, x) end end
+  error("reference: unknown comp " .. tostring(comp))
+end
+
+-- Two keys are equivalent when neither orders before the other.
+function R.equivalent(dt, x, y)
+  local before = R.comparator(dt, "less")
+  return not before(x, y) and not before(y, x)
+end
+
+function R.is_sorted(t, dt, comp)
+  local before = R.comparator(dt, comp)
+  for i = 2, #t do
+    if before(t[i], t[i - 1]) then return false end
+  end
+  return true
+end
+
+-- std::merge: stable, ties take a first.  av/bv optional.
+function R.merge(a, b, dt, comp, av, bv)
+  local before = R.comparator(dt, comp)
+  local c, cv = {}, (av and {}) or nil
+  local na, nb = #a, #b
+  local i, j, k = 1, 1, 1
+  while i <= na and j <= nb do
+    if before(b[j], a[i]) then
+      c[k] = b[j]; if cv then cv[k] = bv[j] end; j = j + 1
+    else
+      c[k] = a[i]; if cv then cv[k] = av[i] end; i = i + 1
+    end
+    k = k + 1
+  end
+  while i <= na do c[k] = a[i]; if cv then cv[k] = av[i] end; i = i + 1; k = k + 1 end
+  while j <= nb do c[k] = b[j]; if cv then cv[k] = bv[j] end; j = j + 1; k = k + 1 end
+  return c, cv
+end
+
+-- Stable bottom-up merge sort.  Returns the sorted permutation: p[k] is the
+-- 1-based index in `keys` of the k-th element of the sorted order.
+function R.sort_permutation(keys, dt, comp)
+  local before = R.comparator(dt, comp)
+  local n = #keys
+  local src, dst = {}, {}
+  for i = 1, n do src[i] = i end
+  local width = 1
+  while width < n do
+    local lo = 1
+    while lo <= n do
+      local mid = lo + width
+      local hi = lo + 2 * width
+      if mid > n + 1 then mid = n + 1 end
+      if hi > n + 1 then hi = n + 1 end
+      local i, j, k = lo, mid, lo
+      while i < mid and j < hi do
+        local pj, pi = src[j], src[i]
+        if before(keys[pj], keys[pi]) then
+          dst[k] = pj; j = j + 1
+        else
+          dst[k] = pi; i = i + 1
+        end
+        k = k + 1
+      end
+      while i < mid do dst[k] = src[i]; i = i + 1; k = k + 1 end
+      while j < hi do dst[k] = src[j]; j = j + 1; k = k + 1 end
+      lo = hi
+    end
+    src, dst = dst, src
+    width = width * 2
+  end
+  return src
+end
+
+-- Stable sort: returns sorted copies of keys (and values, when given).
+function R.mergesort(keys, dt, comp, values)
+  local p = R.sort_permutation(keys, dt, comp)
+  local k, v = {}, (values and {}) or nil
+  for i = 1, #p do
+    k[i] = keys[p[i]]
+    if v then v[i] = values[p[i]] end
+  end
+  return k, v
+end
+
+---------------------------------------------------------------------------
+-- comparing results
+
+-- Bit-exact equality of two elements, except that every NaN equals every
+-- NaN (payloads and signs of NaNs are not compared).  -0.0 ~= 0.0.
+function R.same(x, y, dt)
+  if type(x) ~= "number" or type(y) ~= "number" then return false end
+  if FLOAT[dt] then
+    if x ~= x or y ~= y then return x ~= x and y ~= y end
+    return spack("d", x) == spack("d", y)
+  end
+  return mtype(x) == "integer" and mtype(y) == "integer" and x == y
+end
+
+function R.show(x, dt)
+  if type(x) ~= "number" then return tostring(x) end
+  if mtype(x) == "float" then
+    if x ~= x then return "nan" end
+    if x == 0 and 1 / x < 0 then return "-0.0" end
+    return string.format("%.17g", x)
+  end
+  if dt == "u64" and x < 0 then
+    return string.format("%d (u64 0x%016x)", x, x)
+  end
+  return string.format("%d", x)
+end
+
+-- nil when got and want have the same length and every element is
+-- R.same; else a message naming the first difference.
+function R.diff(got, want, dt)
+  if type(got) ~= "table" then return "expected a table, got " .. type(got) end
+  local n = math.max(#got, #want)
+  for i = 1, n do
+    if not R.same(got[i], want[i], dt) then
+      return string.format("element %d differs: got %s, want %s (lengths %d, %d; dtype %s)",
+        i, R.show(got[i], dt), R.show(want[i], dt), #got, #want, tostring(dt))
+    end
+  end
+  if #got ~= #want then
+    return string.format("lengths differ: got %d, want %d", #got, #want)
+  end
+  return nil
+end
+
+-- nil when the two byte strings are equal, else a message naming the first
+-- differing element (elements of esize bytes).
+function R.diff_bytes(got, want, esize)
+  esize = esize or 1
+  if got == want then return nil end
+  if type(got) ~= "string" or type(want) ~= "string" then
+    return "expected two strings, got " .. type(got) .. " and " .. type(want)
+  end
+  local n = math.min(#got, #want)
+  -- find the first differing byte by bisection-free scan of chunks
+  local pos = 1
+  local chunk = 4096
+  while pos <= n do
+    local e = math.min(pos + chunk - 1, n)
+    if got:sub(pos, e) ~= want:sub(pos, e) then
+      for q = pos, e do
+        if got:byte(q) ~= want:byte(q) then
+          local el = (q - 1) // esize + 1
+          local s = (el - 1) * esize + 1
+          return string.format("bytes differ at element %d (byte %d): got %s, want %s (sizes %d, %d)",
+            el, q, (got:sub(s, s + esize - 1):gsub(".", function(c) return string.format("%02x", c:byte()) end)),
+            (want:sub(s, s + esize - 1):gsub(".", function(c) return string.format("%02x", c:byte()) end)),
+            #got, #want)
+        end
+      end
+    end
+    pos = e + 1
+  end
+  return string.format("sizes differ: got %d bytes, want %d bytes", #got, #want)
+end
+
+function R.pack(t, dt)
+  local f = R.fmt[dt]
+  local parts = {}
+  for i = 1, #t do parts[i] = spack(f, t[i]) end
+  return table.concat(parts)
+end
+
+function R.unpack(s, dt)
+  local f, sz = R.fmt[dt], R.size[dt]
+  local t = {}
+  for i = 1, #s // sz do t[i] = (sunpack(f, s, (i - 1) * sz + 1)) end
+  return t
+end
+
+-- Checks a stable sort: `orig` the keys before, `keys` after, `perm` the
+-- values after when the values before were 1..n (so perm[k] is the original
+-- position of the k-th key).  Returns nil or a message.
+function R.check_stable_sort(orig, keys, perm, dt, comp)
+  local before = R.comparator(dt, comp)
+  local n = #orig
+  if #keys ~= n then return string.format("keys: length %d, want %d", #keys, n) end
+  if #perm ~= n then return string.format("values: length %d, want %d", #perm, n) end
+  local seen = {}
+  for k = 1, n do
+    local p = perm[k]
+    if mtype(p) ~= "integer" or p < 1 or p > n or seen[p] then
+      return string.format("values are not a permutation of 1..%d (position %d: %s)", n, k, tostring(p))
+    end
+    seen[p] = true
+    if not R.same(keys[k], orig[p], dt) then
+      return string.format("position %d: key %s did not come from position %d (%s)",
+        k, R.show(keys[k], dt), p, R.show(orig[p], dt))
+    end
+    if k > 1 then
+      if before(keys[k], keys[k - 1]) then
+        return string.format("not sorted at position %d: %s after %s", k,
+          R.show(keys[k], dt), R.show(keys[k - 1], dt))
+      end
+      if not before(keys[k - 1], keys[k]) and perm[k] < perm[k - 1] then
+        return string.format("not stable at position %d: equal keys from positions %d then %d",
+          k, perm[k - 1], perm[k])
+      end
+    end
+  end
+  return nil
+end
+
+---------------------------------------------------------------------------
+-- deterministic test data (splitmix64)
+
+local Rng = {}
+Rng.__index = Rng
+
+function R.rng(seed)
+  return setmetatable({ s = seed or 1 }, Rng)
+end
+
+function Rng:next64()
+  self.s = self.s + 0x9E3779B97F4A7C15
+  local z = self.s
+  z = (z ~ (z >> 30)) * 0xBF58476D1CE4E5B9
+  z = (z ~ (z >> 27)) * 0x94D049BB133111EB
+  return z ~ (z >> 31)
+end
+
+-- integer uniform-ish in [lo, hi] (lo <= hi, hi - lo < 2^62)
+function Rng:int(lo, hi)
+  local span = hi - lo + 1
+  return lo + (self:next64() >> 2) % span
+end
+
+-- float in [lo, hi)
+function Rng:float(lo, hi)
+  local u = (self:next64() >> 11) * 0x1p-53
+  return lo + (hi - lo) * u
+end
+
+function Rng:pick(list)
+  return list[self:int(1, #list)]
+end
+
+-- A value of dtype dt drawn from a mix of small numbers (ties) and the
+-- dtype's extremes.
+function Rng:value(dt)
+  local r = self:int(1, 10)
+  if dt == "i32" then
+    if r <= 6 then return self:int(-50, 50) end
+    if r <= 8 then return self:pick({ R.I32_MIN, R.I32_MAX, R.I32_MIN + 1, R.I32_MAX - 1, -1, 0 }) end
+    return self:int(R.I32_MIN, R.I32_MAX)
+  elseif dt == "u32" then
+    if r <= 6 then return self:int(0, 100) end
+    if r <= 8 then return self:pick({ 0, R.U32_MAX, 0x7fffffff, 0x80000000, 0x80000001 }) end
+    return self:int(0, R.U32_MAX)
+  elseif dt == "i64" then
+    if r <= 5 then return self:int(-50, 50) end
+    if r <= 7 then return (1 << 53) + self:int(-3, 3) end   -- differ beyond double precision
+    if r <= 8 then return self:pick({ math.mininteger, math.maxinteger, -(1 << 53) - 1, 1 << 62 }) end
+    return self:next64()
+  elseif dt == "u64" then
+    if r <= 5 then return self:int(0, 100) end
+    if r <= 7 then return math.mininteger + self:int(0, 3) end  -- 2^63 .. 2^63+3
+    if r <= 8 then return self:pick({ -1, -2, math.maxinteger, 0, (1 << 53) + 1 }) end
+    return self:next64()
+  elseif dt == "f32" or dt == "f64" then
+    local v
+    if r <= 5 then v = self:int(-20, 20) / 4
+    elseif r <= 7 then v = self:pick({ R.nan, math.huge, -math.huge, 0.0, -0.0, 1e-30, -1e-30 })
+    elseif r <= 8 then v = self:pick({ 1e30, -1e30, 0.1, -0.1, 3.0 })
+    else v = self:float(-1e6, 1e6) end
+    if dt == "f32" then v = R.round_f32(v) end
+    return v
+  end
+  error("reference: unknown dtype " .. tostring(dt))
+end
+
+function Rng:values(n, dt)
+  local t = {}
+  for i = 1, n do t[i] = self:value(dt) end
+  return t
+end
+
+-- n sorted integers (ascending, or descending for comp "greater") with many
+-- ties, starting at `start` and growing by steps in 0..maxstep.
+function Rng:sorted_ints(n, start, maxstep, comp)
+  local t, v = {}, start or 0
+  maxstep = maxstep or 2
+  for i = 1, n do
+    t[i] = v
+    v = v + self:int(0, maxstep)
+  end
+  if comp == "greater" then
+    local r = {}
+    for i = 1, n do r[i] = t[n + 1 - i] end
+    return r
+  end
+  return t
+end
+
+function R.iota(n, start, step)
+  start, step = start or 1, step or 1
+  local t = {}
+  for i = 1, n do t[i] = start + (i - 1) * step end
+  return t
+end
+
+function R.concat(a, b)
+  local t = {}
+  for i = 1, #a do t[i] = a[i] end
+  for i = 1, #b do t[#a + i] = b[i] end
+  return t
+end
+
+function R.sub(t, i, j)
+  local r = {}
+  for k = i, j do r[#r + 1] = t[k] end
+  return r
+end
+
+return R

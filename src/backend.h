@@ -1,0 +1,99 @@
+/*
+ * backend.h - the table of operations every backend fills in, and the
+ * context both sides share.
+ *
+ * The generic layer (mgpu.c) validates arguments and keeps the memory
+ * accounting; a backend only does the work.  Backends report failures by
+ * returning a status after writing a message with mgpu_set_error.
+ */
+#ifndef MGPU_BACKEND_H
+#define MGPU_BACKEND_H
+
+#include "mgpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mgpu_merge_args {
+  mgpu_dtype key_type;
+  mgpu_order order;
+  size_t value_size; /* 0, 4 or 8 */
+  const void *a_keys, *a_vals;
+  size_t na;
+  const void *b_keys, *b_vals;
+  size_t nb;
+  void *keys, *vals; /* na + nb outputs */
+} mgpu_merge_args;
+
+typedef struct mgpu_sort_args {
+  mgpu_dtype key_type;
+  mgpu_order order;
+  size_t value_size;
+  void *keys, *vals;
+  size_t n;
+} mgpu_sort_args;
+
+typedef struct mgpu_backend {
+  const char *name;
+  /* Set up ctx->impl for device number `device` (ignored by cpu). */
+  mgpu_status (*context_init)(mgpu_context *ctx, int device);
+  void (*context_destroy)(mgpu_context *ctx);
+  void *(*stream)(const mgpu_context *ctx);
+  mgpu_status (*sync)(mgpu_context *ctx);
+  mgpu_status (*reclaim)(mgpu_context *ctx);
+  mgpu_status (*info)(mgpu_context *ctx, mgpu_context_info *info);
+
+  mgpu_status (*alloc)(mgpu_context *ctx, size_t bytes, void **out);
+  void (*free)(mgpu_context *ctx, void *p);
+  mgpu_status (*upload)(mgpu_context *ctx, void *dst, const void *src,
+                        size_t bytes);
+  mgpu_status (*download)(mgpu_context *ctx, void *dst, const void *src,
+                          size_t bytes);
+  mgpu_status (*copy)(mgpu_context *ctx, void *dst, const void *src,
+                      size_t bytes);
+
+  mgpu_status (*fill)(mgpu_context *ctx, void *dst, size_t n, size_t width,
+                      const void *value);
+  mgpu_status (*iota)(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
+                      mgpu_scalar start, mgpu_scalar step);
+  mgpu_status (*random)(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
+                        mgpu_scalar lo, mgpu_scalar hi, uint64_t seed);
+  mgpu_status (*astype)(mgpu_context *ctx, void *dst, mgpu_dtype dst_type,
+                        const void *src, mgpu_dtype src_type, size_t n);
+  mgpu_status (*is_sorted)(mgpu_context *ctx, const void *src, size_t n,
+                           mgpu_dtype t, mgpu_order order, int *sorted);
+
+  mgpu_status (*merge)(mgpu_context *ctx, const mgpu_merge_args *args);
+  mgpu_status (*mergesort)(mgpu_context *ctx, const mgpu_sort_args *args);
+} mgpu_backend;
+
+struct mgpu_context {
+  const mgpu_backend *be;
+  int refs;
+  int device;          /* CUDA ordinal; -1 for cpu */
+  char device_name[16]; /* "cpu", "cuda:0" */
+  size_t in_use;       /* bytes allocated through mgpu_alloc */
+  size_t limit;        /* 0 = none */
+  void *impl;          /* backend-private state */
+  char error[256];
+};
+
+/* Records the reason of a failure on ctx; returns status for chaining. */
+mgpu_status mgpu_set_error(mgpu_context *ctx, mgpu_status status,
+                           const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+const mgpu_backend *mgpu_cpu_backend(void);
+/* NULL when the CUDA backend was not built. */
+const mgpu_backend *mgpu_cuda_backend(void);
+int mgpu_cuda_backend_device_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MGPU_BACKEND_H */

@@ -1,0 +1,88 @@
+/*
+ * element.h - per-element rules shared by the cpu backend (C11) and the
+ * kernels (CUDA C++), so that both produce the same bits: the random
+ * generator, the conversions of astype, and the float order.
+ */
+#ifndef MGPU_ELEMENT_H
+#define MGPU_ELEMENT_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define MGPU_HD static __host__ __device__ __forceinline__
+#else
+#define MGPU_HD static inline
+#endif
+
+/* ---- random: element i depends only on (seed, i) ------------------------ */
+
+MGPU_HD uint64_t mgpu_mix64(uint64_t x) {
+  /* splitmix64's finaliser: every input bit reaches every output bit. */
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+MGPU_HD uint64_t mgpu_random_bits(uint64_t seed, uint64_t i) {
+  return mgpu_mix64(mgpu_mix64(seed) + (i + 1) * 0x9e3779b97f4a7c15ULL);
+}
+
+/* Uniform integer in [lo, hi] (as 64-bit patterns; span 0 = all 2^64). */
+MGPU_HD uint64_t mgpu_random_int(uint64_t bits, uint64_t lo, uint64_t hi) {
+  uint64_t span = hi - lo + 1;
+  return span ? lo + bits % span : bits;
+}
+
+/* Uniform double in [lo, hi).  The device must not contract this into an
+ * FMA, or it would differ from the host in the last bit. */
+MGPU_HD double mgpu_random_real(uint64_t bits, double lo, double hi) {
+  double u = (double)(bits >> 11) * (1.0 / 9007199254740992.0);
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(lo, __dmul_rn(hi - lo, u));
+#else
+  return lo + (hi - lo) * u;
+#endif
+}
+
+/* ---- conversions: float to integer truncates and saturates, NaN -> 0 ---- */
+
+MGPU_HD int32_t mgpu_f2i32(double x) {
+  if (x != x) return 0;
+  if (x >= 2147483648.0) return INT32_MAX;
+  if (x <= -2147483649.0) return INT32_MIN;
+  return (int32_t)x;
+}
+
+MGPU_HD uint32_t mgpu_f2u32(double x) {
+  if (x != x || x <= -1.0) return 0;
+  if (x >= 4294967296.0) return UINT32_MAX;
+  return (uint32_t)x;
+}
+
+MGPU_HD int64_t mgpu_f2i64(double x) {
+  if (x != x) return 0;
+  if (x >= 9223372036854775808.0) return INT64_MAX;
+  if (x <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)x;
+}
+
+MGPU_HD uint64_t mgpu_f2u64(double x) {
+  if (x != x || x <= -1.0) return 0;
+  if (x >= 18446744073709551616.0) return UINT64_MAX;
+  return (uint64_t)x;
+}
+
+/* ---- float order: NaN after every number, all NaNs equivalent ----------- */
+
+MGPU_HD int mgpu_f32_less(float a, float b) {
+  return a < b || (b != b && a == a);
+}
+
+MGPU_HD int mgpu_f64_less(double a, double b) {
+  return a < b || (b != b && a == a);
+}
+
+#endif /* MGPU_ELEMENT_H */

@@ -1,0 +1,266 @@
+/*
+ * mgpu.c - the C API: contexts, memory accounting, and the checks every
+ * backend relies on before it is called.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+mgpu_status mgpu_set_error(mgpu_context *ctx, mgpu_status status,
+                           const char *fmt, ...) {
+  if (ctx) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+#ifndef MGPU_HAVE_CUDA
+const mgpu_backend *mgpu_cuda_backend(void) { return NULL; }
+int mgpu_cuda_backend_device_count(void) { return 0; }
+#endif
+
+int mgpu_cuda_device_count(void) { return mgpu_cuda_backend_device_count(); }
+
+/* ---- contexts ------------------------------------------------------------ */
+
+static void put_err(char *buf, size_t len, const char *msg) {
+  if (buf && len) snprintf(buf, len, "%s", msg);
+}
+
+/* "cpu" -> -1; "cuda" -> 0; "cuda:N" -> N; anything else -> -2. */
+static int parse_device(const char *device) {
+  if (strcmp(device, "cpu") == 0) return -1;
+  if (strcmp(device, "cuda") == 0) return 0;
+  if (strncmp(device, "cuda:", 5) == 0) {
+    const char *p = device + 5;
+    if (*p < '0' || *p > '9') return -2;
+    long n = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+      n = n * 10 + (*p - '0');
+      if (n > 1024) return -2;
+    }
+    return *p ? -2 : (int)n;
+  }
+  return -2;
+}
+
+mgpu_status mgpu_context_create(const char *device, mgpu_context **out,
+                                char *errbuf, size_t errlen) {
+  *out = NULL;
+  int dev = parse_device(device ? device : "");
+  if (dev == -2) {
+    put_err(errbuf, errlen, "device must be \"cpu\", \"cuda\" or \"cuda:N\"");
+    return MGPU_EINVAL;
+  }
+  const mgpu_backend *be = dev < 0 ? mgpu_cpu_backend() : mgpu_cuda_backend();
+  if (!be) {
+    put_err(errbuf, errlen, "this build of mgpu has no CUDA backend");
+    return MGPU_ENODEV;
+  }
+  if (dev >= 0 && dev >= mgpu_cuda_device_count()) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "no CUDA device %d (%d available)", dev,
+             mgpu_cuda_device_count());
+    put_err(errbuf, errlen, msg);
+    return MGPU_ENODEV;
+  }
+  mgpu_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    put_err(errbuf, errlen, "out of host memory");
+    return MGPU_ENOMEM;
+  }
+  ctx->be = be;
+  ctx->refs = 1;
+  ctx->device = dev;
+  if (dev < 0)
+    snprintf(ctx->device_name, sizeof ctx->device_name, "cpu");
+  else
+    snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d", dev);
+  mgpu_status s = be->context_init(ctx, dev);
+  if (s != MGPU_OK) {
+    put_err(errbuf, errlen, ctx->error);
+    free(ctx);
+    return s;
+  }
+  *out = ctx;
+  return MGPU_OK;
+}
+
+void mgpu_context_retain(mgpu_context *ctx) { ctx->refs++; }
+
+void mgpu_context_release(mgpu_context *ctx) {
+  if (ctx && --ctx->refs == 0) {
+    ctx->be->context_destroy(ctx);
+    free(ctx);
+  }
+}
+
+const char *mgpu_context_device(const mgpu_context *ctx) {
+  return ctx->device_name;
+}
+const char *mgpu_context_backend(const mgpu_context *ctx) {
+  return ctx->be->name;
+}
+const char *mgpu_context_error(const mgpu_context *ctx) { return ctx->error; }
+void *mgpu_context_stream(const mgpu_context *ctx) {
+  return ctx->be->stream(ctx);
+}
+mgpu_status mgpu_context_sync(mgpu_context *ctx) { return ctx->be->sync(ctx); }
+mgpu_status mgpu_context_reclaim(mgpu_context *ctx) {
+  return ctx->be->reclaim(ctx);
+}
+void mgpu_context_set_memory_limit(mgpu_context *ctx, size_t bytes) {
+  ctx->limit = bytes;
+}
+
+mgpu_status mgpu_context_info_get(mgpu_context *ctx, mgpu_context_info *info) {
+  memset(info, 0, sizeof *info);
+  info->in_use = ctx->in_use;
+  info->memory_limit = ctx->limit;
+  return ctx->be->info(ctx, info);
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+mgpu_status mgpu_alloc(mgpu_context *ctx, size_t bytes, void **out) {
+  *out = NULL;
+  if (ctx->limit && (bytes > ctx->limit || ctx->in_use > ctx->limit - bytes))
+    return mgpu_set_error(ctx, MGPU_ENOMEM,
+                          "out of memory: %zu bytes requested, %zu of the "
+                          "context's limit of %zu in use",
+                          bytes, ctx->in_use, ctx->limit);
+  /* Zero-byte buffers still get a distinct, freeable pointer. */
+  mgpu_status s = ctx->be->alloc(ctx, bytes ? bytes : 1, out);
+  if (s == MGPU_OK) ctx->in_use += bytes;
+  return s;
+}
+
+void mgpu_free(mgpu_context *ctx, void *p, size_t bytes) {
+  if (!p) return;
+  ctx->be->free(ctx, p);
+  ctx->in_use -= bytes <= ctx->in_use ? bytes : ctx->in_use;
+}
+
+mgpu_status mgpu_upload(mgpu_context *ctx, void *dst, const void *src,
+                        size_t bytes) {
+  return bytes ? ctx->be->upload(ctx, dst, src, bytes) : MGPU_OK;
+}
+
+mgpu_status mgpu_download(mgpu_context *ctx, void *dst, const void *src,
+                          size_t bytes) {
+  return bytes ? ctx->be->download(ctx, dst, src, bytes) : MGPU_OK;
+}
+
+mgpu_status mgpu_copy(mgpu_context *ctx, void *dst, const void *src,
+                      size_t bytes) {
+  return bytes && dst != src ? ctx->be->copy(ctx, dst, src, bytes) : MGPU_OK;
+}
+
+/* ---- element operations ---------------------------------------------------- */
+
+static mgpu_status check_type(mgpu_context *ctx, mgpu_dtype t) {
+  if ((unsigned)t >= MGPU_DTYPE_COUNT)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "unknown dtype %d", (int)t);
+  return MGPU_OK;
+}
+
+static mgpu_status check_count(mgpu_context *ctx, size_t n) {
+  if (n > MGPU_MAX_COUNT)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%zu elements is past the limit of %zu", n,
+                          MGPU_MAX_COUNT);
+  return MGPU_OK;
+}
+
+#define TRY(expr)                                                              \
+  do {                                                                         \
+    mgpu_status s_ = (expr);                                                   \
+    if (s_ != MGPU_OK) return s_;                                              \
+  } while (0)
+
+mgpu_status mgpu_fill(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
+                      const void *value) {
+  TRY(check_type(ctx, t));
+  TRY(check_count(ctx, n));
+  return n ? ctx->be->fill(ctx, dst, n, mgpu_dtype_size(t), value) : MGPU_OK;
+}
+
+mgpu_status mgpu_iota(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
+                      mgpu_scalar start, mgpu_scalar step) {
+  TRY(check_type(ctx, t));
+  TRY(check_count(ctx, n));
+  return n ? ctx->be->iota(ctx, dst, n, t, start, step) : MGPU_OK;
+}
+
+mgpu_status mgpu_random(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
+                        mgpu_scalar lo, mgpu_scalar hi, uint64_t seed) {
+  TRY(check_type(ctx, t));
+  TRY(check_count(ctx, n));
+  return n ? ctx->be->random(ctx, dst, n, t, lo, hi, seed) : MGPU_OK;
+}
+
+mgpu_status mgpu_astype(mgpu_context *ctx, void *dst, mgpu_dtype dst_type,
+                        const void *src, mgpu_dtype src_type, size_t n) {
+  TRY(check_type(ctx, dst_type));
+  TRY(check_type(ctx, src_type));
+  TRY(check_count(ctx, n));
+  if (!n) return MGPU_OK;
+  if (dst_type == src_type) return mgpu_copy(ctx, dst, src, n * mgpu_dtype_size(src_type));
+  return ctx->be->astype(ctx, dst, dst_type, src, src_type, n);
+}
+
+mgpu_status mgpu_is_sorted(mgpu_context *ctx, const void *src, size_t n,
+                           mgpu_dtype t, mgpu_order order, int *sorted) {
+  TRY(check_type(ctx, t));
+  TRY(check_count(ctx, n));
+  *sorted = 1;
+  return n > 1 ? ctx->be->is_sorted(ctx, src, n, t, order, sorted) : MGPU_OK;
+}
+
+/* ---- primitives -------------------------------------------------------------- */
+
+static mgpu_status check_keys(mgpu_context *ctx, mgpu_dtype t, mgpu_order o,
+                              size_t value_size) {
+  TRY(check_type(ctx, t));
+  if (o != MGPU_LESS && o != MGPU_GREATER)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "unknown order %d", (int)o);
+  if (value_size != 0 && value_size != 4 && value_size != 8)
+    return mgpu_set_error(ctx, MGPU_EINVAL,
+                          "value_size must be 0, 4 or 8 (got %zu)", value_size);
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_merge(mgpu_context *ctx, mgpu_dtype key_type,
+                       mgpu_order order, const void *a_keys, size_t na,
+                       const void *b_keys, size_t nb, void *out_keys,
+                       size_t value_size, const void *a_vals,
+                       const void *b_vals, void *out_vals) {
+  TRY(check_keys(ctx, key_type, order, value_size));
+  TRY(check_count(ctx, na));
+  TRY(check_count(ctx, nb));
+  if (na + nb > MGPU_MAX_COUNT)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "the result would have %zu elements, past the "
+                          "limit of %zu",
+                          na + nb, MGPU_MAX_COUNT);
+  if (na + nb == 0) return MGPU_OK;
+  mgpu_merge_args args = {key_type, order, value_size, a_keys, a_vals, na,
+                          b_keys, b_vals, nb, out_keys, out_vals};
+  return ctx->be->merge(ctx, &args);
+}
+
+mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
+                           mgpu_order order, void *keys, size_t n,
+                           size_t value_size, void *vals) {
+  TRY(check_keys(ctx, key_type, order, value_size));
+  TRY(check_count(ctx, n));
+  if (n < 2) return MGPU_OK;
+  mgpu_sort_args args = {key_type, order, value_size, keys, vals, n};
+  return ctx->be->mergesort(ctx, &args);
+}
