@@ -25,25 +25,57 @@ __global__ void merge_partition_kernel(const K *a, int na, const K *b, int nb,
   splits[i] = merge_path(a, na, b, nb, d < total ? (int)d : total, comp);
 }
 
-/* One block, one tile.  splits == nullptr means the whole merge is one
- * tile (small inputs skip the partition launch). */
+/* The tiles of one merge: tile t writes outputs [t * NV, (t + 1) * NV). */
+template <int NV, bool HAS_V, typename K, typename V> struct merge_tiles {
+  const K *a, *b;
+  const V *av, *bv;
+  int na, nb;
+  const int *splits; /* nullptr: the whole merge is one tile */
+  K *out;
+  V *outv;
+
+  __device__ __forceinline__ int2 bounds(int t) const {
+    return splits ? make_int2(splits[t], splits[t + 1]) : make_int2(0, na);
+  }
+  __device__ __forceinline__ tile_io<K, V> describe(int t, int2 s) const {
+    const int d0 = t * NV;
+    const int d1 = min(d0 + NV, na + nb);
+    const tile_span sp = make_tile_span(d0, d1, s.x, s.y);
+    tile_io<K, V> io;
+    io.a = a + sp.a0;
+    io.b = b + sp.b0;
+    io.av = HAS_V ? av + sp.a0 : av;
+    io.bv = HAS_V ? bv + sp.b0 : bv;
+    io.na = sp.na;
+    io.nb = sp.nb;
+    io.out = out + d0;
+    io.outv = HAS_V ? outv + d0 : outv;
+    return io;
+  }
+};
+
+/* One block, one tile. */
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT)
-    merge_kernel(const K *a, const V *av, int na, const K *b, const V *bv,
-                 int nb, const int *splits, K *out, V *outv, Comp comp) {
+    merge_kernel(merge_tiles<P::NV, HAS_V, K, V> tiles, Comp comp) {
   auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
-  const int total = na + nb;
-  const int d0 = (int)((long long)blockIdx.x * P::NV);
-  const int d1 = (int)min((long long)d0 + P::NV, (long long)total);
-  const int a0 = splits ? splits[blockIdx.x] : 0;
-  const int a1 = splits ? splits[blockIdx.x + 1] : na;
-  const tile_span t = make_tile_span(d0, d1, a0, a1);
-  merge_tile<P::NT, P::VT, HAS_V>(a + t.a0, HAS_V ? av + t.a0 : av, t.na,
-                                  b + t.b0, HAS_V ? bv + t.b0 : bv, t.nb,
-                                  out + d0, HAS_V ? outv + d0 : outv, comp, sm);
+  const tile_io<K, V> io = tiles.describe(blockIdx.x, tiles.bounds(blockIdx.x));
+  merge_tile<P::NT, P::VT, HAS_V>(io.a, io.av, io.na, io.b, io.bv, io.nb,
+                                  io.out, io.outv, comp, sm);
 }
 
+/* Persistent blocks, each streaming its tiles through two stages. */
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+__global__ void __launch_bounds__(P::NT)
+    merge_stream_kernel(merge_tiles<P::NV, HAS_V, K, V> tiles, int num_tiles,
+                        Comp comp) {
+  typedef merge_tile_smem<P::NV, HAS_V, K, V> stage_t;
+  auto &stages = *shared_as<stage_t[2]>();
+  stream_merge_tiles<P::NT, P::VT, HAS_V>(tiles, num_tiles, comp, stages);
+}
+
+template <typename P, bool HAS_V, bool STREAM = true, typename K, typename V,
+          typename Comp>
 mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
                       const K *b, const V *bv, int nb, K *out, V *outv,
                       Comp comp) {
@@ -56,11 +88,21 @@ mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
         a, na, b, nb, P::NV, tiles + 1, splits.as<int>(), comp);
     CUDA_LAUNCHED(ctx, "merge partition kernel");
   }
-  auto kernel = merge_kernel<P, HAS_V, K, V, Comp>;
-  const size_t smem = sizeof(merge_tile_smem<P::NV, HAS_V, K, V>);
-  MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-  kernel<<<tiles, P::NT, smem, s>>>(a, av, na, b, bv, nb, splits.as<int>(), out,
-                                    outv, comp);
+  merge_tiles<P::NV, HAS_V, K, V> t = {a, b, av, bv, na, nb, splits.as<int>(),
+                                       out, outv};
+  typedef merge_tile_smem<P::NV, HAS_V, K, V> stage_t;
+  if (STREAM) {
+    auto kernel = merge_stream_kernel<P, HAS_V, K, V, Comp>;
+    const size_t smem = 2 * sizeof(stage_t);
+    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+    int grid = 0;
+    MGPU_TRY(persistent_grid(ctx, kernel, P::NT, smem, tiles, &grid));
+    kernel<<<grid, P::NT, smem, s>>>(t, tiles, comp);
+  } else {
+    auto kernel = merge_kernel<P, HAS_V, K, V, Comp>;
+    MGPU_TRY(allow_shared_memory(ctx, kernel, sizeof(stage_t)));
+    kernel<<<tiles, P::NT, sizeof(stage_t), s>>>(t, comp);
+  }
   CUDA_LAUNCHED(ctx, "merge kernel");
   return MGPU_OK;
 }

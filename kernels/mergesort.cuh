@@ -58,30 +58,77 @@ __global__ void mergesort_partition_kernel(const K *keys, int n, long long run,
                          (int)(d - p.start), comp);
 }
 
+/* The tiles of one global pass: tile t writes outputs [t * NV, (t + 1) *
+ * NV) of the pass, which all belong to one pair of runs. */
+template <int NV, bool HAS_V, typename K, typename V> struct pass_tiles {
+  const K *keys;
+  const V *vals;
+  int n;
+  long long run;
+  const int *splits;
+  K *keys_out;
+  V *vals_out;
+
+  __device__ __forceinline__ int2 bounds(int t) const {
+    return make_int2(splits[t], splits[t + 1]);
+  }
+  __device__ __forceinline__ tile_io<K, V> describe(int t, int2 s) const {
+    const long long d0g = (long long)t * NV;
+    const long long d1g = min(d0g + NV, (long long)n);
+    const run_pair p = pair_of(d0g, run, n);
+    const int na = p.mid - (int)p.start, nb = p.end - p.mid;
+    const int d0 = (int)(d0g - p.start), d1 = (int)(d1g - p.start);
+    /* The split after a pair's last tile belongs to the next pair. */
+    const int a1 = d1 == na + nb ? na : s.y;
+    const tile_span sp = make_tile_span(d0, d1, s.x, a1);
+    const long long a_at = p.start + sp.a0, b_at = p.mid + sp.b0;
+    tile_io<K, V> io;
+    io.a = keys + a_at;
+    io.b = keys + b_at;
+    io.av = HAS_V ? vals + a_at : vals;
+    io.bv = HAS_V ? vals + b_at : vals;
+    io.na = sp.na;
+    io.nb = sp.nb;
+    io.out = keys_out + d0g;
+    io.outv = HAS_V ? vals_out + d0g : vals_out;
+    return io;
+  }
+};
+
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT)
-    mergesort_pass_kernel(const K *keys_in, const V *vals_in, int n,
-                          long long run, const int *splits, K *keys_out,
-                          V *vals_out, Comp comp) {
+    mergesort_pass_kernel(pass_tiles<P::NV, HAS_V, K, V> tiles, Comp comp) {
   auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
-  const long long d0g = (long long)blockIdx.x * P::NV;
-  const long long d1g = min(d0g + P::NV, (long long)n);
-  const run_pair p = pair_of(d0g, run, n);
-  const int na = p.mid - (int)p.start, nb = p.end - p.mid;
-  const int d0 = (int)(d0g - p.start), d1 = (int)(d1g - p.start);
-  /* The split after the pair's last tile belongs to the next pair. */
-  const int a0 = splits[blockIdx.x];
-  const int a1 = d1 == na + nb ? na : splits[blockIdx.x + 1];
-  const tile_span t = make_tile_span(d0, d1, a0, a1);
-  const long long a_at = p.start + t.a0, b_at = p.mid + t.b0;
-  merge_tile<P::NT, P::VT, HAS_V>(
-      keys_in + a_at, HAS_V ? vals_in + a_at : vals_in, t.na, keys_in + b_at,
-      HAS_V ? vals_in + b_at : vals_in, t.nb, keys_out + d0g,
-      HAS_V ? vals_out + d0g : vals_out, comp, sm);
+  const tile_io<K, V> io = tiles.describe(blockIdx.x, tiles.bounds(blockIdx.x));
+  merge_tile<P::NT, P::VT, HAS_V>(io.a, io.av, io.na, io.b, io.bv, io.nb,
+                                  io.out, io.outv, comp, sm);
 }
 
-template <typename PB, typename PM, bool HAS_V, typename K, typename V,
-          typename Comp>
+/* Persistent blocks streaming the pass's tiles through two stages. */
+template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+__global__ void __launch_bounds__(P::NT)
+    mergesort_stream_kernel(pass_tiles<P::NV, HAS_V, K, V> tiles,
+                            int num_tiles, Comp comp) {
+  typedef merge_tile_smem<P::NV, HAS_V, K, V> stage_t;
+  auto &stages = *shared_as<stage_t[2]>();
+  stream_merge_tiles<P::NT, P::VT, HAS_V>(tiles, num_tiles, comp, stages);
+}
+
+/* The blocksort launch alone (also timed on its own by bench/tune.cu). */
+template <typename PB, bool HAS_V, typename K, typename V, typename Comp>
+mgpu_status blocksort_run(mgpu_context *ctx, const K *keys, const V *vals,
+                          int n, K *keys_out, V *vals_out, Comp comp) {
+  auto kernel = blocksort_kernel<PB, HAS_V, K, V, Comp>;
+  const size_t smem = sizeof(merge_tile_smem<PB::NV, HAS_V, K, V>);
+  MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+  kernel<<<tiles_of(n, PB::NV), PB::NT, smem, cuda_of(ctx)->stream>>>(
+      keys, vals, n, keys_out, vals_out, comp);
+  CUDA_LAUNCHED(ctx, "blocksort kernel");
+  return MGPU_OK;
+}
+
+template <typename PB, typename PM, bool HAS_V, bool STREAM = true, typename K,
+          typename V, typename Comp>
 mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
                           Comp comp) {
   static_assert(PB::NV % PM::NV == 0,
@@ -102,24 +149,30 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   const bool odd = passes & 1;
   K *sk = odd ? tmp_keys.as<K>() : keys, *dk = odd ? keys : tmp_keys.as<K>();
   V *sv = odd ? tmp_vals.as<V>() : vals, *dv = odd ? vals : tmp_vals.as<V>();
+  MGPU_TRY((blocksort_run<PB, HAS_V>(ctx, keys, vals, n, sk, sv, comp)));
+  if (!passes) return MGPU_OK;
 
-  auto sort_kernel = blocksort_kernel<PB, HAS_V, K, V, Comp>;
-  const size_t sort_smem = sizeof(merge_tile_smem<PB::NV, HAS_V, K, V>);
-  MGPU_TRY(allow_shared_memory(ctx, sort_kernel, sort_smem));
-  sort_kernel<<<tiles_of(n, PB::NV), PB::NT, sort_smem, s>>>(keys, vals, n, sk,
-                                                             sv, comp);
-  CUDA_LAUNCHED(ctx, "blocksort kernel");
-
-  auto pass_kernel = mergesort_pass_kernel<PM, HAS_V, K, V, Comp>;
-  const size_t pass_smem = sizeof(merge_tile_smem<PM::NV, HAS_V, K, V>);
-  MGPU_TRY(allow_shared_memory(ctx, pass_kernel, pass_smem));
+  typedef merge_tile_smem<PM::NV, HAS_V, K, V> stage_t;
+  auto stream_kernel = mergesort_stream_kernel<PM, HAS_V, K, V, Comp>;
+  auto tile_kernel = mergesort_pass_kernel<PM, HAS_V, K, V, Comp>;
+  const size_t smem = (STREAM ? 2 : 1) * sizeof(stage_t);
+  int grid = merge_tiles;
+  if (STREAM) {
+    MGPU_TRY(allow_shared_memory(ctx, stream_kernel, smem));
+    MGPU_TRY(persistent_grid(ctx, stream_kernel, PM::NT, smem, merge_tiles, &grid));
+  } else {
+    MGPU_TRY(allow_shared_memory(ctx, tile_kernel, smem));
+  }
   for (long long run = PB::NV; run < n; run *= 2) {
     mergesort_partition_kernel<<<grid_for((size_t)merge_tiles + 1, 128), 128, 0,
                                  s>>>(sk, n, run, PM::NV, merge_tiles + 1,
                                       splits.as<int>(), comp);
     CUDA_LAUNCHED(ctx, "mergesort partition kernel");
-    pass_kernel<<<merge_tiles, PM::NT, pass_smem, s>>>(
-        sk, sv, n, run, splits.as<int>(), dk, dv, comp);
+    pass_tiles<PM::NV, HAS_V, K, V> t = {sk, sv, n, run, splits.as<int>(), dk, dv};
+    if (STREAM)
+      stream_kernel<<<grid, PM::NT, smem, s>>>(t, merge_tiles, comp);
+    else
+      tile_kernel<<<merge_tiles, PM::NT, smem, s>>>(t, comp);
     CUDA_LAUNCHED(ctx, "mergesort pass kernel");
     K *tk = sk; sk = dk; dk = tk;
     V *tv = sv; sv = dv; dv = tv;
