@@ -8,7 +8,7 @@
  * same bytes.  The winners go into kernels/policy.cuh with these numbers;
  * docs/TUNING.md keeps the history.
  *
- *   mgpu_tune [log2 n = 26] [reps = 15]
+ *   mgpu_tune [log2 n = 26] [reps = 15] [all | merge | sort]
  */
 #include <algorithm>
 #include <cstdio>
@@ -301,6 +301,7 @@ template <typename K, typename V> void tune_all_sort(int n) {
 int main(int argc, char **argv) {
   int lg = argc > 1 ? atoi(argv[1]) : 26;
   if (argc > 2) reps = atoi(argv[2]);
+  const std::string only = argc > 3 ? argv[3] : "all";
   char err[256];
   if (mgpu_context_create("cuda:0", &ctx, err, sizeof err) != MGPU_OK) {
     fprintf(stderr, "mgpu_tune: %s\n", err);
@@ -313,10 +314,14 @@ int main(int argc, char **argv) {
   CHECK(cudaMalloc(&flush_buf, flush_bytes));
   const int n = 1 << lg;
   printf("mgpu_tune on %s, n = 2^%d, median of %d\n", prop.name, lg, reps);
-  tune_all_merge<int32_t, uint32_t>(n);
-  tune_all_merge<int64_t, uint64_t>(n);
-  tune_all_sort<int32_t, uint32_t>(n);
-  tune_all_sort<int64_t, uint64_t>(n);
+  if (only != "sort") {
+    tune_all_merge<int32_t, uint32_t>(n);
+    if (only != "merge32") tune_all_merge<int64_t, uint64_t>(n);
+  }
+  if (only == "all" || only == "sort") {
+    tune_all_sort<int32_t, uint32_t>(n);
+    tune_all_sort<int64_t, uint64_t>(n);
+  }
   printf("%d mismatches\n", failures);
   mgpu_context_release(ctx);
   return failures ? 1 : 0;
