@@ -138,12 +138,12 @@ template <typename K, typename V> struct merge_data {
   }
 };
 
-template <typename P, bool HAS_V, bool STREAM, typename K, typename V>
+template <typename P, bool HAS_V, typename K, typename V>
 void tune_merge(merge_data<K, V> &d, const char *what) {
   const int n = d.na + d.nb;
   double ms = time_ms([] {}, [&] {
-    MCHECK((merge_run<P, HAS_V, STREAM>(ctx, d.a, d.av, d.na, d.b, d.bv, d.nb,
-                                        d.out, d.outv, ascending<K>())));
+    MCHECK((merge_run<P, HAS_V>(ctx, d.a, d.av, d.na, d.b, d.bv, d.nb, d.out,
+                                d.outv, ascending<K>())));
   });
   bool ok = true;
   if (!d.have_ref) {
@@ -157,17 +157,16 @@ void tune_merge(merge_data<K, V> &d, const char *what) {
   }
   if (!ok) ++failures;
   double base = HAS_V ? d.memcpy_pairs : d.memcpy_keys;
-  printf("merge     %-6s %-4s NT=%3d VT=%2d %-9s    %8.4f ms  %5.1f%% of memcpy (%.4f ms)%s\n",
-         what, sizeof(K) == 4 ? "i32" : "i64", P::NT, P::VT,
-         STREAM ? "streamed" : "per-tile", ms, 100 * base / ms, base,
-         ok ? "" : "  MISMATCH");
+  printf("merge     %-6s %-4s NT=%3d VT=%2d    %8.4f ms  %5.1f%% of memcpy (%.4f ms)%s\n",
+         what, sizeof(K) == 4 ? "i32" : "i64", P::NT, P::VT, ms,
+         100 * base / ms, base, ok ? "" : "  MISMATCH");
 }
 
 /* ---- mergesort -------------------------------------------------------------- */
 
 template <typename K, typename V> struct sort_data {
   int n;
-  K *src, *keys, *ref, *scratch;
+  K *src, *keys, *ref, *scratch, *samples;
   V *vsrc, *vals, *vref, *vscratch;
   bool have_ref = false;
 
@@ -176,6 +175,7 @@ template <typename K, typename V> struct sort_data {
     keys = device_alloc<K>(n);
     ref = device_alloc<K>(n);
     scratch = device_alloc<K>(n);
+    samples = device_alloc<K>(n / kSortSampleStride + 1);
     vscratch = device_alloc<V>(n);
     vsrc = device_alloc<V>(n);
     vals = device_alloc<V>(n);
@@ -190,8 +190,7 @@ template <typename K, typename V> struct sort_data {
   }
 };
 
-template <typename PB, typename PM, bool HAS_V, bool STREAM, typename K,
-          typename V>
+template <typename PB, typename PM, bool HAS_V, typename K, typename V>
 void tune_sort(sort_data<K, V> &d, const char *what) {
   const int n = d.n;
   double ms = time_ms(
@@ -203,15 +202,15 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
                                 cudaMemcpyDeviceToDevice, stream));
       },
       [&] {
-        MCHECK((mergesort_run<PB, PM, HAS_V, STREAM>(ctx, d.keys, d.vals, n,
-                                                     ascending<K>())));
+        MCHECK((mergesort_run<PB, PM, HAS_V>(ctx, d.keys, d.vals, n,
+                                             ascending<K>())));
       });
   /* the blocksort launch alone, from the same input */
   double bs = time_ms(
       [] {},
       [&] {
         MCHECK((blocksort_run<PB, HAS_V>(ctx, d.src, d.vsrc, n, d.scratch, d.vscratch,
-                                         ascending<K>())));
+                                         d.samples, ascending<K>())));
       });
   bool ok = true;
   if (!d.have_ref) {
@@ -226,11 +225,10 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
   if (!ok) ++failures;
   int passes = 0;
   for (long long run = PB::NV; run < n; run *= 2) ++passes;
-  printf("mergesort %-6s %-4s sort NT=%3d VT=%2d pass NT=%3d %-9s %8.4f ms  "
+  printf("mergesort %-6s %-4s sort NT=%3d VT=%2d pass NT=%3d %8.4f ms  "
          "(blocksort %.4f ms, %d passes of ~%.4f ms)%s\n",
-         what, sizeof(K) == 4 ? "i32" : "i64", PB::NT, PB::VT, PM::NT,
-         STREAM ? "streamed" : "per-tile", ms, bs, passes,
-         passes ? (ms - bs) / passes : 0.0, ok ? "" : "  MISMATCH");
+         what, sizeof(K) == 4 ? "i32" : "i64", PB::NT, PB::VT, PM::NT, ms, bs,
+         passes, passes ? (ms - bs) / passes : 0.0, ok ? "" : "  MISMATCH");
 }
 
 template <int NT, int VT> using T = tile_policy<NT, VT>;
@@ -238,61 +236,42 @@ template <int NT, int VT> using T = tile_policy<NT, VT>;
 template <typename K, typename V> void tune_all_merge(int n) {
   merge_data<K, V> d(n);
   if (sizeof(K) == 4) {
-    tune_merge<T<128, 15>, false, false>(d, "keys");
-    tune_merge<T<128, 23>, false, false>(d, "keys");
-    tune_merge<T<128, 15>, false, true>(d, "keys");
-    tune_merge<T<128, 11>, false, true>(d, "keys");
-    tune_merge<T<128, 17>, false, true>(d, "keys");
-    tune_merge<T<128, 23>, false, true>(d, "keys");
-    tune_merge<T<256, 15>, false, true>(d, "keys");
-    tune_merge<T<256, 23>, false, true>(d, "keys");
-    tune_merge<T<64, 23>, false, true>(d, "keys");
+    tune_merge<T<128, 23>, false>(d, "keys");
+    tune_merge<T<128, 15>, false>(d, "keys");
+    tune_merge<T<128, 31>, false>(d, "keys");
+    tune_merge<T<256, 23>, false>(d, "keys");
+    tune_merge<T<64, 31>, false>(d, "keys");
     d.have_ref = false;
-    tune_merge<T<128, 15>, true, false>(d, "pairs");
-    tune_merge<T<128, 15>, true, true>(d, "pairs");
-    tune_merge<T<128, 11>, true, true>(d, "pairs");
-    tune_merge<T<128, 7>, true, true>(d, "pairs");
-    tune_merge<T<256, 11>, true, true>(d, "pairs");
+    tune_merge<T<128, 15>, true>(d, "pairs");
+    tune_merge<T<128, 11>, true>(d, "pairs");
+    tune_merge<T<128, 19>, true>(d, "pairs");
   } else {
-    tune_merge<T<256, 7>, false, false>(d, "keys");
-    tune_merge<T<256, 7>, false, true>(d, "keys");
-    tune_merge<T<128, 11>, false, true>(d, "keys");
-    tune_merge<T<128, 15>, false, true>(d, "keys");
-    tune_merge<T<256, 11>, false, true>(d, "keys");
+    tune_merge<T<256, 11>, false>(d, "keys");
+    tune_merge<T<256, 7>, false>(d, "keys");
+    tune_merge<T<128, 15>, false>(d, "keys");
     d.have_ref = false;
-    tune_merge<T<256, 7>, true, false>(d, "pairs");
-    tune_merge<T<256, 7>, true, true>(d, "pairs");
-    tune_merge<T<128, 11>, true, true>(d, "pairs");
-    tune_merge<T<128, 7>, true, true>(d, "pairs");
+    tune_merge<T<256, 7>, true>(d, "pairs");
+    tune_merge<T<128, 11>, true>(d, "pairs");
   }
 }
 
 template <typename K, typename V> void tune_all_sort(int n) {
   sort_data<K, V> d(n);
   if (sizeof(K) == 4) {
-    tune_sort<T<256, 17>, T<128, 17>, false, false>(d, "keys");
-    tune_sort<T<256, 17>, T<128, 17>, false, true>(d, "keys");
-    tune_sort<T<512, 17>, T<128, 17>, false, true>(d, "keys");
-    tune_sort<T<128, 17>, T<128, 17>, false, true>(d, "keys");
-    tune_sort<T<256, 15>, T<128, 15>, false, true>(d, "keys");
-    tune_sort<T<256, 23>, T<128, 23>, false, true>(d, "keys");
-    tune_sort<T<512, 23>, T<128, 23>, false, true>(d, "keys");
+    tune_sort<T<512, 17>, T<128, 17>, false>(d, "keys");
+    tune_sort<T<256, 17>, T<128, 17>, false>(d, "keys");
+    tune_sort<T<512, 23>, T<128, 23>, false>(d, "keys");
+    tune_sort<T<256, 23>, T<128, 23>, false>(d, "keys");
     d.have_ref = false;
-    tune_sort<T<512, 11>, T<128, 11>, true, false>(d, "pairs");
-    tune_sort<T<512, 11>, T<128, 11>, true, true>(d, "pairs");
-    tune_sort<T<256, 11>, T<128, 11>, true, true>(d, "pairs");
-    tune_sort<T<256, 17>, T<128, 17>, true, true>(d, "pairs");
-    tune_sort<T<256, 15>, T<128, 15>, true, true>(d, "pairs");
+    tune_sort<T<512, 11>, T<128, 11>, true>(d, "pairs");
+    tune_sort<T<256, 11>, T<128, 11>, true>(d, "pairs");
+    tune_sort<T<256, 17>, T<128, 17>, true>(d, "pairs");
   } else {
-    tune_sort<T<256, 15>, T<128, 15>, false, false>(d, "keys");
-    tune_sort<T<256, 15>, T<128, 15>, false, true>(d, "keys");
-    tune_sort<T<256, 11>, T<128, 11>, false, true>(d, "keys");
-    tune_sort<T<512, 11>, T<128, 11>, false, true>(d, "keys");
+    tune_sort<T<256, 15>, T<128, 15>, false>(d, "keys");
+    tune_sort<T<512, 11>, T<128, 11>, false>(d, "keys");
     d.have_ref = false;
-    tune_sort<T<256, 11>, T<128, 11>, true, false>(d, "pairs");
-    tune_sort<T<256, 11>, T<128, 11>, true, true>(d, "pairs");
-    tune_sort<T<512, 7>, T<128, 7>, true, true>(d, "pairs");
-    tune_sort<T<256, 7>, T<128, 7>, true, true>(d, "pairs");
+    tune_sort<T<256, 11>, T<128, 11>, true>(d, "pairs");
+    tune_sort<T<256, 7>, T<128, 7>, true>(d, "pairs");
   }
 }
 

@@ -16,11 +16,14 @@
 
 namespace mgpu {
 
-template <int NT, int VT, bool FULL, bool HAS_V, typename K, typename V,
+/* The tile starts at global index t0; every S-th key of the sorted tile
+ * also goes to samples[(t0 + i) / S] (see store_samples). */
+template <int NT, int VT, int S, bool FULL, bool HAS_V, typename K, typename V,
           typename Comp>
 __device__ __forceinline__ void blocksort_tile_body(
     const K *keys_in, const V *vals_in, int count, K *keys_out, V *vals_out,
-    Comp comp, merge_tile_smem<NT * VT, HAS_V, K, V> &sm) {
+    K *samples, long long t0, Comp comp,
+    merge_tile_smem<NT * VT, HAS_V, K, V> &sm) {
   const int tid = threadIdx.x;
   load_to_shared<NT, VT>(keys_in, count, sm.keys);
   if (HAS_V) load_to_shared<NT, VT>(vals_in, count, sm.vals);
@@ -73,18 +76,21 @@ __device__ __forceinline__ void blocksort_tile_body(
   }
   shared_to_global<NT, VT>(sm.keys, count, keys_out);
   if (HAS_V) shared_to_global<NT, VT>(sm.vals, count, vals_out);
+  store_samples<NT, S>(sm.keys, count, t0, samples);
 }
 
-template <int NT, int VT, bool HAS_V, typename K, typename V, typename Comp>
+template <int NT, int VT, int S, bool HAS_V, typename K, typename V,
+          typename Comp>
 __device__ __forceinline__ void blocksort_tile(
     const K *keys_in, const V *vals_in, int count, K *keys_out, V *vals_out,
-    Comp comp, merge_tile_smem<NT * VT, HAS_V, K, V> &sm) {
+    K *samples, long long t0, Comp comp,
+    merge_tile_smem<NT * VT, HAS_V, K, V> &sm) {
   if (count == NT * VT)
-    blocksort_tile_body<NT, VT, true, HAS_V>(keys_in, vals_in, count, keys_out,
-                                             vals_out, comp, sm);
+    blocksort_tile_body<NT, VT, S, true, HAS_V>(
+        keys_in, vals_in, count, keys_out, vals_out, samples, t0, comp, sm);
   else
-    blocksort_tile_body<NT, VT, false, HAS_V>(keys_in, vals_in, count,
-                                              keys_out, vals_out, comp, sm);
+    blocksort_tile_body<NT, VT, S, false, HAS_V>(
+        keys_in, vals_in, count, keys_out, vals_out, samples, t0, comp, sm);
 }
 
 } // namespace mgpu

@@ -24,19 +24,6 @@ template <typename T> __device__ __forceinline__ T *shared_as() {
 
 inline int tiles_of(long long n, int nv) { return (int)((n + nv - 1) / nv); }
 
-/* Blocks for a persistent kernel: as many as fit on the device at once,
- * never more than there are tiles. */
-template <typename F>
-mgpu_status persistent_grid(mgpu_context *ctx, F *kernel, int threads,
-                            size_t smem, int tiles, int *grid) {
-  int per_sm = 0;
-  CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                              threads, smem));
-  long long g = (long long)(per_sm > 0 ? per_sm : 1) * cuda_of(ctx)->sm_count;
-  *grid = (int)(g < tiles ? g : tiles);
-  return MGPU_OK;
-}
-
 } // namespace mgpu
 
 #endif

@@ -8,7 +8,6 @@
 #ifndef MGPU_MERGE_AGENT_CUH
 #define MGPU_MERGE_AGENT_CUH
 
-#include "device/async_copy.cuh"
 #include "device/merge_path.cuh"
 #include "device/serial_merge.cuh"
 #include "device/tile_io.cuh"
@@ -38,14 +37,39 @@ __device__ __forceinline__ tile_span make_tile_span(int d0, int d1, int a0,
   return tile_span{a0, na, d0 - a0, n - na};
 }
 
+/* Where one tile reads and writes.  samples, when not null, receives every
+ * S-th key of the output by its global index (out0 + i): the next pass's
+ * partition searches those first (sampled_merge_path). */
+template <typename K, typename V> struct tile_io {
+  const K *a, *b;
+  const V *av, *bv;
+  int na, nb;
+  K *out;
+  V *outv;
+  K *samples;
+  long long out0;
+};
+
+/* Writes the tile's keys that fall on multiples of S (tile in shared). */
+template <int NT, int S, typename K>
+__device__ __forceinline__ void store_samples(const K *shared, int count,
+                                              long long out0, K *samples) {
+  static_assert(S >= 1, "sample stride");
+  const int first = (int)((S - out0 % S) % S);
+  /* a tile holds at most NT samples when VT <= S */
+  const int idx = first + (int)threadIdx.x * S;
+  if (idx < count) samples[(out0 + idx) / S] = shared[idx];
+}
+
 /* The merge itself, once A is in sm.keys[0, na) and B in sm.keys[na, na +
  * nb) (values alike) and the block has synchronised: per-thread Merge Path,
  * VT serial steps, then the tile goes out coalesced through shared memory. */
-template <int NT, int VT, bool HAS_V, typename K, typename V, typename Comp>
-__device__ __forceinline__ void merge_in_shared(int na, int nb, K *out_keys,
-                                                V *out_vals, Comp comp,
+template <int NT, int VT, int S, bool HAS_V, typename K, typename V,
+          typename Comp>
+__device__ __forceinline__ void merge_in_shared(const tile_io<K, V> &io,
+                                                Comp comp,
                                                 merge_tile_smem<NT * VT, HAS_V, K, V> &sm) {
-  const int total = na + nb;
+  const int na = io.na, nb = io.nb, total = na + nb;
   int diag = VT * threadIdx.x;
   diag = diag < total ? diag : total;
   int from_a = merge_path(sm.keys, na, sm.keys + na, nb, diag, comp);
@@ -63,74 +87,20 @@ __device__ __forceinline__ void merge_in_shared(int na, int nb, K *out_keys,
   thread_to_shared<VT>(keys, total, sm.keys);
   if (HAS_V) thread_to_shared<VT>(vals, total, sm.vals);
   __syncthreads();
-  shared_to_global<NT, VT>(sm.keys, total, out_keys);
-  if (HAS_V) shared_to_global<NT, VT>(sm.vals, total, out_vals);
+  shared_to_global<NT, VT>(sm.keys, total, io.out);
+  if (HAS_V) shared_to_global<NT, VT>(sm.vals, total, io.outv);
+  if (S) store_samples<NT, S ? S : 1>(sm.keys, total, io.out0, io.samples);
 }
 
 /* One tile, loaded and merged by one block. */
-template <int NT, int VT, bool HAS_V, typename K, typename V, typename Comp>
-__device__ __forceinline__ void merge_tile(const K *a_keys, const V *a_vals,
-                                           int na, const K *b_keys,
-                                           const V *b_vals, int nb,
-                                           K *out_keys, V *out_vals, Comp comp,
+template <int NT, int VT, int S, bool HAS_V, typename K, typename V,
+          typename Comp>
+__device__ __forceinline__ void merge_tile(const tile_io<K, V> &io, Comp comp,
                                            merge_tile_smem<NT * VT, HAS_V, K, V> &sm) {
-  load_two_to_shared<NT, VT>(a_keys, na, b_keys, nb, sm.keys);
-  if (HAS_V) load_two_to_shared<NT, VT>(a_vals, na, b_vals, nb, sm.vals);
+  load_two_to_shared<NT, VT>(io.a, io.na, io.b, io.nb, sm.keys);
+  if (HAS_V) load_two_to_shared<NT, VT>(io.av, io.na, io.bv, io.nb, sm.vals);
   __syncthreads();
-  merge_in_shared<NT, VT, HAS_V>(na, nb, out_keys, out_vals, comp, sm);
-}
-
-/* Where one tile reads and writes. */
-template <typename K, typename V> struct tile_io {
-  const K *a, *b;
-  const V *av, *bv;
-  int na, nb;
-  K *out;
-  V *outv;
-};
-
-/* A persistent block's loop over tiles blockIdx.x, + gridDim.x, ...: while
- * it merges one tile, the next one's A and B stream into the other stage of
- * shared memory (cp.async), so the block's loads stay in flight during its
- * compute.  Tiles supplies bounds(t) (the tile's two partition splits, read
- * one tile ahead so that their latency hides too) and describe(t, bounds). */
-template <int NT, int VT, bool HAS_V, typename K, typename V, typename Comp,
-          typename Tiles>
-__device__ __forceinline__ void stream_merge_tiles(
-    const Tiles &tiles, int num_tiles, Comp comp,
-    merge_tile_smem<NT * VT, HAS_V, K, V> (&stage)[2]) {
-  int tile = blockIdx.x;
-  if (tile >= num_tiles) return;
-  const int stride = gridDim.x;
-  tile_io<K, V> cur = tiles.describe(tile, tiles.bounds(tile));
-  async_load_two<NT, VT>(cur.a, cur.na, cur.b, cur.nb, stage[0].keys);
-  if (HAS_V) async_load_two<NT, VT>(cur.av, cur.na, cur.bv, cur.nb, stage[0].vals);
-  async_commit();
-  int next = tile + stride;
-  int2 next_bounds = next < num_tiles ? tiles.bounds(next) : make_int2(0, 0);
-  for (int s = 0;; s ^= 1) {
-    const bool more = next < num_tiles;
-    tile_io<K, V> nxt = cur;
-    if (more) {
-      nxt = tiles.describe(next, next_bounds);
-      async_load_two<NT, VT>(nxt.a, nxt.na, nxt.b, nxt.nb, stage[s ^ 1].keys);
-      if (HAS_V)
-        async_load_two<NT, VT>(nxt.av, nxt.na, nxt.bv, nxt.nb, stage[s ^ 1].vals);
-    }
-    async_commit();
-    const int after = next + stride;
-    const int2 after_bounds =
-        after < num_tiles ? tiles.bounds(after) : make_int2(0, 0);
-    async_wait<1>(); /* this tile's group has landed; the next one flies on */
-    __syncthreads();
-    merge_in_shared<NT, VT, HAS_V>(cur.na, cur.nb, cur.out, cur.outv, comp,
-                                   stage[s]);
-    __syncthreads(); /* stage[s] is reloaded two tiles from now */
-    if (!more) break;
-    cur = nxt;
-    next = after;
-    next_bounds = after_bounds;
-  }
+  merge_in_shared<NT, VT, S, HAS_V>(io, comp, sm);
 }
 
 } // namespace mgpu

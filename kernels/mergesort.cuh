@@ -4,28 +4,38 @@
  * partition launch and a merge launch (merge_agent), ping-ponging between
  * the keys and one temporary buffer.  The blocksort writes into whichever
  * buffer makes the last pass land in the caller's array.
+ *
+ * Every launch also writes every S-th key of its output to a compact
+ * sample array, from which the next pass's partition starts its searches
+ * (sampled_merge_path): most of their steps then hit L2.
  */
 #ifndef MGPU_MERGESORT_CUH
 #define MGPU_MERGESORT_CUH
 
 #include "blocksort_agent.cuh"
 #include "device/key_order.cuh"
+#include "device/sampled_merge_path.cuh"
 #include "launch.cuh"
 #include "merge_agent.cuh"
 #include "policy.cuh"
 
 namespace mgpu {
 
+/* Sample stride of the passes: divides every tile size of policy.cuh (a
+ * static_assert below checks), and is at least VT, so that one thread
+ * writes at most one sample per tile. */
+constexpr int kSortSampleStride = 64;
+
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT)
     blocksort_kernel(const K *keys_in, const V *vals_in, int n, K *keys_out,
-                     V *vals_out, Comp comp) {
+                     V *vals_out, K *samples, Comp comp) {
   auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
   const long long t0 = (long long)blockIdx.x * P::NV;
   const int count = (int)min((long long)P::NV, n - t0);
-  blocksort_tile<P::NT, P::VT, HAS_V>(keys_in + t0, HAS_V ? vals_in + t0 : vals_in,
-                                      count, keys_out + t0,
-                                      HAS_V ? vals_out + t0 : vals_out, comp, sm);
+  blocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
+      keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
+      HAS_V ? vals_out + t0 : vals_out, samples, t0, comp, sm);
 }
 
 /* The pair of sorted runs (each `run` long) that output position d of a
@@ -44,18 +54,21 @@ __device__ __forceinline__ run_pair pair_of(long long d, long long run, int n) {
 }
 
 /* splits[i] = how many of the first (i * nv - start) outputs of its pair's
- * merge come from the pair's A run. */
+ * merge come from the pair's A run.  Runs start at multiples of the sample
+ * stride, so a run's samples are a slice of the pass's sample array. */
 template <typename K, typename Comp>
-__global__ void mergesort_partition_kernel(const K *keys, int n, long long run,
-                                           int nv, int count, int *splits,
-                                           Comp comp) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void mergesort_partition_kernel(const K *keys, const K *samples,
+                                           int n, long long run, int nv,
+                                           int count, int *splits, Comp comp) {
+  constexpr int S = kSortSampleStride;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  long long d = min((long long)i * nv, (long long)n);
-  run_pair p = pair_of(d, run, n);
-  int na = p.mid - (int)p.start, nb = p.end - p.mid;
-  splits[i] = merge_path(keys + p.start, na, keys + p.mid, nb,
-                         (int)(d - p.start), comp);
+  const long long d = min((long long)i * nv, (long long)n);
+  const run_pair p = pair_of(d, run, n);
+  const int na = p.mid - (int)p.start, nb = p.end - p.mid;
+  splits[i] = sampled_merge_path<S>(keys + p.start, samples + p.start / S, na,
+                                    keys + p.mid, samples + p.mid / S, nb,
+                                    (int)(d - p.start), comp);
 }
 
 /* The tiles of one global pass: tile t writes outputs [t * NV, (t + 1) *
@@ -68,19 +81,18 @@ template <int NV, bool HAS_V, typename K, typename V> struct pass_tiles {
   const int *splits;
   K *keys_out;
   V *vals_out;
+  K *samples_out;
 
-  __device__ __forceinline__ int2 bounds(int t) const {
-    return make_int2(splits[t], splits[t + 1]);
-  }
-  __device__ __forceinline__ tile_io<K, V> describe(int t, int2 s) const {
+  __device__ __forceinline__ tile_io<K, V> describe(int t) const {
     const long long d0g = (long long)t * NV;
     const long long d1g = min(d0g + NV, (long long)n);
     const run_pair p = pair_of(d0g, run, n);
     const int na = p.mid - (int)p.start, nb = p.end - p.mid;
     const int d0 = (int)(d0g - p.start), d1 = (int)(d1g - p.start);
     /* The split after a pair's last tile belongs to the next pair. */
-    const int a1 = d1 == na + nb ? na : s.y;
-    const tile_span sp = make_tile_span(d0, d1, s.x, a1);
+    const int a0 = splits[t];
+    const int a1 = d1 == na + nb ? na : splits[t + 1];
+    const tile_span sp = make_tile_span(d0, d1, a0, a1);
     const long long a_at = p.start + sp.a0, b_at = p.mid + sp.b0;
     tile_io<K, V> io;
     io.a = keys + a_at;
@@ -91,6 +103,8 @@ template <int NV, bool HAS_V, typename K, typename V> struct pass_tiles {
     io.nb = sp.nb;
     io.out = keys_out + d0g;
     io.outv = HAS_V ? vals_out + d0g : vals_out;
+    io.samples = samples_out;
+    io.out0 = d0g;
     return io;
   }
 };
@@ -99,48 +113,44 @@ template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT)
     mergesort_pass_kernel(pass_tiles<P::NV, HAS_V, K, V> tiles, Comp comp) {
   auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
-  const tile_io<K, V> io = tiles.describe(blockIdx.x, tiles.bounds(blockIdx.x));
-  merge_tile<P::NT, P::VT, HAS_V>(io.a, io.av, io.na, io.b, io.bv, io.nb,
-                                  io.out, io.outv, comp, sm);
-}
-
-/* Persistent blocks streaming the pass's tiles through two stages. */
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
-__global__ void __launch_bounds__(P::NT)
-    mergesort_stream_kernel(pass_tiles<P::NV, HAS_V, K, V> tiles,
-                            int num_tiles, Comp comp) {
-  typedef merge_tile_smem<P::NV, HAS_V, K, V> stage_t;
-  auto &stages = *shared_as<stage_t[2]>();
-  stream_merge_tiles<P::NT, P::VT, HAS_V>(tiles, num_tiles, comp, stages);
+  merge_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(tiles.describe(blockIdx.x),
+                                                    comp, sm);
 }
 
 /* The blocksort launch alone (also timed on its own by bench/tune.cu). */
 template <typename PB, bool HAS_V, typename K, typename V, typename Comp>
 mgpu_status blocksort_run(mgpu_context *ctx, const K *keys, const V *vals,
-                          int n, K *keys_out, V *vals_out, Comp comp) {
+                          int n, K *keys_out, V *vals_out, K *samples,
+                          Comp comp) {
   auto kernel = blocksort_kernel<PB, HAS_V, K, V, Comp>;
   const size_t smem = sizeof(merge_tile_smem<PB::NV, HAS_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   kernel<<<tiles_of(n, PB::NV), PB::NT, smem, cuda_of(ctx)->stream>>>(
-      keys, vals, n, keys_out, vals_out, comp);
+      keys, vals, n, keys_out, vals_out, samples, comp);
   CUDA_LAUNCHED(ctx, "blocksort kernel");
   return MGPU_OK;
 }
 
-template <typename PB, typename PM, bool HAS_V, bool STREAM = true, typename K,
-          typename V, typename Comp>
+template <typename PB, typename PM, bool HAS_V, typename K, typename V,
+          typename Comp>
 mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
                           Comp comp) {
+  constexpr int S = kSortSampleStride;
   static_assert(PB::NV % PM::NV == 0,
                 "a pass tile must not straddle two merges");
+  static_assert(PB::NV % S == 0 && PM::NV % S == 0 && PB::VT <= S &&
+                    PM::VT <= S,
+                "runs must start on samples, one sample per thread");
   cudaStream_t s = cuda_of(ctx)->stream;
   int passes = 0;
   for (long long run = PB::NV; run < n; run *= 2) ++passes;
   const int merge_tiles = tiles_of(n, PM::NV);
+  const int nsamples = samples_of(n, S);
 
   /* Every temporary is taken before the first launch: if memory runs out,
    * the keys are untouched and the call can be retried. */
-  cuda_scratch tmp_keys, tmp_vals, splits;
+  cuda_scratch tmp_keys, tmp_vals, splits, samples;
+  MGPU_TRY(samples.take(ctx, sizeof(K) * 2 * (size_t)nsamples));
   if (passes) {
     MGPU_TRY(tmp_keys.take(ctx, sizeof(K) * (size_t)n));
     if (HAS_V) MGPU_TRY(tmp_vals.take(ctx, sizeof(V) * (size_t)n));
@@ -149,33 +159,25 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   const bool odd = passes & 1;
   K *sk = odd ? tmp_keys.as<K>() : keys, *dk = odd ? keys : tmp_keys.as<K>();
   V *sv = odd ? tmp_vals.as<V>() : vals, *dv = odd ? vals : tmp_vals.as<V>();
-  MGPU_TRY((blocksort_run<PB, HAS_V>(ctx, keys, vals, n, sk, sv, comp)));
+  K *ss = samples.as<K>(), *ds = ss + nsamples; /* samples of sk, of dk */
+  MGPU_TRY((blocksort_run<PB, HAS_V>(ctx, keys, vals, n, sk, sv, ss, comp)));
   if (!passes) return MGPU_OK;
 
-  typedef merge_tile_smem<PM::NV, HAS_V, K, V> stage_t;
-  auto stream_kernel = mergesort_stream_kernel<PM, HAS_V, K, V, Comp>;
-  auto tile_kernel = mergesort_pass_kernel<PM, HAS_V, K, V, Comp>;
-  const size_t smem = (STREAM ? 2 : 1) * sizeof(stage_t);
-  int grid = merge_tiles;
-  if (STREAM) {
-    MGPU_TRY(allow_shared_memory(ctx, stream_kernel, smem));
-    MGPU_TRY(persistent_grid(ctx, stream_kernel, PM::NT, smem, merge_tiles, &grid));
-  } else {
-    MGPU_TRY(allow_shared_memory(ctx, tile_kernel, smem));
-  }
+  auto kernel = mergesort_pass_kernel<PM, HAS_V, K, V, Comp>;
+  const size_t smem = sizeof(merge_tile_smem<PM::NV, HAS_V, K, V>);
+  MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   for (long long run = PB::NV; run < n; run *= 2) {
     mergesort_partition_kernel<<<grid_for((size_t)merge_tiles + 1, 128), 128, 0,
-                                 s>>>(sk, n, run, PM::NV, merge_tiles + 1,
+                                 s>>>(sk, ss, n, run, PM::NV, merge_tiles + 1,
                                       splits.as<int>(), comp);
     CUDA_LAUNCHED(ctx, "mergesort partition kernel");
-    pass_tiles<PM::NV, HAS_V, K, V> t = {sk, sv, n, run, splits.as<int>(), dk, dv};
-    if (STREAM)
-      stream_kernel<<<grid, PM::NT, smem, s>>>(t, merge_tiles, comp);
-    else
-      tile_kernel<<<merge_tiles, PM::NT, smem, s>>>(t, comp);
+    pass_tiles<PM::NV, HAS_V, K, V> t = {sk, sv, n, run, splits.as<int>(),
+                                         dk, dv, ds};
+    kernel<<<merge_tiles, PM::NT, smem, s>>>(t, comp);
     CUDA_LAUNCHED(ctx, "mergesort pass kernel");
     K *tk = sk; sk = dk; dk = tk;
     V *tv = sv; sv = dv; dv = tv;
+    K *ts = ss; ss = ds; ds = ts;
   }
   return MGPU_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * policy.cuh - tuning constants: threads per block (NT) and keys per thread
- * (VT) for each primitive and width.  Each choice names the measurement
- * that made it; bench/tune.cu reruns the search (docs/TUNING.md).
+ * (VT) for each primitive and key/value width.  Each choice names the
+ * measurement that made it: bench/tune.cu at n = 2^26 on an NVIDIA H200
+ * (2026-11-21, median of 10, L2 flushed); docs/TUNING.md has the tables.
  *
  * VT is odd everywhere: thread-order shared-memory accesses (VT * tid + i)
  * then spread a warp across all 32 banks.
@@ -17,19 +18,63 @@ template <int NT_, int VT_> struct tile_policy {
   static constexpr int NV = NT_ * VT_;
 };
 
-/* merge: a tile of NT * VT outputs per block.
- * Provisional until the first tuning run on the GPU machine. */
-template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy {
-  typedef tile_policy<128, (KEY_BYTES + VALUE_BYTES > 8) ? 11 : 15> type;
-};
+/* merge: a tile of NT * VT outputs per block. */
+template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
+/* 4-byte keys: 128 x 23 took 0.178 ms, against 0.188-0.206 for 128 x 11,
+ * 15, 17 and 256 x 11, 15, 17 and 0.197 for 512 x 15: the longer tile
+ * spreads each block's fixed costs (two searches, three barriers) over more
+ * keys. */
+template <> struct merge_policy<4, 0> { typedef tile_policy<128, 23> type; };
+/* 4-byte keys, 4-byte values: 128 x 15, 0.334 ms (128 x 11: 0.341,
+ * 256 x 11: 0.360, 256 x 7: 0.354, 512 x 11: 0.371). */
+template <> struct merge_policy<4, 4> { typedef tile_policy<128, 15> type; };
+template <> struct merge_policy<4, 8> { typedef tile_policy<128, 11> type; };
+/* 8-byte keys: 256 x 11, 0.327 ms (256 x 7: 0.326, 128 x 15: 0.337,
+ * 128 x 11: 0.356, 128 x 7: 0.350). */
+template <> struct merge_policy<8, 0> { typedef tile_policy<256, 11> type; };
+template <> struct merge_policy<8, 4> { typedef tile_policy<256, 7> type; };
+/* 8-byte keys, 8-byte values: 256 x 7, 0.596 ms (128 x 11: 0.599, 256 x 5:
+ * 0.606, 128 x 7: 0.608). */
+template <> struct merge_policy<8, 8> { typedef tile_policy<256, 7> type; };
 
-/* mergesort: the blocksort tile, and the tile of each global merge pass.
- * The blocksort tile must be a whole number of pass tiles, so that no pass
- * tile straddles two merges.  Provisional until the first tuning run. */
-template <int KEY_BYTES, int VALUE_BYTES> struct mergesort_policy {
-  static constexpr int VT = (KEY_BYTES + VALUE_BYTES > 8) ? 11 : 17;
-  typedef tile_policy<256, VT> blocksort;
-  typedef tile_policy<128, VT> pass;
+/* mergesort: the blocksort tile, and the tile of each global pass.  The
+ * blocksort tile must be a whole number of pass tiles, so that no pass
+ * tile straddles two merges, and both multiples of the sample stride (64). */
+template <int KEY_BYTES, int VALUE_BYTES> struct mergesort_policy;
+/* 4-byte keys: blocksort 512 x 17 (8704 keys: 13 passes at 2^26) with
+ * passes of 128 x 17.  With streamed passes it took 3.39 ms against 3.45
+ * for a 256 x 17 blocksort (14 passes), 3.55 for 128 x 17 and 3.67 for
+ * 256 x 15; the blocksort alone took 0.74 ms against 0.61 for 256 x 17. */
+template <> struct mergesort_policy<4, 0> {
+  typedef tile_policy<512, 17> blocksort;
+  typedef tile_policy<128, 17> pass;
+};
+/* 4-byte keys, 4-byte values: blocksort 512 x 11 (5632 keys, 14 passes),
+ * passes 128 x 11: 5.75 and 5.89 ms in two runs, against 5.89-5.95 for
+ * 256 x 11 and 256 x 17 and 6.46 for 512 x 15 with 256-thread passes. */
+template <> struct mergesort_policy<4, 4> {
+  typedef tile_policy<512, 11> blocksort;
+  typedef tile_policy<128, 11> pass;
+};
+template <> struct mergesort_policy<4, 8> {
+  typedef tile_policy<256, 11> blocksort;
+  typedef tile_policy<128, 11> pass;
+};
+/* 8-byte keys: blocksort 256 x 15 (3840 keys), passes 128 x 15: 5.44 ms
+ * against 5.95-6.72 for 512 x 11, 256 x 11 and 256 x 7. */
+template <> struct mergesort_policy<8, 0> {
+  typedef tile_policy<256, 15> blocksort;
+  typedef tile_policy<128, 15> pass;
+};
+template <> struct mergesort_policy<8, 4> {
+  typedef tile_policy<256, 11> blocksort;
+  typedef tile_policy<128, 11> pass;
+};
+/* 8-byte keys, 8-byte values: blocksort 256 x 11, passes 128 x 11:
+ * 10.78 ms against 10.89 for 512 x 7 and 11.20 for 256 x 7. */
+template <> struct mergesort_policy<8, 8> {
+  typedef tile_policy<256, 11> blocksort;
+  typedef tile_policy<128, 11> pass;
 };
 
 } // namespace mgpu

@@ -437,6 +437,54 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     end
   end)
 
+  -- From 2^22 outputs on, the GPU partition searches samples of the inputs
+  -- first (kernels/device/sampled_merge_path.cuh): shapes that stress it.
+  describe("past 2^22 outputs (sampled partition)", function()
+    local function check(a, b, comp, what)
+      local av, bv = cpu:iota(#a, 1, 1, "u32"), cpu:iota(#b, #a + 1, 1, "u32")
+      local c1, v1 = mgpu.merge(a, b, { comp = comp, values = { av, bv } })
+      local c2, v2 = mgpu.merge(a:to(gpu), b:to(gpu),
+        { comp = comp, values = { av:to(gpu), bv:to(gpu) } })
+      C.same_array(c2, c1, "keys " .. what)
+      C.same_array(v2, v1, "values " .. what)
+    end
+    local function sorted(n, lo, hi, dt, seed, comp)
+      local x = cpu:random(n, lo, hi, dt, seed)
+      mgpu.mergesort(x, { comp = comp })
+      return x
+    end
+    it("heavy duplicates (51 distinct keys), both orders", function()
+      for _, comp in ipairs { "less", "greater" } do
+        check(sorted(3000000, 0, 50, "i32", 91, comp),
+              sorted(2500001, 0, 50, "i32", 92, comp), comp, "duplicates " .. comp)
+      end
+    end)
+    it("floats with NaN and -0.0, greater", function()
+      local a, b = cpu:random(2600000, -1.0, 1.0, "f64", 93), cpu:random(2100000, -1.0, 1.0, "f64", 94)
+      for i = 1, #a, 997 do a[i] = 0 / 0 end
+      for i = 3, #b, 991 do b[i] = (i % 2 == 0) and -0.0 or 0.0 end
+      mgpu.mergesort(a, { comp = "greater" })
+      mgpu.mergesort(b, { comp = "greater" })
+      check(a, b, "greater", "floats")
+    end)
+    it("all keys equal", function()
+      check(cpu:fill(2200000, 7, "u64"), cpu:fill(2200001, 7, "u64"), "less", "equal")
+    end)
+    it("disjoint ranges, either way round, and a tiny side", function()
+      local lo, hi = cpu:iota(3000000, 0), cpu:iota(3000000, 3000000)
+      check(lo, hi, "less", "a below b")
+      check(hi, lo, "less", "b below a")
+      check(sorted(5000000, -(1 << 40), 1 << 40, "i64", 95, "less"),
+            cpu:array({ -(1 << 41), 0, 1 << 41 }, "i64"), "less", "unbalanced")
+      check(cpu:array({ 5 }, "i32"), sorted(4300000, 0, 10, "i32", 96, "less"),
+            "less", "one element in a")
+    end)
+    it("u64 keys past 2^63", function()
+      check(sorted(2400000, 0, -1, "u64", 97, "less"),
+            sorted(2400000, 0, -1, "u64", 98, "less"), "less", "u64")
+    end)
+  end)
+
   it("10^6 all-equal keys: cuda keeps a first like cpu", function()
     local n = 1000000
     local a, b = cpu:fill(n, 3.0, "f32"), cpu:fill(n + 1, -0.0, "f32")
