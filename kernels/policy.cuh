@@ -20,38 +20,41 @@ template <int NT_, int VT_> struct tile_policy {
 
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
-/* 4-byte keys: 128 x 23 took 0.178 ms, against 0.188-0.206 for 128 x 11,
- * 15, 17 and 256 x 11, 15, 17 and 0.197 for 512 x 15: the longer tile
- * spreads each block's fixed costs (two searches, three barriers) over more
- * keys. */
+/* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192
+ * for 256 x 23 and, in an earlier run, 0.188-0.206 for 128 x 11, 17 and
+ * 256 x 11, 15, 17: the longer tile spreads each block's fixed costs (two
+ * searches, three barriers) over more keys.  128 x 31 (0.173) and 64 x 31
+ * (0.174) were as fast at 2^26, but leave small merges fewer blocks. */
 template <> struct merge_policy<4, 0> { typedef tile_policy<128, 23> type; };
-/* 4-byte keys, 4-byte values: 128 x 15, 0.334 ms (128 x 11: 0.341,
- * 256 x 11: 0.360, 256 x 7: 0.354, 512 x 11: 0.371). */
+/* 4-byte keys, 4-byte values: 128 x 15, 0.335 ms (128 x 11: 0.337,
+ * 128 x 19: 0.336; earlier 256 x 11: 0.360, 256 x 7: 0.354, 512 x 11:
+ * 0.371). */
 template <> struct merge_policy<4, 4> { typedef tile_policy<128, 15> type; };
 template <> struct merge_policy<4, 8> { typedef tile_policy<128, 11> type; };
-/* 8-byte keys: 256 x 11, 0.327 ms (256 x 7: 0.326, 128 x 15: 0.337,
- * 128 x 11: 0.356, 128 x 7: 0.350). */
-template <> struct merge_policy<8, 0> { typedef tile_policy<256, 11> type; };
+/* 8-byte keys: 128 x 15, 0.327 ms (256 x 11: 0.336, 256 x 7: 0.340;
+ * earlier 128 x 11: 0.356, 128 x 7: 0.350). */
+template <> struct merge_policy<8, 0> { typedef tile_policy<128, 15> type; };
 template <> struct merge_policy<8, 4> { typedef tile_policy<256, 7> type; };
-/* 8-byte keys, 8-byte values: 256 x 7, 0.596 ms (128 x 11: 0.599, 256 x 5:
- * 0.606, 128 x 7: 0.608). */
-template <> struct merge_policy<8, 8> { typedef tile_policy<256, 7> type; };
+/* 8-byte keys, 8-byte values: 128 x 11, 0.601 ms (256 x 7: 0.604; earlier
+ * 256 x 5: 0.606, 128 x 7: 0.608). */
+template <> struct merge_policy<8, 8> { typedef tile_policy<128, 11> type; };
 
 /* mergesort: the blocksort tile, and the tile of each global pass.  The
  * blocksort tile must be a whole number of pass tiles, so that no pass
  * tile straddles two merges, and both multiples of the sample stride (64). */
 template <int KEY_BYTES, int VALUE_BYTES> struct mergesort_policy;
-/* 4-byte keys: blocksort 512 x 17 (8704 keys: 13 passes at 2^26) with
- * passes of 128 x 17.  With streamed passes it took 3.39 ms against 3.45
- * for a 256 x 17 blocksort (14 passes), 3.55 for 128 x 17 and 3.67 for
- * 256 x 15; the blocksort alone took 0.74 ms against 0.61 for 256 x 17. */
+/* 4-byte keys: blocksort 512 x 23 (11776 keys: 13 passes at 2^26), passes
+ * 128 x 23: 2.93 ms, against 3.00 for 512 x 17, 3.02 for 256 x 23 and
+ * 3.04 for 256 x 17 (14 passes).  The blocksort alone: 0.71 ms (512 x 17:
+ * 0.75, 256 x 17: 0.63); it is bound by shared-memory bandwidth (ncu: 95%
+ * L1/shared throughput), each pass by DRAM (~0.171 ms, 75% of a copy). */
 template <> struct mergesort_policy<4, 0> {
-  typedef tile_policy<512, 17> blocksort;
-  typedef tile_policy<128, 17> pass;
+  typedef tile_policy<512, 23> blocksort;
+  typedef tile_policy<128, 23> pass;
 };
 /* 4-byte keys, 4-byte values: blocksort 512 x 11 (5632 keys, 14 passes),
- * passes 128 x 11: 5.75 and 5.89 ms in two runs, against 5.89-5.95 for
- * 256 x 11 and 256 x 17 and 6.46 for 512 x 15 with 256-thread passes. */
+ * passes 128 x 11: 5.56 ms, against 5.70 for 256 x 11 (15 passes) and 5.97
+ * for 256 x 17. */
 template <> struct mergesort_policy<4, 4> {
   typedef tile_policy<512, 11> blocksort;
   typedef tile_policy<128, 11> pass;
@@ -60,8 +63,9 @@ template <> struct mergesort_policy<4, 8> {
   typedef tile_policy<256, 11> blocksort;
   typedef tile_policy<128, 11> pass;
 };
-/* 8-byte keys: blocksort 256 x 15 (3840 keys), passes 128 x 15: 5.44 ms
- * against 5.95-6.72 for 512 x 11, 256 x 11 and 256 x 7. */
+/* 8-byte keys: blocksort 256 x 15 (3840 keys), passes 128 x 15: 5.70 ms
+ * (5.44 in an earlier run) against 5.74 for 512 x 11 and, earlier, 6.05 for
+ * 256 x 11 and 6.72 for 256 x 7. */
 template <> struct mergesort_policy<8, 0> {
   typedef tile_policy<256, 15> blocksort;
   typedef tile_policy<128, 15> pass;
@@ -71,7 +75,7 @@ template <> struct mergesort_policy<8, 4> {
   typedef tile_policy<128, 11> pass;
 };
 /* 8-byte keys, 8-byte values: blocksort 256 x 11, passes 128 x 11:
- * 10.78 ms against 10.89 for 512 x 7 and 11.20 for 256 x 7. */
+ * 10.75 ms against 10.85 for 256 x 7 (and, earlier, 10.89 for 512 x 7). */
 template <> struct mergesort_policy<8, 8> {
   typedef tile_policy<256, 11> blocksort;
   typedef tile_policy<128, 11> pass;

@@ -164,7 +164,8 @@ backends.each(function(ctx, device)
   end)
 
   describe("tile boundaries", function()
-    local bases = { 896, 1024, 1408, 1536, 1792, 1920, 2048, 2176, 2816, 3072, 4096, 4352, 8704 }
+    local bases = { 896, 1024, 1408, 1536, 1792, 1920, 2048, 2176, 2816, 2944, 3072, 3968,
+                    4096, 4352, 8704 }
     local groups = {
       { key = "i32", val = "i32" },
       { key = "i64", val = "f64" },

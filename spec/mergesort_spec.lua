@@ -219,8 +219,9 @@ backends.each(function(ctx, device)
     -- threads times 11..17 keys, for 4- and 8-byte keys and values) and
     -- their doublings (merge passes)
     local sizes = { 1, 2, 3, 17, 127, 128, 129, 1000, 1023, 1024, 1025, 1407, 1408, 1409,
-                    2175, 2176, 2177, 2815, 2816, 2817, 4351, 4352, 4353, 5631, 5632, 5633,
-                    8703, 8704, 8705, 11265, 17409, 70000 }
+                    1919, 1920, 1921, 2175, 2176, 2177, 2815, 2816, 2817, 2943, 2944, 2945,
+                    3839, 3840, 3841, 4351, 4352, 4353, 5631, 5632, 5633, 7679, 7681,
+                    8703, 8704, 8705, 11265, 11775, 11776, 11777, 17409, 23553, 70000 }
     it("sizes around tile boundaries and multi-pass sizes (i32 pairs)", function()
       local rng = R.rng(13)
       for _, n in ipairs(sizes) do
@@ -238,6 +239,16 @@ backends.each(function(ctx, device)
           for i = 1, n do t[i] = (1 << 53) + rng:int(0, n // 2) end
           check_sort(ctx, "i64", t, (n % 2 == 1) and "less" or "greater", "f64")
         end
+      end
+    end)
+
+    it("sizes around tile boundaries (keys only, 4- and 8-byte)", function()
+      local rng = R.rng(16)
+      for _, n in ipairs(sizes) do
+        local t = {}
+        for i = 1, n do t[i] = rng:int(-n, n) end
+        check_sort(ctx, "i32", t, (n % 2 == 0) and "greater" or "less")
+        if n <= 23553 then check_sort(ctx, "i64", t, (n % 2 == 1) and "greater" or "less") end
       end
     end)
 
