@@ -10,7 +10,15 @@
  *
  * Every function returning mgpu_status leaves a message in
  * mgpu_context_error(ctx) when it fails.  Counts are limited to
- * MGPU_MAX_COUNT elements per array (and per result).
+ * MGPU_MAX_COUNT elements per array (and per result); a count of 0 is
+ * allowed everywhere and does nothing, and value pointers may be NULL when
+ * value_size is 0.
+ *
+ * A CUDA context makes its device current (cudaSetDevice) in every call
+ * that touches the device; it does not restore the previous one.  When a
+ * call fails with MGPU_ENOMEM it has taken all its temporaries before
+ * launching anything, so its outputs (and, for mergesort, its input) are
+ * untouched and the call can be retried, e.g. after mgpu_context_reclaim.
  */
 #ifndef MGPU_H
 #define MGPU_H
