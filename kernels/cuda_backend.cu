@@ -119,7 +119,8 @@ mgpu_status cuda_info(mgpu_context *ctx, mgpu_context_info *info) {
   MGPU_TRY(cuda_enter(ctx));
   cudaDeviceProp prop;
   CUDA_TRY(ctx, cudaGetDeviceProperties(&prop, st->device));
-  snprintf(info->name, sizeof info->name, "%s", prop.name);
+  snprintf(info->name, sizeof info->name, "%.*s", (int)sizeof info->name - 1,
+           prop.name);
   info->multiprocessors = prop.multiProcessorCount;
   info->cc_major = prop.major;
   info->cc_minor = prop.minor;
@@ -199,32 +200,6 @@ mgpu_status cuda_mergesort(mgpu_context *ctx, const mgpu_sort_args *args) {
   DISPATCH_KEYED(mergesort, ctx, args->key_type, args);
 }
 
-mgpu_status cuda_fill_entry(mgpu_context *ctx, void *dst, size_t n, size_t width,
-                            const void *value) {
-  MGPU_TRY(cuda_enter(ctx));
-  return mgpu_cuda_fill(ctx, dst, n, width, value);
-}
-mgpu_status cuda_iota_entry(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
-                            mgpu_scalar start, mgpu_scalar step) {
-  MGPU_TRY(cuda_enter(ctx));
-  return mgpu_cuda_iota(ctx, dst, n, t, start, step);
-}
-mgpu_status cuda_random_entry(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
-                              mgpu_scalar lo, mgpu_scalar hi, uint64_t seed) {
-  MGPU_TRY(cuda_enter(ctx));
-  return mgpu_cuda_random(ctx, dst, n, t, lo, hi, seed);
-}
-mgpu_status cuda_astype_entry(mgpu_context *ctx, void *dst, mgpu_dtype dt,
-                              const void *src, mgpu_dtype st, size_t n) {
-  MGPU_TRY(cuda_enter(ctx));
-  return mgpu_cuda_astype(ctx, dst, dt, src, st, n);
-}
-mgpu_status cuda_is_sorted_entry(mgpu_context *ctx, const void *src, size_t n,
-                                 mgpu_dtype t, mgpu_order o, int *sorted) {
-  MGPU_TRY(cuda_enter(ctx));
-  return mgpu_cuda_is_sorted(ctx, src, n, t, o, sorted);
-}
-
 mgpu_backend make_backend() {
   mgpu_backend b = {};
   b.name = "cuda";
@@ -239,11 +214,11 @@ mgpu_backend make_backend() {
   b.upload = cuda_upload;
   b.download = cuda_download;
   b.copy = cuda_copy;
-  b.fill = cuda_fill_entry;
-  b.iota = cuda_iota_entry;
-  b.random = cuda_random_entry;
-  b.astype = cuda_astype_entry;
-  b.is_sorted = cuda_is_sorted_entry;
+  b.fill = mgpu_cuda_fill;
+  b.iota = mgpu_cuda_iota;
+  b.random = mgpu_cuda_random;
+  b.astype = mgpu_cuda_astype;
+  b.is_sorted = mgpu_cuda_is_sorted;
   b.merge = cuda_merge;
   b.mergesort = cuda_mergesort;
   return b;

@@ -147,6 +147,7 @@ mgpu_status is_sorted_typed(mgpu_context *ctx, const void *src, size_t n,
 
 extern "C" mgpu_status mgpu_cuda_fill(mgpu_context *ctx, void *dst, size_t n,
                                       size_t width, const void *value) {
+  MGPU_TRY(cuda_enter(ctx));
   cudaStream_t s = cuda_of(ctx)->stream;
   unsigned g = grid_size(ctx, n);
   if (width == 4)
@@ -160,6 +161,7 @@ extern "C" mgpu_status mgpu_cuda_fill(mgpu_context *ctx, void *dst, size_t n,
 extern "C" mgpu_status mgpu_cuda_iota(mgpu_context *ctx, void *dst, size_t n,
                                       mgpu_dtype t, mgpu_scalar start,
                                       mgpu_scalar step) {
+  MGPU_TRY(cuda_enter(ctx));
   cudaStream_t s = cuda_of(ctx)->stream;
   unsigned g = grid_size(ctx, n);
   uint64_t s0 = (uint64_t)start.i, d = (uint64_t)step.i;
@@ -179,6 +181,7 @@ extern "C" mgpu_status mgpu_cuda_iota(mgpu_context *ctx, void *dst, size_t n,
 extern "C" mgpu_status mgpu_cuda_random(mgpu_context *ctx, void *dst, size_t n,
                                         mgpu_dtype t, mgpu_scalar lo,
                                         mgpu_scalar hi, uint64_t seed) {
+  MGPU_TRY(cuda_enter(ctx));
   cudaStream_t s = cuda_of(ctx)->stream;
   unsigned g = grid_size(ctx, n);
   uint64_t l = (uint64_t)lo.i, h = (uint64_t)hi.i;
@@ -198,6 +201,7 @@ extern "C" mgpu_status mgpu_cuda_random(mgpu_context *ctx, void *dst, size_t n,
 extern "C" mgpu_status mgpu_cuda_astype(mgpu_context *ctx, void *dst,
                                         mgpu_dtype dt, const void *src,
                                         mgpu_dtype st, size_t n) {
+  MGPU_TRY(cuda_enter(ctx));
   switch (dt) {
   case MGPU_I32: return astype_from(ctx, (int32_t *)dst, src, st, n);
   case MGPU_U32: return astype_from(ctx, (uint32_t *)dst, src, st, n);
@@ -212,6 +216,7 @@ extern "C" mgpu_status mgpu_cuda_astype(mgpu_context *ctx, void *dst,
 extern "C" mgpu_status mgpu_cuda_is_sorted(mgpu_context *ctx, const void *src,
                                            size_t n, mgpu_dtype t,
                                            mgpu_order order, int *sorted) {
+  MGPU_TRY(cuda_enter(ctx));
   switch (t) {
   case MGPU_I32: return is_sorted_typed<int32_t>(ctx, src, n, order, sorted);
   case MGPU_U32: return is_sorted_typed<uint32_t>(ctx, src, n, order, sorted);

@@ -8,9 +8,8 @@
 #ifndef MGPU_MERGE_CUH
 #define MGPU_MERGE_CUH
 
-#include "device/key_order.cuh"
 #include "device/sampled_merge_path.cuh"
-#include "launch.cuh"
+#include "dispatch.cuh"
 #include "merge_agent.cuh"
 #include "policy.cuh"
 
@@ -107,31 +106,22 @@ mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
   return MGPU_OK;
 }
 
-template <typename K, int VB, typename Comp>
-mgpu_status merge_typed(mgpu_context *ctx, const mgpu_merge_args *m, Comp comp) {
-  typedef typename value_word<VB ? VB : 4>::type V;
-  typedef typename merge_policy<sizeof(K), VB>::type P;
-  return merge_run<P, VB != 0>(ctx, (const K *)m->a_keys, (const V *)m->a_vals,
-                               (int)m->na, (const K *)m->b_keys,
-                               (const V *)m->b_vals, (int)m->nb, (K *)m->keys,
-                               (V *)m->vals, comp);
-}
-
-template <typename K, int VB>
-mgpu_status merge_ordered(mgpu_context *ctx, const mgpu_merge_args *m) {
-  if (m->order == MGPU_GREATER) return merge_typed<K, VB>(ctx, m, descending<K>());
-  return merge_typed<K, VB>(ctx, m, ascending<K>());
-}
+template <typename K, int VB> struct merge_launch {
+  template <typename Comp>
+  static mgpu_status run(mgpu_context *ctx, const mgpu_merge_args *m, Comp comp) {
+    typedef value_t<VB> V;
+    typedef typename merge_policy<sizeof(K), VB>::type P;
+    return merge_run<P, VB != 0>(ctx, (const K *)m->a_keys, (const V *)m->a_vals,
+                                 (int)m->na, (const K *)m->b_keys,
+                                 (const V *)m->b_vals, (int)m->nb, (K *)m->keys,
+                                 (V *)m->vals, comp);
+  }
+};
 
 /* Key dtype fixed by the translation unit; value width and order here. */
 template <typename K>
 mgpu_status merge_entry(mgpu_context *ctx, const mgpu_merge_args *m) {
-  switch (m->value_size) {
-  case 0: return merge_ordered<K, 0>(ctx, m);
-  case 4: return merge_ordered<K, 4>(ctx, m);
-  case 8: return merge_ordered<K, 8>(ctx, m);
-  }
-  return mgpu_set_error(ctx, MGPU_EINVAL, "value size must be 0, 4 or 8");
+  return dispatch_keyed<K, merge_launch>(ctx, m->value_size, m->order, m);
 }
 
 } // namespace mgpu

@@ -13,9 +13,8 @@
 #define MGPU_MERGESORT_CUH
 
 #include "blocksort_agent.cuh"
-#include "device/key_order.cuh"
 #include "device/sampled_merge_path.cuh"
-#include "launch.cuh"
+#include "dispatch.cuh"
 #include "merge_agent.cuh"
 #include "policy.cuh"
 
@@ -182,30 +181,19 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   return MGPU_OK;
 }
 
-template <typename K, int VB, typename Comp>
-mgpu_status mergesort_typed(mgpu_context *ctx, const mgpu_sort_args *a,
-                            Comp comp) {
-  typedef typename value_word<VB ? VB : 4>::type V;
-  typedef mergesort_policy<sizeof(K), VB> P;
-  return mergesort_run<typename P::blocksort, typename P::pass, VB != 0>(
-      ctx, (K *)a->keys, (V *)a->vals, (int)a->n, comp);
-}
+template <typename K, int VB> struct mergesort_launch {
+  template <typename Comp>
+  static mgpu_status run(mgpu_context *ctx, const mgpu_sort_args *a, Comp comp) {
+    typedef mergesort_policy<sizeof(K), VB> P;
+    return mergesort_run<typename P::blocksort, typename P::pass, VB != 0>(
+        ctx, (K *)a->keys, (value_t<VB> *)a->vals, (int)a->n, comp);
+  }
+};
 
-template <typename K, int VB>
-mgpu_status mergesort_ordered(mgpu_context *ctx, const mgpu_sort_args *a) {
-  if (a->order == MGPU_GREATER)
-    return mergesort_typed<K, VB>(ctx, a, descending<K>());
-  return mergesort_typed<K, VB>(ctx, a, ascending<K>());
-}
-
+/* Key dtype fixed by the translation unit; value width and order here. */
 template <typename K>
 mgpu_status mergesort_entry(mgpu_context *ctx, const mgpu_sort_args *a) {
-  switch (a->value_size) {
-  case 0: return mergesort_ordered<K, 0>(ctx, a);
-  case 4: return mergesort_ordered<K, 4>(ctx, a);
-  case 8: return mergesort_ordered<K, 8>(ctx, a);
-  }
-  return mgpu_set_error(ctx, MGPU_EINVAL, "value size must be 0, 4 or 8");
+  return dispatch_keyed<K, mergesort_launch>(ctx, a->value_size, a->order, a);
 }
 
 } // namespace mgpu
