@@ -12,8 +12,9 @@
 //
 // then reports the median, verifies that every anchor's output equals
 // mgpu's byte for byte, and writes one CSV row per anchor.  A
-// device-to-device cudaMemcpyAsync of the bytes the primitive reads is timed
-// the same way in the same loop (memcpy_ms).
+// device-to-device cudaMemcpyAsync of Instance::bytes_in (per case: the
+// bytes the primitive reads, or its output size) is timed the same way in
+// the same loop (memcpy_ms).
 //
 // To add a primitive: write a make_<thing>(Env&, mgpu_dtype, n) returning an
 // Instance (see make_merge / make_mergesort) and add it to register_cases().
@@ -23,7 +24,17 @@
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 #include <cuda/std/functional>
+#include <thrust/binary_search.h>
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/merge.h>
+#include <thrust/scan.h>
 
 #include "mgpu.h"
 
@@ -40,6 +51,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <type_traits>
 #include <string>
@@ -225,7 +237,8 @@ struct Instance {
   Runner mgpu;
   std::vector<Runner> anchors;
   size_t keys = 0;      // keys processed, for Gkeys/s
-  size_t bytes_in = 0;  // bytes the primitive reads (keys + values): memcpy size
+  size_t bytes_in = 0;  // memcpy size: bytes the primitive reads (keys + values), or
+                        // its output size where that is the better measure
   // Optional independent check of a runner's outputs: "" when correct, else
   // a description of the first wrong element.
   std::function<std::string(const Runner &)> selfcheck;
@@ -655,6 +668,593 @@ std::unique_ptr<Instance> make_mergesort(Env &env, mgpu_dtype t, size_t n, bool 
 }
 
 // ===========================================================================
+// shared by the bulk and interval cases: index generation, Thrust plumbing
+// ===========================================================================
+
+template <class T>
+__global__ void k_fill(T *out, size_t n, T v) {
+  GRID_STRIDE(i, n) { out[i] = v; }
+}
+
+// flags[indices[i]] = 0 (the removal mask of bulk_remove's anchors).
+__global__ void k_scatter_zero(uint8_t *flags, const int32_t *indices, size_t m) {
+  GRID_STRIDE(i, m) { flags[indices[i]] = 0; }
+}
+
+// High half random, low half the index: sorting these gives a random
+// permutation in the low halves.
+__global__ void k_tagged_random(uint64_t *out, size_t n, uint64_t seed) {
+  GRID_STRIDE(i, n) {
+    out[i] = (mix64(seed * 0xD1B54A32D192ED03ull + i) & 0xFFFFFFFF00000000ull) | (uint64_t)i;
+  }
+}
+
+__global__ void k_low32(int32_t *out, const uint64_t *in, size_t n) {
+  GRID_STRIDE(i, n) { out[i] = (int32_t)(uint32_t)in[i]; }
+}
+
+// Uniform in [0, bound).
+__global__ void k_random_below(int32_t *out, size_t n, uint64_t bound, uint64_t seed) {
+  GRID_STRIDE(i, n) { out[i] = (int32_t)(mix64(seed * 0xD1B54A32D192ED03ull + i) % bound); }
+}
+
+// m counts from m-1 sorted cut points in [0, total]: they sum to total.
+__global__ void k_counts_from_cuts(int32_t *counts, const int32_t *cuts, size_t m, int32_t total) {
+  GRID_STRIDE(i, m) {
+    int32_t hi = i + 1 < m ? cuts[i] : total;
+    int32_t lo = i > 0 ? cuts[i - 1] : 0;
+    counts[i] = hi - lo;
+  }
+}
+
+// out[r] = in[perm[r]]
+__global__ void k_permute(int32_t *out, const int32_t *in, const int32_t *perm, size_t m) {
+  GRID_STRIDE(r, m) { out[r] = in[perm[r]]; }
+}
+
+// out[perm[r]] = in[r]
+__global__ void k_unpermute(int32_t *out, const int32_t *in, const int32_t *perm, size_t m) {
+  GRID_STRIDE(r, m) { out[perm[r]] = in[r]; }
+}
+
+// First position in a[0..m) with a[p] >= x (lower) or a[p] > x (upper).
+__device__ inline size_t dev_lower_bound(const int32_t *a, size_t m, long long x) {
+  size_t lo = 0, hi = m;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (a[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+__device__ inline size_t dev_upper_bound(const int32_t *a, size_t m, long long x) {
+  size_t lo = 0, hi = m;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (a[mid] <= x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// Independent checks; each reports the first wrong output position.
+// bulk_remove: kept element j lands at j - (indices below j).
+template <class K>
+__global__ void k_check_remove(const K *data, size_t n, const int32_t *indices, size_t m,
+                               const K *out, unsigned long long *first_bad) {
+  GRID_STRIDE(j, n) {
+    size_t below = dev_lower_bound(indices, m, (long long)j);
+    if (below < m && (size_t)indices[below] == j) continue;
+    if (!(out[j - below] == data[j])) atomicMin(first_bad, (unsigned long long)(j - below));
+  }
+}
+
+// bulk_insert: data[j] lands at j + (positions <= j), values[i] at positions[i] + i;
+// together these cover all n + m outputs once.
+template <class K>
+__global__ void k_check_insert(const K *data, size_t n, const int32_t *positions,
+                               const K *values, size_t m, const K *out,
+                               unsigned long long *first_bad) {
+  GRID_STRIDE(t, n + m) {
+    size_t o;
+    bool ok;
+    if (t < n) {
+      o = t + dev_upper_bound(positions, m, (long long)t);
+      ok = out[o] == data[t];
+    } else {
+      size_t i = t - n;
+      o = (size_t)positions[i] + i;
+      ok = out[o] == values[i];
+    }
+    if (!ok) atomicMin(first_bad, (unsigned long long)o);
+  }
+}
+
+// interval_expand / interval_move, one thread per interval:
+// out[scan[i] + j] == src[(gather ? gather[i] : i) + (gather ? j : 0)], j < counts[i].
+template <class K>
+__global__ void k_check_intervals(const K *src, const int32_t *gather, const int32_t *counts,
+                                  const int32_t *scan, size_t m, const K *out,
+                                  unsigned long long *first_bad) {
+  GRID_STRIDE(i, m) {
+    for (int32_t j = 0; j < counts[i]; ++j) {
+      K want = gather ? src[(size_t)gather[i] + j] : src[i];
+      size_t o = (size_t)scan[i] + j;
+      if (!(out[o] == want)) {
+        atomicMin(first_bad, (unsigned long long)o);
+        break;
+      }
+    }
+  }
+}
+
+// out = a random permutation of 0..n-1 (setup only).
+void random_permutation(Env &env, int32_t *out, size_t n, uint64_t seed) {
+  if (!n) return;
+  DevBuf tagged(n * sizeof(uint64_t));
+  uint64_t *t = static_cast<uint64_t *>(tagged.get());
+  k_tagged_random<<<grid_for(n), 256, 0, env.stream>>>(t, n, seed);
+  CK_LAUNCH();
+  sort_once(env, t, n);
+  k_low32<<<grid_for(n), 256, 0, env.stream>>>(out, t, n);
+  CK_LAUNCH();
+  CK(cudaStreamSynchronize(env.stream));  // before tagged is freed
+}
+
+// out = exclusive prefix sum of in (setup only).
+void exclusive_sum_once(Env &env, const int32_t *in, int32_t *out, size_t m) {
+  if (!m) return;
+  size_t tb = 0;
+  CK(cub::DeviceScan::ExclusiveSum(nullptr, tb, in, out, (int64_t)m, env.stream));
+  DevBuf tmp(tb);
+  CK(cub::DeviceScan::ExclusiveSum(tmp.get(), tb, in, out, (int64_t)m, env.stream));
+  CK(cudaStreamSynchronize(env.stream));  // before tmp is freed
+}
+
+template <class K>
+std::function<std::string(const Runner &)> first_bad_check(Env &env, const char *what,
+                                                           std::function<void(const K *, unsigned long long *)> launch) {
+  Env *e = &env;
+  std::string w = what;
+  return [=](const Runner &r) -> std::string {
+    std::vector<Span> o = r.outputs();
+    const K *out = (const K *)o[0].ptr;
+    unsigned long long bad = first_index(*e, [&](unsigned long long *f) { launch(out, f); });
+    if (bad == ULLONG_MAX) return "";
+    return "output element " + std::to_string(bad) + " (" + fmt_elem(*e, out, dtype_of<K>(), bad) +
+           ") is not " + w;
+  };
+}
+
+// Thrust takes its temporaries through this allocator: blocks are cached
+// for the Instance's lifetime, so after the warm-up reps no cudaMalloc /
+// cudaFree falls inside the timing (as with CUB's temp storage).
+struct ThrustCache {
+  std::multimap<size_t, char *> free_blocks;
+  std::map<char *, size_t> live;
+  ThrustCache() = default;
+  ThrustCache(const ThrustCache &) = delete;
+  ThrustCache &operator=(const ThrustCache &) = delete;
+  ~ThrustCache() {
+    for (auto &kv : free_blocks) (void)cudaFree(kv.second);
+    for (auto &kv : live) (void)cudaFree(kv.first);
+  }
+  char *get(size_t bytes) {
+    auto it = free_blocks.lower_bound(bytes);
+    if (it != free_blocks.end()) {
+      char *p = it->second;
+      live[p] = it->first;
+      free_blocks.erase(it);
+      return p;
+    }
+    void *p = nullptr;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+      (void)cudaGetLastError();
+      for (auto &kv : free_blocks) (void)cudaFree(kv.second);  // retry without the cache
+      free_blocks.clear();
+      if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw std::bad_alloc();
+      }
+    }
+    live[(char *)p] = bytes;
+    return (char *)p;
+  }
+  void put(char *p) {
+    auto it = live.find(p);
+    if (it == live.end()) return;
+    free_blocks.emplace(it->second, p);
+    live.erase(it);
+  }
+};
+
+struct ThrustAlloc {
+  using value_type = char;
+  ThrustCache *cache;
+  char *allocate(std::ptrdiff_t bytes) { return cache->get((size_t)bytes); }
+  void deallocate(char *p, size_t) { cache->put(p); }
+};
+
+// Runs Thrust calls, turning their exceptions into BenchError.
+template <class F>
+void thrust_call(F &&f) {
+  try {
+    f();
+  } catch (const BenchError &) {
+    throw;
+  } catch (const std::bad_alloc &ex) {
+    (void)cudaGetLastError();
+    throw BenchError(std::string("thrust: out of memory (") + ex.what() + ")", true);
+  } catch (const std::exception &ex) {
+    std::string msg = ex.what();
+    bool oom = msg.find("out of memory") != std::string::npos;
+    if (oom) (void)cudaGetLastError();
+    throw BenchError("thrust: " + msg, oom);
+  }
+}
+
+struct FlagSet {
+  __host__ __device__ bool operator()(uint8_t f) const { return f != 0; }
+};
+
+struct MinusOne {
+  __host__ __device__ int32_t operator()(int32_t x) const { return x - 1; }
+};
+
+// interval_move's source index of output k, from k's interval (idx[k] - 1).
+struct MoveSource {
+  const int32_t *idx, *gather, *scan;
+  __host__ __device__ int32_t operator()(int32_t k) const {
+    int32_t iv = idx[k] - 1;
+    return gather[iv] + (k - scan[iv]);
+  }
+};
+
+// ===========================================================================
+// case: bulk_remove (keys) vs scatter-flags + cub::DeviceSelect::Flagged and
+// vs scatter-flags + thrust::copy_if
+// ===========================================================================
+
+template <class K>
+std::unique_ptr<Instance> make_bulk_remove_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  const size_t m = n / 3, nout = n - m;
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);  // the data
+
+  K *data = I->alloc<K>(n * sizeof(K));
+  gen_random(env, data, n, 11);
+  // m sorted unique indices: the first m of a random permutation, sorted
+  int32_t *idx = I->alloc<int32_t>(m * sizeof(int32_t));
+  {
+    DevBuf perm(n * sizeof(int32_t));
+    random_permutation(env, static_cast<int32_t *>(perm.get()), n, 12);
+    copy_async(env, idx, perm.get(), m * sizeof(int32_t));
+    sort_once(env, idx, m);
+    CK(cudaStreamSynchronize(env.stream));  // before perm is freed (sort_once skips m < 2)
+  }
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+
+  // mgpu
+  K *mo = I->alloc<K>(nout * sizeof(K));
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() { MG(mgpu_bulk_remove(ctx, sizeof(K), data, n, idx, m, mo)); };
+  I->mgpu.outputs = [=]() { return std::vector<Span>{{mo, nout, kt, "keys"}}; };
+
+  auto make_flags = [=](uint8_t *flags) {
+    k_fill<uint8_t><<<grid_for(n), 256, 0, st>>>(flags, n, (uint8_t)1);
+    CK_LAUNCH();
+    if (m) {
+      k_scatter_zero<<<grid_for(m), 256, 0, st>>>(flags, idx, m);
+      CK_LAUNCH();
+    }
+  };
+  Env *e = &env;
+
+  // scatter-flags + cub::DeviceSelect::Flagged
+  {
+    uint8_t *flags = I->alloc<uint8_t>(n);
+    K *co = I->alloc<K>(nout * sizeof(K));
+    int64_t *nsel = I->alloc<int64_t>(sizeof(int64_t));
+    size_t tb = 0;
+    CK(cub::DeviceSelect::Flagged(nullptr, tb, data, flags, co, nsel, (int64_t)n, st));
+    void *temp = I->alloc(tb);
+    Runner r;
+    r.name = "scatter-flags+cub::DeviceSelect::Flagged";
+    r.run = [=]() {
+      make_flags(flags);
+      size_t t = tb;
+      CK(cub::DeviceSelect::Flagged(temp, t, data, flags, co, nsel, (int64_t)n, st));
+    };
+    r.outputs = [=]() {
+      int64_t got = 0;
+      CK(cudaMemcpyAsync(&got, nsel, sizeof got, cudaMemcpyDeviceToHost, e->stream));
+      CK(cudaStreamSynchronize(e->stream));
+      return std::vector<Span>{{co, (size_t)got, kt, "keys"}};
+    };
+    I->anchors.push_back(std::move(r));
+  }
+
+  // scatter-flags + thrust::copy_if (stencil)
+  {
+    uint8_t *flags = I->alloc<uint8_t>(n);
+    K *to = I->alloc<K>(nout * sizeof(K));
+    auto cache = std::make_shared<ThrustCache>();
+    auto count = std::make_shared<size_t>(0);
+    Runner r;
+    r.name = "thrust::copy_if";
+    r.run = [=]() {
+      make_flags(flags);
+      thrust_call([&] {
+        ThrustAlloc al{cache.get()};
+        K *end = thrust::copy_if(thrust::cuda::par_nosync(al).on(st), data, data + n, flags, to,
+                                 FlagSet{});
+        *count = (size_t)(end - to);
+      });
+    };
+    r.outputs = [=]() { return std::vector<Span>{{to, *count, kt, "keys"}}; };
+    I->anchors.push_back(std::move(r));
+  }
+
+  I->selfcheck = first_bad_check<K>(env, "the data without the removed indices",
+                                    [=](const K *out, unsigned long long *f) {
+                                      k_check_remove<K><<<grid_for(n), 256, 0, st>>>(data, n, idx, m, out, f);
+                                    });
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+// ===========================================================================
+// case: bulk_insert (keys) vs thrust::merge_by_key
+// ===========================================================================
+
+template <class K>
+std::unique_ptr<Instance> make_bulk_insert_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  const size_t m = n / 4, nout = n + m;
+  auto I = std::make_unique<Instance>();
+  I->keys = nout;
+  I->bytes_in = nout * sizeof(K);  // the output
+
+  K *data = I->alloc<K>(n * sizeof(K));
+  K *vals = I->alloc<K>(m * sizeof(K));
+  int32_t *pos = I->alloc<int32_t>(m * sizeof(int32_t));
+  gen_random(env, data, n, 21);
+  gen_random(env, vals, m, 22);
+  if (m) {
+    k_random_below<<<grid_for(m), 256, 0, env.stream>>>(pos, m, (uint64_t)n + 1, 23);
+    CK_LAUNCH();
+    sort_once(env, pos, m);
+  }
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+
+  // mgpu
+  K *mo = I->alloc<K>(nout * sizeof(K));
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() { MG(mgpu_bulk_insert(ctx, sizeof(K), data, n, pos, vals, m, mo)); };
+  I->mgpu.outputs = [=]() { return std::vector<Span>{{mo, nout, kt, "keys"}}; };
+
+  // thrust::merge_by_key: keys = positions (inserted, first range: they win
+  // ties) and 0..n-1 (the data's own positions), values = the payloads.
+  {
+    int32_t *counting = I->alloc<int32_t>(n * sizeof(int32_t));
+    gen_iota(env, counting, n, 0);
+    int32_t *ok = I->alloc<int32_t>(nout * sizeof(int32_t));
+    K *ov = I->alloc<K>(nout * sizeof(K));
+    auto cache = std::make_shared<ThrustCache>();
+    Runner r;
+    r.name = "thrust::merge_by_key";
+    r.run = [=]() {
+      thrust_call([&] {
+        ThrustAlloc al{cache.get()};
+        thrust::merge_by_key(thrust::cuda::par_nosync(al).on(st), pos, pos + m, counting,
+                             counting + n, vals, data, ok, ov);
+      });
+    };
+    r.outputs = [=]() { return std::vector<Span>{{ov, nout, kt, "keys"}}; };
+    I->anchors.push_back(std::move(r));
+  }
+
+  I->selfcheck = first_bad_check<K>(env, "where the insertion puts data and values",
+                                    [=](const K *out, unsigned long long *f) {
+                                      k_check_insert<K><<<grid_for(nout), 256, 0, st>>>(data, n, pos, vals, m, out, f);
+                                    });
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+// ===========================================================================
+// cases: interval_expand and interval_move (keys) vs
+// thrust::exclusive_scan + thrust::upper_bound + thrust::gather
+// ===========================================================================
+
+// m = n/5 interval counts (int32, mean 5, zeros included) summing to
+// exactly n, from m-1 sorted random cut points in [0, n]; and their
+// exclusive scan (for setup and checks; the timed runs scan themselves).
+struct Intervals {
+  size_t m = 0;
+  int32_t *counts = nullptr;
+  int32_t *scan = nullptr;
+};
+
+Intervals make_intervals(Env &env, Instance &I, size_t n, uint64_t seed) {
+  Intervals iv;
+  iv.m = std::max<size_t>(1, n / 5);
+  iv.counts = I.alloc<int32_t>(iv.m * sizeof(int32_t));
+  iv.scan = I.alloc<int32_t>(iv.m * sizeof(int32_t));
+  {
+    DevBuf cuts_buf((iv.m - 1) * sizeof(int32_t));
+    int32_t *cuts = static_cast<int32_t *>(cuts_buf.get());
+    if (iv.m > 1) {
+      k_random_below<<<grid_for(iv.m - 1), 256, 0, env.stream>>>(cuts, iv.m - 1, (uint64_t)n + 1, seed);
+      CK_LAUNCH();
+      sort_once(env, cuts, iv.m - 1);
+    }
+    k_counts_from_cuts<<<grid_for(iv.m), 256, 0, env.stream>>>(iv.counts, cuts, iv.m, (int32_t)n);
+    CK_LAUNCH();
+    CK(cudaStreamSynchronize(env.stream));  // before cuts_buf is freed
+  }
+  exclusive_sum_once(env, iv.counts, iv.scan, iv.m);
+  return iv;
+}
+
+// mgpu_scan_counts of int32 counts, requiring the total to be n.
+void mgpu_scan_n(mgpu_context *ctx, const int32_t *counts, size_t m, int32_t *scan, size_t n) {
+  int64_t total = -1, bad = -1, bad_value = 0;
+  MG(mgpu_scan_counts(ctx, counts, MGPU_I32, m, scan, &total, &bad, &bad_value));
+  if (total != (int64_t)n)
+    throw BenchError("mgpu_scan_counts: total " + std::to_string(total) + ", expected " +
+                         std::to_string(n),
+                     false);
+}
+
+template <class K>
+std::unique_ptr<Instance> make_interval_expand_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);  // the output
+  Intervals iv = make_intervals(env, *I, n, 31);
+  const size_t m = iv.m;
+  const int32_t *counts = iv.counts;
+  K *vals = I->alloc<K>(m * sizeof(K));
+  gen_random(env, vals, m, 32);
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+
+  // mgpu: scan_counts + interval_expand
+  {
+    int32_t *scan = I->alloc<int32_t>(m * sizeof(int32_t));
+    K *mo = I->alloc<K>(n * sizeof(K));
+    I->mgpu.name = "mgpu";
+    I->mgpu.run = [=]() {
+      mgpu_scan_n(ctx, counts, m, scan, n);
+      MG(mgpu_interval_expand(ctx, sizeof(K), vals, scan, m, n, mo));
+    };
+    I->mgpu.outputs = [=]() { return std::vector<Span>{{mo, n, kt, "keys"}}; };
+  }
+
+  // exclusive_scan, upper_bound of 0..n-1 (minus 1: the interval), gather
+  {
+    int32_t *scan = I->alloc<int32_t>(m * sizeof(int32_t));
+    int32_t *idx = I->alloc<int32_t>(n * sizeof(int32_t));
+    K *to = I->alloc<K>(n * sizeof(K));
+    auto cache = std::make_shared<ThrustCache>();
+    Runner r;
+    r.name = "scan+thrust::upper_bound+gather";
+    r.run = [=]() {
+      thrust_call([&] {
+        ThrustAlloc al{cache.get()};
+        auto pol = thrust::cuda::par_nosync(al).on(st);
+        thrust::exclusive_scan(pol, counts, counts + m, scan);
+        thrust::upper_bound(pol, scan, scan + m, thrust::counting_iterator<int32_t>(0),
+                            thrust::counting_iterator<int32_t>((int32_t)n), idx);
+        thrust::gather(pol, thrust::make_transform_iterator(idx, MinusOne{}),
+                       thrust::make_transform_iterator(idx + n, MinusOne{}), vals, to);
+      });
+    };
+    r.outputs = [=]() { return std::vector<Span>{{to, n, kt, "keys"}}; };
+    I->anchors.push_back(std::move(r));
+  }
+
+  const int32_t *ref_scan = iv.scan;
+  I->selfcheck = first_bad_check<K>(env, "its interval's value",
+                                    [=](const K *out, unsigned long long *f) {
+                                      k_check_intervals<K><<<grid_for(m), 256, 0, st>>>(vals, nullptr, counts, ref_scan, m, out, f);
+                                    });
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+template <class K>
+std::unique_ptr<Instance> make_interval_move_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);  // the output (and the input)
+  Intervals iv = make_intervals(env, *I, n, 41);
+  const size_t m = iv.m;
+  const int32_t *counts = iv.counts;
+  K *input = I->alloc<K>(n * sizeof(K));
+  gen_random(env, input, n, 42);
+
+  // gather: the intervals' sources tile the input in a random interval
+  // order (so they do not overlap); scatter: the scan (dense output).
+  int32_t *gather = I->alloc<int32_t>(m * sizeof(int32_t));
+  int32_t *scatter = I->alloc<int32_t>(m * sizeof(int32_t));
+  {
+    DevBuf perm_b(m * sizeof(int32_t)), pc_b(m * sizeof(int32_t)), ps_b(m * sizeof(int32_t));
+    int32_t *perm = static_cast<int32_t *>(perm_b.get());
+    int32_t *pc = static_cast<int32_t *>(pc_b.get());
+    int32_t *ps = static_cast<int32_t *>(ps_b.get());
+    random_permutation(env, perm, m, 43);
+    k_permute<<<grid_for(m), 256, 0, env.stream>>>(pc, counts, perm, m);  // counts in source order
+    CK_LAUNCH();
+    exclusive_sum_once(env, pc, ps, m);                                    // source offsets
+    k_unpermute<<<grid_for(m), 256, 0, env.stream>>>(gather, ps, perm, m);
+    CK_LAUNCH();
+    copy_async(env, scatter, iv.scan, m * sizeof(int32_t));
+    CK(cudaStreamSynchronize(env.stream));  // before the temporaries are freed
+  }
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+
+  // mgpu: scan_counts + interval_move
+  {
+    int32_t *scan = I->alloc<int32_t>(m * sizeof(int32_t));
+    K *mo = I->alloc<K>(n * sizeof(K));
+    I->mgpu.name = "mgpu";
+    I->mgpu.run = [=]() {
+      mgpu_scan_n(ctx, counts, m, scan, n);
+      MG(mgpu_interval_move(ctx, sizeof(K), input, n, gather, scatter, scan, m, n, mo, n));
+    };
+    I->mgpu.outputs = [=]() { return std::vector<Span>{{mo, n, kt, "keys"}}; };
+  }
+
+  // exclusive_scan, upper_bound (the interval of each output), gather from
+  // gather[iv] + (k - scan[iv])
+  {
+    int32_t *scan = I->alloc<int32_t>(m * sizeof(int32_t));
+    int32_t *idx = I->alloc<int32_t>(n * sizeof(int32_t));
+    K *to = I->alloc<K>(n * sizeof(K));
+    auto cache = std::make_shared<ThrustCache>();
+    Runner r;
+    r.name = "scan+thrust::upper_bound+gather";
+    r.run = [=]() {
+      thrust_call([&] {
+        ThrustAlloc al{cache.get()};
+        auto pol = thrust::cuda::par_nosync(al).on(st);
+        thrust::exclusive_scan(pol, counts, counts + m, scan);
+        thrust::upper_bound(pol, scan, scan + m, thrust::counting_iterator<int32_t>(0),
+                            thrust::counting_iterator<int32_t>((int32_t)n), idx);
+        auto src = thrust::make_transform_iterator(thrust::counting_iterator<int32_t>(0),
+                                                   MoveSource{idx, gather, scan});
+        thrust::gather(pol, src, src + n, input, to);
+      });
+    };
+    r.outputs = [=]() { return std::vector<Span>{{to, n, kt, "keys"}}; };
+    I->anchors.push_back(std::move(r));
+  }
+
+  const int32_t *ref_scan = iv.scan;
+  I->selfcheck = first_bad_check<K>(env, "its interval's source element",
+                                    [=](const K *out, unsigned long long *f) {
+                                      k_check_intervals<K><<<grid_for(m), 256, 0, st>>>(input, gather, counts, ref_scan, m, out, f);
+                                    });
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+// dtype dispatch for the single-argument makers above.
+#define MGPU_BENCH_DISPATCH(fn)                                                 \
+  [](Env &e, mgpu_dtype t, size_t n) {                                          \
+    std::unique_ptr<Instance> r;                                                \
+    with_key_type(t, [&](auto k) { r = fn<decltype(k)>(e, n); });               \
+    return r;                                                                   \
+  }
+
+// ===========================================================================
 // the registry
 // ===========================================================================
 
@@ -668,8 +1268,12 @@ void register_cases() {
            [](Env &e, mgpu_dtype t, size_t n) { return make_mergesort(e, t, n, false); });
   add_case("mergesort", "pairs", ints,
            [](Env &e, mgpu_dtype t, size_t n) { return make_mergesort(e, t, n, true); });
+  add_case("bulk_remove", "keys", ints, MGPU_BENCH_DISPATCH(make_bulk_remove_t));
+  add_case("bulk_insert", "keys", ints, MGPU_BENCH_DISPATCH(make_bulk_insert_t));
+  add_case("interval_expand", "keys", ints, MGPU_BENCH_DISPATCH(make_interval_expand_t));
+  add_case("interval_move", "keys", ints, MGPU_BENCH_DISPATCH(make_interval_move_t));
   // Later: segmented sort vs cub::DeviceSegmentedSort, set operations vs
-  // thrust::set_*, bulk insert/remove, interval expand/move.
+  // thrust::set_*.
 }
 
 // ===========================================================================

@@ -221,6 +221,14 @@ mgpu_backend make_backend() {
   b.is_sorted = mgpu_cuda_is_sorted;
   b.merge = cuda_merge;
   b.mergesort = cuda_mergesort;
+  b.prepare_positions = mgpu_cuda_prepare_positions;
+  b.scan_counts = mgpu_cuda_scan_counts;
+  b.prepare_starts = mgpu_cuda_prepare_starts;
+  b.bulk_remove = mgpu_cuda_bulk_remove;
+  b.bulk_insert = mgpu_cuda_bulk_insert;
+  b.load_balance = mgpu_cuda_load_balance;
+  b.interval_expand = mgpu_cuda_interval_expand;
+  b.interval_move = mgpu_cuda_interval_move;
   return b;
 }
 

@@ -87,7 +87,7 @@ __device__ __forceinline__ void merge_in_shared(const tile_io<K, V> &io,
   thread_to_shared<VT>(keys, total, sm.keys);
   if (HAS_V) thread_to_shared<VT>(vals, total, sm.vals);
   __syncthreads();
-  shared_to_global<NT, VT>(sm.keys, total, io.out);
+  if (io.out) shared_to_global<NT, VT>(sm.keys, total, io.out); /* bulk_insert: values only */
   if (HAS_V) shared_to_global<NT, VT>(sm.vals, total, io.outv);
   if (S) store_samples<NT, S ? S : 1>(sm.keys, total, io.out0, io.samples);
 }

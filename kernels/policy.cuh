@@ -81,6 +81,15 @@ template <> struct mergesort_policy<8, 8> {
   typedef tile_policy<128, 11> pass;
 };
 
+/* bulk_remove, bulk_insert and the interval operations (by element width).
+ * Provisional: chosen by analogy with merge (bulk_insert is a merge of
+ * positions with a counting sequence), not yet tuned on the GPU machine. */
+template <int WIDTH> struct bulk_policy {
+  typedef tile_policy<128, WIDTH == 4 ? 15 : 11> remove;
+  typedef tile_policy<128, WIDTH == 4 ? 15 : 11> insert;
+};
+typedef tile_policy<128, 11> interval_policy;
+
 } // namespace mgpu
 
 #endif

@@ -34,6 +34,21 @@ typedef struct mgpu_sort_args {
   size_t n;
 } mgpu_sort_args;
 
+/* The interval operations: total outputs from m intervals (exclusive scan
+ * `scan`).  load_balance writes int32 interval numbers (plus base); expand
+ * repeats values; move copies input ranges (gather/scatter NULL = the
+ * scan, i.e. sequential). */
+typedef struct mgpu_interval_args {
+  size_t width;
+  const void *input;    /* expand: the m values; move: the input array */
+  size_t n_input;
+  const int32_t *gather, *scatter, *scan;
+  size_t m, total;
+  void *out;
+  size_t n_out;
+  int32_t base;
+} mgpu_interval_args;
+
 typedef struct mgpu_backend {
   const char *name;
   /* Set up ctx->impl for device number `device` (ignored by cpu). */
@@ -66,6 +81,32 @@ typedef struct mgpu_backend {
 
   mgpu_status (*merge)(mgpu_context *ctx, const mgpu_merge_args *args);
   mgpu_status (*mergesort)(mgpu_context *ctx, const mgpu_sort_args *args);
+
+  /* Index preparation: *bad = first offending position or -1 (the generic
+   * layer turns that into MGPU_EINVAL); the backend returns MGPU_OK then. */
+  mgpu_status (*prepare_positions)(mgpu_context *ctx, const void *src,
+                                   mgpu_dtype t, size_t m, int64_t lo,
+                                   int64_t hi, int unique, int32_t *dst,
+                                   int64_t *bad, int64_t *bad_value);
+  mgpu_status (*scan_counts)(mgpu_context *ctx, const void *counts,
+                             mgpu_dtype t, size_t m, int32_t *scan,
+                             int64_t *total, int64_t *bad,
+                             int64_t *bad_value);
+  mgpu_status (*prepare_starts)(mgpu_context *ctx, const void *starts,
+                                mgpu_dtype t, const int32_t *scan, size_t m,
+                                size_t total, int64_t limit, int32_t *dst,
+                                int64_t *bad, int64_t *bad_value,
+                                int64_t *max_end);
+  mgpu_status (*bulk_remove)(mgpu_context *ctx, size_t width, const void *data,
+                             size_t n, const int32_t *indices, size_t m,
+                             void *out);
+  mgpu_status (*bulk_insert)(mgpu_context *ctx, size_t width, const void *data,
+                             size_t n, const int32_t *positions,
+                             const void *values, size_t m, void *out);
+  mgpu_status (*load_balance)(mgpu_context *ctx, const mgpu_interval_args *a);
+  mgpu_status (*interval_expand)(mgpu_context *ctx,
+                                 const mgpu_interval_args *a);
+  mgpu_status (*interval_move)(mgpu_context *ctx, const mgpu_interval_args *a);
 } mgpu_backend;
 
 struct mgpu_context {

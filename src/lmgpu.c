@@ -72,6 +72,13 @@ static const luaL_Reg module_functions[] = {
   {"default_context", lmgpu_default_context},
   {"merge", lmgpu_merge},
   {"mergesort", lmgpu_mergesort},
+  {"bulk_remove", lmgpu_bulk_remove},
+  {"bulk_insert", lmgpu_bulk_insert},
+  {"interval_expand", lmgpu_interval_expand},
+  {"interval_gather", lmgpu_interval_gather},
+  {"interval_scatter", lmgpu_interval_scatter},
+  {"interval_move", lmgpu_interval_move},
+  {"load_balance", lmgpu_load_balance},
   {"clock", l_clock},
   {NULL, NULL},
 };

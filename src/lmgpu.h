@@ -96,4 +96,13 @@ LUAMOD_API int luaopen_mgpu_core(lua_State *L);
 int lmgpu_merge(lua_State *L);
 int lmgpu_mergesort(lua_State *L);
 
+/* ---- lmgpu_bulk.c ---- */
+int lmgpu_bulk_remove(lua_State *L);
+int lmgpu_bulk_insert(lua_State *L);
+int lmgpu_interval_expand(lua_State *L);
+int lmgpu_interval_gather(lua_State *L);
+int lmgpu_interval_scatter(lua_State *L);
+int lmgpu_interval_move(lua_State *L);
+int lmgpu_load_balance(lua_State *L);
+
 #endif

@@ -264,3 +264,148 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
   mgpu_sort_args args = {key_type, order, value_size, keys, vals, n};
   return ctx->be->mergesort(ctx, &args);
 }
+
+/* ---- index preparation, bulk and interval operations -------------------- */
+
+static mgpu_status check_index_type(mgpu_context *ctx, mgpu_dtype t) {
+  TRY(check_type(ctx, t));
+  if (mgpu_dtype_is_float(t))
+    return mgpu_set_error(ctx, MGPU_EINVAL, "index arrays must have an "
+                                            "integer dtype (got %s)",
+                          mgpu_dtype_name(t));
+  return MGPU_OK;
+}
+
+static mgpu_status check_width(mgpu_context *ctx, size_t width) {
+  if (width != 4 && width != 8)
+    return mgpu_set_error(ctx, MGPU_EINVAL,
+                          "element width must be 4 or 8 (got %zu)", width);
+  return MGPU_OK;
+}
+
+static mgpu_status reported(mgpu_context *ctx, int64_t bad, const char *what) {
+  if (bad < 0) return MGPU_OK;
+  return mgpu_set_error(ctx, MGPU_EINVAL, "%s (first at position %lld)", what,
+                        (long long)bad);
+}
+
+mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
+                                   mgpu_dtype t, size_t m, int64_t lo,
+                                   int64_t hi, int unique, int32_t *dst,
+                                   int64_t *bad, int64_t *bad_value) {
+  *bad = -1;
+  *bad_value = 0;
+  TRY(check_index_type(ctx, t));
+  TRY(check_count(ctx, m));
+  if (hi > (int64_t)MGPU_MAX_COUNT + 1)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "hi is past the count limit");
+  if (!m) return MGPU_OK;
+  TRY(ctx->be->prepare_positions(ctx, src, t, m, lo, hi, unique, dst, bad,
+                                 bad_value));
+  return reported(ctx, *bad, "position out of range or out of order");
+}
+
+mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
+                             mgpu_dtype t, size_t m, int32_t *scan,
+                             int64_t *total, int64_t *bad,
+                             int64_t *bad_value) {
+  *bad = -1;
+  *bad_value = 0;
+  *total = 0;
+  TRY(check_index_type(ctx, t));
+  TRY(check_count(ctx, m));
+  if (!m) return MGPU_OK;
+  TRY(ctx->be->scan_counts(ctx, counts, t, m, scan, total, bad, bad_value));
+  TRY(reported(ctx, *bad, "negative count"));
+  if (*total > (int64_t)MGPU_MAX_COUNT)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "the counts add up to %lld, past the limit of %zu",
+                          (long long)*total, MGPU_MAX_COUNT);
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_prepare_starts(mgpu_context *ctx, const void *starts,
+                                mgpu_dtype t, const int32_t *scan, size_t m,
+                                size_t total, int64_t limit, int32_t *dst,
+                                int64_t *bad, int64_t *bad_value,
+                                int64_t *max_end) {
+  *bad = -1;
+  *bad_value = 0;
+  *max_end = 0;
+  TRY(check_index_type(ctx, t));
+  TRY(check_count(ctx, m));
+  TRY(check_count(ctx, total));
+  if (!m) return MGPU_OK;
+  TRY(ctx->be->prepare_starts(ctx, starts, t, scan, m, total, limit, dst, bad,
+                              bad_value, max_end));
+  return reported(ctx, *bad, "interval out of range");
+}
+
+mgpu_status mgpu_bulk_remove(mgpu_context *ctx, size_t width, const void *data,
+                             size_t n, const int32_t *indices, size_t m,
+                             void *out) {
+  TRY(check_width(ctx, width));
+  TRY(check_count(ctx, n));
+  if (m > n)
+    return mgpu_set_error(ctx, MGPU_EINVAL,
+                          "%zu indices to remove from %zu elements", m, n);
+  if (n == m) return MGPU_OK;
+  if (!m) return mgpu_copy(ctx, out, data, n * width);
+  return ctx->be->bulk_remove(ctx, width, data, n, indices, m, out);
+}
+
+mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
+                             size_t n, const int32_t *positions,
+                             const void *values, size_t m, void *out) {
+  TRY(check_width(ctx, width));
+  TRY(check_count(ctx, n));
+  TRY(check_count(ctx, m));
+  if (n + m > MGPU_MAX_COUNT)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "the result would have %zu elements, past the "
+                          "limit of %zu",
+                          n + m, MGPU_MAX_COUNT);
+  if (!m) return mgpu_copy(ctx, out, data, n * width);
+  return ctx->be->bulk_insert(ctx, width, data, n, positions, values, m, out);
+}
+
+static mgpu_status check_intervals(mgpu_context *ctx, size_t m, size_t total) {
+  TRY(check_count(ctx, m));
+  TRY(check_count(ctx, total));
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_load_balance(mgpu_context *ctx, const int32_t *scan, size_t m,
+                              size_t total, int32_t base, int32_t *out) {
+  TRY(check_intervals(ctx, m, total));
+  if (!total) return MGPU_OK;
+  mgpu_interval_args a = {4, NULL, 0, NULL, NULL, scan, m, total, out, total,
+                          base};
+  return ctx->be->load_balance(ctx, &a);
+}
+
+mgpu_status mgpu_interval_expand(mgpu_context *ctx, size_t width,
+                                 const void *values, const int32_t *scan,
+                                 size_t m, size_t total, void *out) {
+  TRY(check_width(ctx, width));
+  TRY(check_intervals(ctx, m, total));
+  if (!total) return MGPU_OK;
+  mgpu_interval_args a = {width, values, m, NULL, NULL, scan, m, total, out,
+                          total, 0};
+  return ctx->be->interval_expand(ctx, &a);
+}
+
+mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
+                               const void *input, size_t n_input,
+                               const int32_t *gather, const int32_t *scatter,
+                               const int32_t *scan, size_t m, size_t total,
+                               void *out, size_t n_out) {
+  TRY(check_width(ctx, width));
+  TRY(check_intervals(ctx, m, total));
+  TRY(check_count(ctx, n_input));
+  TRY(check_count(ctx, n_out));
+  if (!total) return MGPU_OK;
+  mgpu_interval_args a = {width, input, n_input, gather, scatter, scan, m,
+                          total, out, n_out, 0};
+  return ctx->be->interval_move(ctx, &a);
+}

@@ -5,8 +5,10 @@
  * context: device pointers for a CUDA context, host pointers for the cpu
  * context.  Take buffers with mgpu_alloc (or, on a CUDA context, any device
  * allocation on the context's device).  Operations are enqueued on the
- * context's stream; only mgpu_download, mgpu_is_sorted and mgpu_context_sync
- * wait for the device.
+ * context's stream; only mgpu_download, mgpu_is_sorted, mgpu_context_sync
+ * and the index preparations (which report what they found) wait for the
+ * device.  Outputs must not overlap inputs unless a function says so, and
+ * every out-parameter pointer must be valid.
  *
  * Every function returning mgpu_status leaves a message in
  * mgpu_context_error(ctx) when it fails.  Counts are limited to
@@ -158,6 +160,78 @@ mgpu_status mgpu_merge(mgpu_context *ctx, mgpu_dtype key_type,
 mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
                            mgpu_order order, void *keys, size_t n,
                            size_t value_size, void *vals);
+
+/* ---- index preparation -------------------------------------------------
+ * Callers of the bulk and interval operations usually hold 1-based indices
+ * of some integer dtype; these turn them into the 0-based int32 arrays the
+ * operations take, checking them on the way.  On a violation they return
+ * MGPU_EINVAL and set *bad to the 0-based position of the first offending
+ * element and *bad_value to its value (as int64); otherwise *bad = -1. */
+
+/* dst[i] = src[i] - 1, requiring lo <= src[i] <= hi and src increasing
+ * (strictly when unique is non-zero). */
+mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
+                                   mgpu_dtype t, size_t m, int64_t lo,
+                                   int64_t hi, int unique, int32_t *dst,
+                                   int64_t *bad, int64_t *bad_value);
+
+/* scan[i] = counts[0] + ... + counts[i-1] (int32), *total = the sum.  A
+ * negative count is MGPU_EINVAL (*bad, *bad_value); a total past
+ * MGPU_MAX_COUNT is MGPU_ETOOBIG (then *total holds it). */
+mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
+                             mgpu_dtype t, size_t m, int32_t *scan,
+                             int64_t *total, int64_t *bad, int64_t *bad_value);
+
+/* Interval starts: dst[i] = starts[i] - 1 for the intervals of lengths
+ * given by (scan, total), requiring starts[i] >= 1 and, when limit >= 0,
+ * starts[i] - 1 + count[i] <= limit (the interval fits in an array of limit
+ * elements) and starts[i] <= limit + 1.  *max_end = the largest
+ * starts[i] - 1 + count[i] over non-empty intervals (0 if none). */
+mgpu_status mgpu_prepare_starts(mgpu_context *ctx, const void *starts,
+                                mgpu_dtype t, const int32_t *scan, size_t m,
+                                size_t total, int64_t limit, int32_t *dst,
+                                int64_t *bad, int64_t *bad_value,
+                                int64_t *max_end);
+
+/* ---- bulk and interval operations (elements of `width` bytes: 4 or 8) ---
+ * Intervals are given by their exclusive scan: interval i has count
+ * scan[i+1] - scan[i] (the last one total - scan[m-1]). */
+
+/* out = data without the elements at indices (0-based, sorted, unique,
+ * < n): n - m elements, in order. */
+mgpu_status mgpu_bulk_remove(mgpu_context *ctx, size_t width, const void *data,
+                             size_t n, const int32_t *indices, size_t m,
+                             void *out);
+
+/* out (n + m elements) = data with values[i] inserted before data[
+ * positions[i]] (0-based, non-decreasing, <= n; equal positions keep their
+ * order). */
+mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
+                             size_t n, const int32_t *positions,
+                             const void *values, size_t m, void *out);
+
+/* For each of the total outputs of intervals with exclusive scan `scan`
+ * (m intervals): out[k] = base + the interval that produces output k. */
+mgpu_status mgpu_load_balance(mgpu_context *ctx, const int32_t *scan, size_t m,
+                              size_t total, int32_t base, int32_t *out);
+
+/* out[scan[i] + j] = values[i] for j < count[i]. */
+mgpu_status mgpu_interval_expand(mgpu_context *ctx, size_t width,
+                                 const void *values, const int32_t *scan,
+                                 size_t m, size_t total, void *out);
+
+/* For each interval i and j < count[i]: out[s + j] = input[g + j] with g =
+ * gather[i] (or scan[i] when gather is NULL) and s = scatter[i] (or scan[i]
+ * when scatter is NULL); 0-based.  input has n_input elements and out n_out:
+ * a copy that would fall outside either is skipped (mgpu_prepare_starts
+ * checks ranges beforehand, with a message).  out must not overlap input.
+ * Overlapping destinations: each element ends up with one of the values
+ * written to it, which one is unspecified. */
+mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
+                               const void *input, size_t n_input,
+                               const int32_t *gather, const int32_t *scatter,
+                               const int32_t *scan, size_t m, size_t total,
+                               void *out, size_t n_out);
 
 #ifdef __cplusplus
 }

@@ -526,4 +526,195 @@ function R.sub(t, i, j)
   return r
 end
 
+---------------------------------------------------------------------------
+-- bulk and interval operations (1-based indices and starts, as the Lua API
+-- takes them).  Arguments are Lua tables; each raises "reference: ..." on an
+-- argument the contract forbids, so a broken spec shows up as such.
+
+local function ref_error(fn, fmt, ...)
+  error("reference " .. fn .. ": " .. string.format(fmt, ...), 3)
+end
+
+-- scan[i] = counts[1] + ... + counts[i-1] (0-based offsets); total = the sum.
+function R.exclusive_scan(counts)
+  local scan, s = {}, 0
+  for i = 1, #counts do
+    scan[i] = s
+    if mtype(counts[i]) ~= "integer" or counts[i] < 0 then
+      ref_error("exclusive_scan", "bad count %s at %d", tostring(counts[i]), i)
+    end
+    s = s + counts[i]
+  end
+  return scan, s
+end
+
+-- data without the elements at indices (sorted, unique, in 1..#data).
+function R.bulk_remove(data, indices)
+  local out, k, n = {}, 1, #data
+  for i = 1, #indices do
+    local x = indices[i]
+    if mtype(x) ~= "integer" or x < 1 or x > n or (i > 1 and x <= indices[i - 1]) then
+      ref_error("bulk_remove", "bad index %s at %d", tostring(x), i)
+    end
+  end
+  local j = 1
+  for i = 1, n do
+    if j <= #indices and indices[j] == i then
+      j = j + 1
+    else
+      out[k] = data[i]; k = k + 1
+    end
+  end
+  return out
+end
+
+-- values[i] goes before data[positions[i]] (positions sorted, in
+-- 1..#data+1, repeats kept in order, as table.insert(t, pos, v) one after
+-- the other with the positions shifted).
+function R.bulk_insert(data, positions, values)
+  local n, m = #data, #positions
+  if #values ~= m then ref_error("bulk_insert", "%d positions, %d values", m, #values) end
+  for i = 1, m do
+    local p = positions[i]
+    if mtype(p) ~= "integer" or p < 1 or p > n + 1 or (i > 1 and p < positions[i - 1]) then
+      ref_error("bulk_insert", "bad position %s at %d", tostring(p), i)
+    end
+  end
+  local out, k, j = {}, 1, 1
+  for d = 1, n + 1 do
+    while j <= m and positions[j] == d do
+      out[k] = values[j]; k = k + 1; j = j + 1
+    end
+    if d <= n then out[k] = data[d]; k = k + 1 end
+  end
+  return out
+end
+
+-- values[i] repeated counts[i] times.
+function R.interval_expand(values, counts)
+  if #values ~= #counts then
+    ref_error("interval_expand", "%d values, %d counts", #values, #counts)
+  end
+  R.exclusive_scan(counts)
+  local out, k = {}, 1
+  for i = 1, #counts do
+    local v = values[i]
+    for _ = 1, counts[i] do out[k] = v; k = k + 1 end
+  end
+  return out
+end
+
+-- For each of the sum(counts) outputs, the (1-based) interval producing it.
+function R.load_balance(counts)
+  R.exclusive_scan(counts)
+  local out, k = {}, 1
+  for i = 1, #counts do
+    for _ = 1, counts[i] do out[k] = i; k = k + 1 end
+  end
+  return out
+end
+
+-- Interval i copies input[gather[i] ..] to out[scatter[i] ..], counts[i]
+-- elements, intervals in order (a later interval overwrites an earlier one
+-- where they overlap, as the cpu backend does).  `out`: a table the result
+-- starts from (copied, not modified), or nil for a new one just long enough
+-- for the furthest end of a non-empty interval, `zero` (default 0) where
+-- nothing is written.
+function R.interval_move(input, gather, scatter, counts, out, zero)
+  local m = #counts
+  if #gather ~= m or #scatter ~= m then
+    ref_error("interval_move", "%d gather, %d scatter, %d counts", #gather, #scatter, m)
+  end
+  R.exclusive_scan(counts)
+  local res = {}
+  if out then
+    for i = 1, #out do res[i] = out[i] end
+  else
+    local len = 0
+    for i = 1, m do
+      if counts[i] > 0 then len = math.max(len, scatter[i] + counts[i] - 1) end
+    end
+    for i = 1, len do res[i] = zero or 0 end
+  end
+  local nin, nout = #input, #res
+  for i = 1, m do
+    local g, s, c = gather[i], scatter[i], counts[i]
+    if mtype(g) ~= "integer" or g < 1 or g + c - 1 > nin or g > nin + 1 then
+      ref_error("interval_move", "gather[%d] = %s with count %d, input %d", i, tostring(g), c, nin)
+    end
+    if mtype(s) ~= "integer" or s < 1 or (c > 0 and s + c - 1 > nout) or (out and s > nout + 1) then
+      ref_error("interval_move", "scatter[%d] = %s with count %d, out %d", i, tostring(s), c, nout)
+    end
+    for j = 0, c - 1 do res[s + j] = input[g + j] end
+  end
+  return res
+end
+
+-- interval i copies input[gather[i] .. gather[i]+counts[i]-1]; the
+-- intervals follow each other.
+function R.interval_gather(input, gather, counts)
+  local scan, total = R.exclusive_scan(counts)
+  local scatter = {}
+  for i = 1, #counts do scatter[i] = scan[i] + 1 end
+  -- the result is exactly sum(counts) long, every element written
+  local out = {}
+  for i = 1, total do out[i] = false end
+  return R.interval_move(input, gather, scatter, counts, out)
+end
+
+-- the consecutive runs of input (counts[1] elements, then counts[2], ...)
+-- go to out[scatter[i] ..].  out and zero as for R.interval_move.
+function R.interval_scatter(input, scatter, counts, out, zero)
+  local scan, total = R.exclusive_scan(counts)
+  if total > #input then
+    ref_error("interval_scatter", "counts total %d, input %d", total, #input)
+  end
+  local gather = {}
+  for i = 1, #counts do gather[i] = scan[i] + 1 end
+  return R.interval_move(input, gather, scatter, counts, out, zero)
+end
+
+-- For overlapping destinations: w[p] = the list of values the intervals
+-- write to out[p] (absent where nothing is written).
+function R.interval_writes(input, gather, scatter, counts)
+  local w = {}
+  for i = 1, #counts do
+    for j = 0, counts[i] - 1 do
+      local p = scatter[i] + j
+      local l = w[p]
+      if not l then l = {}; w[p] = l end
+      l[#l + 1] = input[gather[i] + j]
+    end
+  end
+  return w
+end
+
+-- nil when every element of got (a table) is `old[p]` where nothing is
+-- written and one of the written values (w from R.interval_writes) where
+-- something is; else a message naming the first offender.
+function R.check_writes(got, old, w, dt)
+  if #got ~= #old then
+    return string.format("length %d, want %d", #got, #old)
+  end
+  for p = 1, #got do
+    local l = w[p]
+    if l then
+      local ok = false
+      for _, v in ipairs(l) do
+        if R.same(got[p], v, dt) then ok = true; break end
+      end
+      if not ok then
+        local shown = {}
+        for k, v in ipairs(l) do shown[k] = R.show(v, dt) end
+        return string.format("element %d = %s is none of the values written there (%s)",
+          p, R.show(got[p], dt), table.concat(shown, ", "))
+      end
+    elseif not R.same(got[p], old[p], dt) then
+      return string.format("element %d = %s, written though no interval covers it (was %s)",
+        p, R.show(got[p], dt), R.show(old[p], dt))
+    end
+  end
+  return nil
+end
+
 return R

@@ -134,4 +134,291 @@ M.merge_pairs_merged_values = {
    95, 195,  96, 196, 197,  97, 198, 199,  98,  99,
 }
 
+---------------------------------------------------------------------------
+-- Test vectors from the IntervalExpand/IntervalMove seed
+-- (/work/shared/seeds/002_0f3e4e4fc7f6b86e.txt) and the Bulk Remove/Bulk
+-- Insert seed (/work/shared/seeds/003_ab1073cdd8ae70f6.txt), transcribed by
+-- a script from their demonstration tables.  The seeds print 0-based
+-- indices: tables named *_gather, *_scatter, *_indices, *_positions and
+-- load_balance_* (but not insert_alg_tile_gather, see there) are translated
+-- here to the Lua API's 1-based ones (seed value + 1); counts and data
+-- values are as printed.
+
+-- INTERVAL-EXPAND demonstration: expand counts
+M.expand_counts = {
+     2,    5,    7,   16,    0,    1,    0,    0,   14,   10,
+     3,   14,    2,    1,   11,    2,    1,    0,    5,    6,
+}
+
+-- INTERVAL-EXPAND demonstration: expand values (Fibonacci)
+M.expand_values = {
+     1,    1,    2,    3,    5,    8,   13,   21,   34,   55,
+    89,  144,  233,  377,  610,  987, 1597, 2584, 4181, 6765,
+}
+
+-- INTERVAL-EXPAND demonstration: expanded data
+M.expand_output = {
+     1,    1,    1,    1,    1,    1,    1,    2,    2,    2,
+     2,    2,    2,    2,    3,    3,    3,    3,    3,    3,
+     3,    3,    3,    3,    3,    3,    3,    3,    3,    3,
+     8,   34,   34,   34,   34,   34,   34,   34,   34,   34,
+    34,   34,   34,   34,   34,   55,   55,   55,   55,   55,
+    55,   55,   55,   55,   55,   89,   89,   89,  144,  144,
+   144,  144,  144,  144,  144,  144,  144,  144,  144,  144,
+   144,  144,  233,  233,  377,  610,  610,  610,  610,  610,
+   610,  610,  610,  610,  610,  610,  987,  987, 1597, 4181,
+  4181, 4181, 4181, 4181, 6765, 6765, 6765, 6765, 6765, 6765,
+}
+
+-- IntervalExpand section: exclusive scan of the expand counts (0-based
+-- offsets, as printed)
+M.expand_scan = {
+     0,    2,    7,   14,   30,   30,   31,   31,   31,   45,
+    55,   58,   72,   74,   75,   86,   88,   89,   89,   94,
+}
+
+-- IntervalExpand section: load-balancing search over the expand counts,
+-- 1-based (printed value + 1): the interval producing each output
+M.load_balance_expand = {
+     1,    1,    2,    2,    2,    2,    2,    3,    3,    3,
+     3,    3,    3,    3,    4,    4,    4,    4,    4,    4,
+     4,    4,    4,    4,    4,    4,    4,    4,    4,    4,
+     6,    9,    9,    9,    9,    9,    9,    9,    9,    9,
+     9,    9,    9,    9,    9,   10,   10,   10,   10,   10,
+    10,   10,   10,   10,   10,   11,   11,   11,   12,   12,
+    12,   12,   12,   12,   12,   12,   12,   12,   12,   12,
+    12,   12,   13,   13,   14,   15,   15,   15,   15,   15,
+    15,   15,   15,   15,   15,   15,   16,   16,   17,   19,
+    19,   19,   19,   19,   20,   20,   20,   20,   20,   20,
+}
+
+-- IntervalMove header comment: exclusive scan of the interval counts (0-based
+-- offsets, as printed)
+M.move_scan = {
+     0,    3,   12,   13,   22,   30,   35,   45,   47,   52,
+    54,   62,   68,   73,   75,   79,   79,   87,   89,   94,
+}
+
+-- INTERVAL-MOVE demonstration: interval counts
+M.move_counts = {
+     3,    9,    1,    9,    8,    5,   10,    2,    5,    2,
+     8,    6,    5,    2,    4,    0,    8,    2,    5,    6,
+}
+
+-- INTERVAL-MOVE demonstration: interval gather, 1-based (printed + 1)
+M.move_gather = {
+    76,   87,   18,    3,   68,   25,   38,   12,   96,   36,
+    53,   19,   48,    1,   14,   76,   79,   61,   63,   30,
+}
+
+-- INTERVAL-MOVE demonstration: interval scatter, 1-based (printed + 1)
+M.move_scatter = {
+    11,   81,  100,   28,   42,   72,   16,    1,   37,   14,
+    90,   50,   67,   98,   77,   77,    3,   26,   62,   56,
+}
+
+-- INTERVAL-MOVE demonstration: moved data.  The input is the counting
+-- sequence 0, 1, ..., 99 (mgpu.iota(100, 0)); the values are as printed.
+M.move_output = {
+    11,   12,   78,   79,   80,   81,   82,   83,   84,   85,
+    75,   76,   77,   35,   36,   37,   38,   39,   40,   41,
+    42,   43,   44,   45,   46,   60,   61,    2,    3,    4,
+     5,    6,    7,    8,    9,   10,   95,   96,   97,   98,
+    99,   67,   68,   69,   70,   71,   72,   73,   74,   18,
+    19,   20,   21,   22,   23,   29,   30,   31,   32,   33,
+    34,   62,   63,   64,   65,   66,   47,   48,   49,   50,
+    51,   24,   25,   26,   27,   28,   13,   14,   15,   16,
+    86,   87,   88,   89,   90,   91,   92,   93,   94,   52,
+    53,   54,   55,   56,   57,   58,   59,    0,    1,   17,
+}
+
+-- kernels/intervalmove.cuh header example: values
+M.expand_small_values = {
+     0,    1,    2,    3,    4,    5,    6,    7,    8,
+}
+
+-- kernels/intervalmove.cuh header example: counts
+M.expand_small_counts = {
+     1,    2,    1,    0,    4,    2,    3,    0,    2,
+}
+
+-- kernels/intervalmove.cuh header example: scan of the counts (0-based
+-- offsets, as printed)
+M.expand_small_scan = {
+     0,    1,    3,    4,    4,    8,   10,   13,   13,
+}
+
+-- kernels/intervalmove.cuh header example: expanded output
+M.expand_small_output = {
+     0,    1,    1,    2,    4,    4,    4,    4,    5,    5,
+     6,    6,    6,    8,    8,
+}
+
+-- BULK REMOVE demonstration: input array (FillAscending(100, 0, 1))
+M.remove_demo_input = {
+     0,    1,    2,    3,    4,    5,    6,    7,    8,    9,
+    10,   11,   12,   13,   14,   15,   16,   17,   18,   19,
+    20,   21,   22,   23,   24,   25,   26,   27,   28,   29,
+    30,   31,   32,   33,   34,   35,   36,   37,   38,   39,
+    40,   41,   42,   43,   44,   45,   46,   47,   48,   49,
+    50,   51,   52,   53,   54,   55,   56,   57,   58,   59,
+    60,   61,   62,   63,   64,   65,   66,   67,   68,   69,
+    70,   71,   72,   73,   74,   75,   76,   77,   78,   79,
+    80,   81,   82,   83,   84,   85,   86,   87,   88,   89,
+    90,   91,   92,   93,   94,   95,   96,   97,   98,   99,
+}
+
+-- BULK REMOVE demonstration: removal indices FillAscending(DIV_UP(100, 3), 0, 3)
+-- (every 3rd element), 1-based (+ 1)
+M.remove_demo_indices = {
+     1,    4,    7,   10,   13,   16,   19,   22,   25,   28,
+    31,   34,   37,   40,   43,   46,   49,   52,   55,   58,
+    61,   64,   67,   70,   73,   76,   79,   82,   85,   88,
+    91,   94,   97,  100,
+}
+
+-- BULK REMOVE demonstration: after removing every 3rd element
+M.remove_demo_output = {
+     1,    2,    4,    5,    7,    8,   10,   11,   13,   14,
+    16,   17,   19,   20,   22,   23,   25,   26,   28,   29,
+    31,   32,   34,   35,   37,   38,   40,   41,   43,   44,
+    46,   47,   49,   50,   52,   53,   55,   56,   58,   59,
+    61,   62,   64,   65,   67,   68,   70,   71,   73,   74,
+    76,   77,   79,   80,   82,   83,   85,   86,   88,   89,
+    91,   92,   94,   95,   97,   98,
+}
+
+-- Bulk Remove algorithm section: data
+M.remove_alg_data = {
+     0,    1,    2,    3,    4,    5,    6,    7,    8,    9,
+    10,   11,   12,   13,   14,   15,   16,   17,   18,   19,
+    20,   21,   22,   23,   24,   25,   26,   27,   28,   29,
+    30,   31,   32,   33,   34,   35,   36,   37,   38,   39,
+    40,   41,   42,   43,   44,   45,   46,   47,   48,   49,
+    50,   51,   52,   53,   54,   55,   56,   57,   58,   59,
+    60,   61,   62,   63,   64,   65,   66,   67,   68,   69,
+    70,   71,   72,   73,   74,   75,   76,   77,   78,   79,
+    80,   81,   82,   83,   84,   85,   86,   87,   88,   89,
+    90,   91,   92,   93,   94,   95,   96,   97,   98,   99,
+}
+
+-- Bulk Remove algorithm section: remove indices, 1-based (printed + 1)
+M.remove_alg_indices = {
+     2,    5,    6,    8,   11,   15,   16,   17,   19,   20,
+    28,   30,   32,   33,   34,   37,   38,   40,   51,   60,
+    61,   62,   67,   79,   82,   84,   86,   91,   92,   97,
+    98,   99,  100,
+}
+
+-- Bulk Remove algorithm section: reduced data
+M.remove_alg_output = {
+     0,    2,    3,    6,    8,    9,   11,   12,   13,   17,
+    20,   21,   22,   23,   24,   25,   26,   28,   30,   34,
+    35,   38,   40,   41,   42,   43,   44,   45,   46,   47,
+    48,   49,   51,   52,   53,   54,   55,   56,   57,   58,
+    62,   63,   64,   65,   67,   68,   69,   70,   71,   72,
+    73,   74,   75,   76,   77,   79,   80,   82,   84,   86,
+    87,   88,   89,   92,   93,   94,   95,
+}
+
+-- kernels/bulkremove.cuh header example (sourceCount = 10): indices,
+-- 1-based (+ 1)
+M.remove_small_indices = {
+     2,    4,    5,    6,    8,    9,
+}
+
+-- kernels/bulkremove.cuh header example: dest = A0 A2 A6 A9 as 1-based
+-- positions of the source (+ 1)
+M.remove_small_kept = {
+     1,    3,    7,   10,
+}
+
+-- BULK INSERT demonstration: input array (FillAscending(100, 0, 1))
+M.insert_demo_input = {
+     0,    1,    2,    3,    4,    5,    6,    7,    8,    9,
+    10,   11,   12,   13,   14,   15,   16,   17,   18,   19,
+    20,   21,   22,   23,   24,   25,   26,   27,   28,   29,
+    30,   31,   32,   33,   34,   35,   36,   37,   38,   39,
+    40,   41,   42,   43,   44,   45,   46,   47,   48,   49,
+    50,   51,   52,   53,   54,   55,   56,   57,   58,   59,
+    60,   61,   62,   63,   64,   65,   66,   67,   68,   69,
+    70,   71,   72,   73,   74,   75,   76,   77,   78,   79,
+    80,   81,   82,   83,   84,   85,   86,   87,   88,   89,
+    90,   91,   92,   93,   94,   95,   96,   97,   98,   99,
+}
+
+-- BULK INSERT demonstration: insert indices step_iterator(2, 5), DIV_UP(98, 5)
+-- of them, 1-based (+ 1)
+M.insert_demo_positions = {
+     3,    8,   13,   18,   23,   28,   33,   38,   43,   48,
+    53,   58,   63,   68,   73,   78,   83,   88,   93,   98,
+}
+
+-- BULK INSERT demonstration: inserted values step_iterator(1000, 10)
+M.insert_demo_values = {
+  1000, 1010, 1020, 1030, 1040, 1050, 1060, 1070, 1080, 1090,
+  1100, 1110, 1120, 1130, 1140, 1150, 1160, 1170, 1180, 1190,
+}
+
+-- BULK INSERT demonstration: inserting before every 5th element from item 2
+M.insert_demo_output = {
+     0,    1, 1000,    2,    3,    4,    5,    6, 1010,    7,
+     8,    9,   10,   11, 1020,   12,   13,   14,   15,   16,
+  1030,   17,   18,   19,   20,   21, 1040,   22,   23,   24,
+    25,   26, 1050,   27,   28,   29,   30,   31, 1060,   32,
+    33,   34,   35,   36, 1070,   37,   38,   39,   40,   41,
+  1080,   42,   43,   44,   45,   46, 1090,   47,   48,   49,
+    50,   51, 1100,   52,   53,   54,   55,   56, 1110,   57,
+    58,   59,   60,   61, 1120,   62,   63,   64,   65,   66,
+  1130,   67,   68,   69,   70,   71, 1140,   72,   73,   74,
+    75,   76, 1150,   77,   78,   79,   80,   81, 1160,   82,
+    83,   84,   85,   86, 1170,   87,   88,   89,   90,   91,
+  1180,   92,   93,   94,   95,   96, 1190,   97,   98,   99,
+}
+
+-- Bulk insert algorithm section: insert indices into 400 source elements,
+-- 1-based (printed + 1)
+M.insert_alg_positions = {
+     2,   13,   14,   15,   15,   19,   21,   39,   40,   45,
+    46,   51,   51,   51,   55,   57,   60,   64,   69,   70,
+    75,   76,   85,   85,   89,  112,  112,  120,  122,  124,
+   127,  128,  145,  154,  158,  160,  164,  170,  170,  176,
+   179,  184,  191,  195,  196,  197,  197,  202,  220,  220,
+   254,  257,  260,  263,  263,  267,  273,  274,  279,  284,
+   285,  292,  297,  298,  303,  304,  307,  307,  318,  319,
+   319,  320,  320,  321,  321,  324,  327,  330,  331,  335,
+   341,  350,  353,  364,  367,  368,  370,  375,  382,  384,
+   384,  385,  387,  389,  389,  390,  394,  399,  399,  400,
+}
+
+-- Bulk insert algorithm section: the first tile (NV = 100) takes ACount
+-- insertions and BCount source elements
+M.insert_alg_tile = { size = 100, acount = 22, bcount = 78 }
+
+-- Bulk insert algorithm section: the first tile's gather indices, as
+-- printed (a 0-based encoding, not an API index): g < ACount is insertion
+-- g (0-based rank), g >= ACount is source element g - ACount (0-based)
+M.insert_alg_tile_gather = {
+    22,    0,   23,   24,   25,   26,   27,   28,   29,   30,
+    31,   32,   33,    1,   34,    2,   35,    3,    4,   36,
+    37,   38,   39,    5,   40,   41,    6,   42,   43,   44,
+    45,   46,   47,   48,   49,   50,   51,   52,   53,   54,
+    55,   56,   57,   58,   59,    7,   60,    8,   61,   62,
+    63,   64,   65,    9,   66,   10,   67,   68,   69,   70,
+    71,   11,   12,   13,   72,   73,   74,   75,   14,   76,
+    77,   15,   78,   79,   80,   16,   81,   82,   83,   84,
+    17,   85,   86,   87,   88,   89,   18,   90,   19,   91,
+    92,   93,   94,   95,   20,   96,   21,   97,   98,   99,
+}
+
+-- kernels/bulkinsert.cuh header example (aCount = 5, bCount = 3): indices,
+-- 1-based (+ 1)
+M.insert_small_positions = {
+     2,    2,    3,    4,    4,
+}
+
+-- kernels/bulkinsert.cuh header example: the output, as printed (A = the
+-- inserted array, B = the source, 0-based subscripts)
+M.insert_small_output = { "B0", "A0", "A1", "B1", "A2", "B2", "A3", "A4", }
+
 return M

@@ -76,6 +76,14 @@ static const mgpu_backend cpu_backend = {
   .is_sorted = mgpu_cpu_is_sorted,
   .merge = mgpu_cpu_merge,
   .mergesort = mgpu_cpu_mergesort,
+  .prepare_positions = mgpu_cpu_prepare_positions,
+  .scan_counts = mgpu_cpu_scan_counts,
+  .prepare_starts = mgpu_cpu_prepare_starts,
+  .bulk_remove = mgpu_cpu_bulk_remove,
+  .bulk_insert = mgpu_cpu_bulk_insert,
+  .load_balance = mgpu_cpu_load_balance,
+  .interval_expand = mgpu_cpu_interval_expand,
+  .interval_move = mgpu_cpu_interval_move,
 };
 
 const mgpu_backend *mgpu_cpu_backend(void) { return &cpu_backend; }

@@ -1,0 +1,225 @@
+/*
+ * index_prep.cu - the checks and conversions that turn a caller's 1-based
+ * indices, positions, counts and interval starts into 0-based int32 arrays
+ * (the same rules as src/cpu/cpu_indices.c).  Each reports the first
+ * offending position: threads that find a violation race to an atomicMin.
+ */
+#include <stdint.h>
+
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
+#include "cuda_internal.cuh"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr unsigned long long kNone = ~0ull;
+
+/* An index element as int64; u64 past INT64_MAX reads as INT64_MAX. */
+template <typename T> __host__ __device__ __forceinline__ int64_t index_value(T v) {
+  return (int64_t)v;
+}
+template <>
+__host__ __device__ __forceinline__ int64_t index_value<uint64_t>(uint64_t v) {
+  return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* What a check kernel leaves for the host. */
+struct check_result {
+  unsigned long long bad; /* first offending position, kNone if none */
+  long long total;        /* scan_counts: the sum */
+  unsigned long long max_end;
+};
+
+unsigned grid_size(mgpu_context *ctx, size_t n) {
+  size_t blocks = (n + kThreads - 1) / kThreads;
+  size_t cap = (size_t)cuda_of(ctx)->sm_count * 16;
+  return (unsigned)(blocks < cap ? blocks : cap);
+}
+
+#define GRID_STRIDE(i, n)                                                      \
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);      \
+       i += (size_t)gridDim.x * blockDim.x)
+
+template <typename T>
+__global__ void positions_kernel(const T *src, size_t m, int64_t lo, int64_t hi,
+                                 int unique, int32_t *dst, check_result *res) {
+  GRID_STRIDE(i, m) {
+    const int64_t v = index_value(src[i]);
+    bool ok = v >= lo && v <= hi;
+    if (i > 0) {
+      const int64_t p = index_value(src[i - 1]);
+      ok = ok && (unique ? p < v : p <= v);
+    }
+    if (ok)
+      dst[i] = (int32_t)(v - 1);
+    else
+      atomicMin(&res->bad, (unsigned long long)i);
+  }
+}
+
+/* Counts are capped at 2^31 while summing: 2^31 of them still fit int64,
+ * and a capped count already passes the limit. */
+template <typename T> struct capped_count {
+  __device__ __forceinline__ int64_t operator()(T c) const {
+    const int64_t v = index_value(c);
+    return v < 0 ? 0 : (v < (int64_t(1) << 31) ? v : (int64_t(1) << 31));
+  }
+};
+
+template <typename T>
+__global__ void finish_scan_kernel(const T *counts, const int64_t *scan64,
+                                   size_t m, int32_t *scan, check_result *res) {
+  GRID_STRIDE(i, m) {
+    const int64_t s = scan64[i];
+    scan[i] = (int32_t)(s < INT32_MAX ? s : INT32_MAX);
+    if (index_value(counts[i]) < 0) atomicMin(&res->bad, (unsigned long long)i);
+    if (i == m - 1) res->total = s + capped_count<T>()(counts[i]);
+  }
+}
+
+template <typename T>
+__global__ void starts_kernel(const T *starts, const int32_t *scan, size_t m,
+                              int64_t total, int64_t cap, int32_t *dst,
+                              check_result *res) {
+  GRID_STRIDE(i, m) {
+    const int64_t s = index_value(starts[i]);
+    const int64_t count = (i + 1 < m ? (int64_t)scan[i + 1] : total) - scan[i];
+    const bool ok = s >= 1 && s <= cap + 1 && s - 1 + count <= cap;
+    if (!ok) {
+      atomicMin(&res->bad, (unsigned long long)i);
+      continue;
+    }
+    dst[i] = (int32_t)(s - 1);
+    if (count > 0) atomicMax(&res->max_end, (unsigned long long)(s - 1 + count));
+  }
+}
+
+/* Runs launch(result) with a fresh result block and brings it back. */
+template <typename F>
+mgpu_status with_result(mgpu_context *ctx, check_result *out, F launch) {
+  cudaStream_t s = cuda_of(ctx)->stream;
+  cuda_scratch res;
+  MGPU_TRY(res.take(ctx, sizeof(check_result)));
+  const check_result init = {kNone, 0, 0};
+  CUDA_TRY(ctx, cudaMemcpyAsync(res.ptr, &init, sizeof init,
+                                cudaMemcpyHostToDevice, s));
+  MGPU_TRY(launch(res.as<check_result>()));
+  CUDA_LAUNCHED(ctx, "index check kernel");
+  CUDA_TRY(ctx, cudaMemcpyAsync(out, res.ptr, sizeof *out,
+                                cudaMemcpyDeviceToHost, s));
+  CUDA_TRY(ctx, cudaStreamSynchronize(s));
+  return MGPU_OK;
+}
+
+/* The value at a reported position, for the caller's message. */
+template <typename T>
+mgpu_status value_at(mgpu_context *ctx, const void *src, size_t i, int64_t *v) {
+  T x;
+  MGPU_TRY(mgpu_download(ctx, &x, (const T *)src + i, sizeof x));
+  *v = index_value(x);
+  return MGPU_OK;
+}
+
+template <typename T>
+mgpu_status report(mgpu_context *ctx, const check_result &r, const void *src,
+                   int64_t *bad, int64_t *bad_value) {
+  if (r.bad == kNone) return MGPU_OK;
+  *bad = (int64_t)r.bad;
+  return value_at<T>(ctx, src, (size_t)r.bad, bad_value);
+}
+
+template <typename T>
+mgpu_status prepare_positions_t(mgpu_context *ctx, const void *src, size_t m,
+                                int64_t lo, int64_t hi, int unique, int32_t *dst,
+                                int64_t *bad, int64_t *bad_value) {
+  check_result r;
+  MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
+    positions_kernel<<<grid_size(ctx, m), kThreads, 0, cuda_of(ctx)->stream>>>(
+        (const T *)src, m, lo, hi, unique, dst, res);
+    return MGPU_OK;
+  }));
+  return report<T>(ctx, r, src, bad, bad_value);
+}
+
+template <typename T>
+mgpu_status scan_counts_t(mgpu_context *ctx, const void *counts, size_t m,
+                          int32_t *scan, int64_t *total, int64_t *bad,
+                          int64_t *bad_value) {
+  cudaStream_t s = cuda_of(ctx)->stream;
+  auto in = thrust::make_transform_iterator((const T *)counts, capped_count<T>());
+  size_t temp_bytes = 0;
+  CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(nullptr, temp_bytes, in,
+                                               (int64_t *)nullptr,
+                                               cuda::std::plus<int64_t>(),
+                                               (int64_t)0, m, s));
+  cuda_scratch scan64, temp;
+  MGPU_TRY(scan64.take(ctx, sizeof(int64_t) * m));
+  MGPU_TRY(temp.take(ctx, temp_bytes));
+  check_result r;
+  MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
+    CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(temp.ptr, temp_bytes, in,
+                                                 scan64.as<int64_t>(),
+                                                 cuda::std::plus<int64_t>(),
+                                                 (int64_t)0, m, s));
+    finish_scan_kernel<<<grid_size(ctx, m), kThreads, 0, s>>>(
+        (const T *)counts, scan64.as<int64_t>(), m, scan, res);
+    return MGPU_OK;
+  }));
+  *total = r.total;
+  return report<T>(ctx, r, counts, bad, bad_value);
+}
+
+template <typename T>
+mgpu_status prepare_starts_t(mgpu_context *ctx, const void *starts,
+                             const int32_t *scan, size_t m, size_t total,
+                             int64_t limit, int32_t *dst, int64_t *bad,
+                             int64_t *bad_value, int64_t *max_end) {
+  const int64_t cap = limit >= 0 ? limit : (int64_t)MGPU_MAX_COUNT;
+  check_result r;
+  MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
+    starts_kernel<<<grid_size(ctx, m), kThreads, 0, cuda_of(ctx)->stream>>>(
+        (const T *)starts, scan, m, (int64_t)total, cap, dst, res);
+    return MGPU_OK;
+  }));
+  *max_end = (int64_t)r.max_end;
+  return report<T>(ctx, r, starts, bad, bad_value);
+}
+
+#define BY_INDEX_TYPE(t, call)                                                 \
+  switch (t) {                                                                 \
+  case MGPU_I32: { typedef int32_t T; return call; }                           \
+  case MGPU_U32: { typedef uint32_t T; return call; }                          \
+  case MGPU_I64: { typedef int64_t T; return call; }                           \
+  case MGPU_U64: { typedef uint64_t T; return call; }                          \
+  default: return mgpu_set_error(ctx, MGPU_EINVAL, "not an integer dtype");    \
+  }
+
+} // namespace
+
+extern "C" mgpu_status mgpu_cuda_prepare_positions(
+    mgpu_context *ctx, const void *src, mgpu_dtype t, size_t m, int64_t lo,
+    int64_t hi, int unique, int32_t *dst, int64_t *bad, int64_t *bad_value) {
+  MGPU_TRY(cuda_enter(ctx));
+  BY_INDEX_TYPE(t, prepare_positions_t<T>(ctx, src, m, lo, hi, unique, dst, bad,
+                                          bad_value))
+}
+
+extern "C" mgpu_status mgpu_cuda_scan_counts(mgpu_context *ctx,
+                                             const void *counts, mgpu_dtype t,
+                                             size_t m, int32_t *scan,
+                                             int64_t *total, int64_t *bad,
+                                             int64_t *bad_value) {
+  MGPU_TRY(cuda_enter(ctx));
+  BY_INDEX_TYPE(t, scan_counts_t<T>(ctx, counts, m, scan, total, bad, bad_value))
+}
+
+extern "C" mgpu_status mgpu_cuda_prepare_starts(
+    mgpu_context *ctx, const void *starts, mgpu_dtype t, const int32_t *scan,
+    size_t m, size_t total, int64_t limit, int32_t *dst, int64_t *bad,
+    int64_t *bad_value, int64_t *max_end) {
+  MGPU_TRY(cuda_enter(ctx));
+  BY_INDEX_TYPE(t, prepare_starts_t<T>(ctx, starts, scan, m, total, limit, dst,
+                                       bad, bad_value, max_end))
+}

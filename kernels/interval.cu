@@ -1,0 +1,146 @@
+/*
+ * interval.cu - the load-balancing search and what is built on it:
+ * load_balance, interval_expand and interval_move (gather, scatter, both).
+ *
+ * The outputs 0..total-1 are merged with the interval starts scan[0..m),
+ * a start going first when it equals an output: start k sits at scan[k] + k
+ * in that merged order.  A partition cuts it into tiles of NV items (outputs
+ * and starts together, so runs of empty intervals cost tiles like anything
+ * else); inside a tile each thread walks VT items from its Merge Path
+ * point, which tells every output the interval it belongs to, and then the
+ * block moves the tile's outputs in strided (coalesced) order.
+ */
+#include <stdint.h>
+
+#include "device/key_order.cuh"
+#include "merge_agent.cuh"
+#include "policy.cuh"
+#include "rank_partition.cuh"
+
+namespace mgpu {
+namespace {
+
+enum interval_op { LOAD_BALANCE, EXPAND, MOVE };
+
+template <int NV, typename V> struct interval_smem {
+  int scan[NV + 1];    /* scan[a0 - 1 + c] at c: c = starts at or before */
+  int owner[NV];       /* per output of the tile: its c */
+  int gather[NV + 1];  /* likewise gather / scatter / values of a0 - 1 + c */
+  int scatter[NV + 1];
+  V vals[NV + 1];
+};
+
+template <typename P, interval_op OP, bool GATHER, bool SCATTER, typename V>
+__global__ void __launch_bounds__(P::NT)
+    interval_kernel(mgpu_interval_args a, const int *splits) {
+  constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
+  __shared__ interval_smem<NV, V> sm;
+  const int tid = threadIdx.x;
+  const int m = (int)a.m, total = (int)a.total;
+  const int d0 = (int)((long long)blockIdx.x * NV);
+  const int d1 = (int)min((long long)d0 + NV, (long long)m + total);
+  /* splits kept consistent even for a broken scan */
+  const int a0 = min(max(splits[blockIdx.x], max(0, d0 - total)), min(d0, m));
+  const int a1 = min(max(splits[blockIdx.x + 1], max(0, d1 - total)), min(d1, m));
+  const tile_span sp = make_tile_span(d0, d1, a0, a1);
+  const int na = sp.na, nb = sp.nb, b0 = sp.b0; /* starts; outputs from b0 */
+
+  /* the starts of the tile, and the one before it (slot 0) */
+  for (int c = tid; c <= na; c += NT) {
+    const int k = a0 - 1 + c;
+    const bool real = k >= 0;
+    sm.scan[c] = real ? a.scan[k] : 0;
+    if (OP == EXPAND && real) sm.vals[c] = ((const V *)a.input)[k];
+    if (GATHER && real) sm.gather[c] = a.gather[k];
+    if (SCATTER && real) sm.scatter[c] = a.scatter[k];
+  }
+  __syncthreads();
+
+  /* Merge Path into (starts, outputs): how many of the first diag items
+   * are starts; start c precedes output b0 + j when scan <= b0 + j */
+  const int diag = min(VT * tid, na + nb);
+  int lo = max(0, diag - nb), hi = min(diag, na);
+  while (lo < hi) {
+    const int mid = lo + ((hi - lo) >> 1);
+    if (b0 + diag - 1 - mid < sm.scan[1 + mid]) hi = mid;
+    else lo = mid + 1;
+  }
+  int c = lo, j = diag - lo;
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    if (c < na && (j >= nb || sm.scan[1 + c] <= b0 + j))
+      ++c;
+    else if (j < nb)
+      sm.owner[j++] = c;
+  }
+  __syncthreads();
+
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int jj = tid + i * NT;
+    if (jj >= nb) break;
+    const int own = sm.owner[jj];
+    const int k = b0 + jj; /* the output */
+    if (OP == LOAD_BALANCE) {
+      ((int32_t *)a.out)[k] = a0 - 1 + own + a.base;
+    } else if (OP == EXPAND) {
+      ((V *)a.out)[k] = sm.vals[own];
+    } else {
+      const int rank = k - sm.scan[own];
+      const long long g = GATHER ? (long long)sm.gather[own] + rank : k;
+      const long long s = SCATTER ? (long long)sm.scatter[own] + rank : k;
+      /* prepare_starts has checked the ranges; this keeps a caller of the
+       * C API who did not inside the arrays anyway */
+      if (g >= 0 && g < (long long)a.n_input && s >= 0 && s < (long long)a.n_out)
+        ((V *)a.out)[s] = ((const V *)a.input)[g];
+    }
+  }
+}
+
+template <interval_op OP, bool GATHER, bool SCATTER, typename V>
+mgpu_status interval_run(mgpu_context *ctx, const mgpu_interval_args *a) {
+  typedef interval_policy P;
+  const int m = (int)a->m;
+  const int tiles = tiles_of((long long)m + (long long)a->total, P::NV);
+  cuda_scratch splits;
+  MGPU_TRY(splits.take(ctx, sizeof(int) * ((size_t)tiles + 1)));
+  MGPU_TRY(rank_partition(ctx, q_plus_rank{a->scan}, m, P::NV,
+                          (int64_t)m + (int64_t)a->total, tiles,
+                          splits.as<int>()));
+  interval_kernel<P, OP, GATHER, SCATTER, V>
+      <<<tiles, P::NT, 0, cuda_of(ctx)->stream>>>(*a, splits.as<int>());
+  CUDA_LAUNCHED(ctx, "interval kernel");
+  return MGPU_OK;
+}
+
+template <typename V>
+mgpu_status interval_move_run(mgpu_context *ctx, const mgpu_interval_args *a) {
+  if (a->gather && a->scatter) return interval_run<MOVE, true, true, V>(ctx, a);
+  if (a->gather) return interval_run<MOVE, true, false, V>(ctx, a);
+  if (a->scatter) return interval_run<MOVE, false, true, V>(ctx, a);
+  return interval_run<MOVE, false, false, V>(ctx, a);
+}
+
+} // namespace
+} // namespace mgpu
+
+extern "C" mgpu_status mgpu_cuda_load_balance(mgpu_context *ctx,
+                                              const mgpu_interval_args *a) {
+  MGPU_TRY(cuda_enter(ctx));
+  return mgpu::interval_run<mgpu::LOAD_BALANCE, false, false, uint32_t>(ctx, a);
+}
+
+extern "C" mgpu_status mgpu_cuda_interval_expand(mgpu_context *ctx,
+                                                 const mgpu_interval_args *a) {
+  MGPU_TRY(cuda_enter(ctx));
+  if (a->width == 4)
+    return mgpu::interval_run<mgpu::EXPAND, false, false, uint32_t>(ctx, a);
+  return mgpu::interval_run<mgpu::EXPAND, false, false, uint64_t>(ctx, a);
+}
+
+extern "C" mgpu_status mgpu_cuda_interval_move(mgpu_context *ctx,
+                                               const mgpu_interval_args *a) {
+  MGPU_TRY(cuda_enter(ctx));
+  if (a->width == 4) return mgpu::interval_move_run<uint32_t>(ctx, a);
+  return mgpu::interval_move_run<uint64_t>(ctx, a);
+}

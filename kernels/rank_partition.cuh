@@ -1,0 +1,100 @@
+/*
+ * rank_partition.cuh - partitions for the bulk and interval operations.
+ *
+ * Each of them merges a sorted list of "events" (remove indices, insert
+ * positions, interval starts) with a counting sequence, and every event k
+ * has a fixed place q(k) in the merged order: indices[k] for bulk remove,
+ * positions[k] + k for bulk insert, scan[k] + k for the load-balancing
+ * search.  The Merge Path split of a tile boundary x is then the number of
+ * events with q(k) < x: a lower bound over q, searched first on every S-th
+ * q (a compact, L2-resident sample) and then in the inputs - as the merge
+ * partitions do (device/sampled_merge_path.cuh).
+ */
+#ifndef MGPU_RANK_PARTITION_CUH
+#define MGPU_RANK_PARTITION_CUH
+
+#include "launch.cuh"
+
+namespace mgpu {
+
+constexpr int kRankSampleStride = 256;
+/* Below this many events the plain search's reads mostly hit L2. */
+constexpr int kRankSampleFrom = 1 << 16;
+
+/* #{k < m : q(k) < x}, q increasing, searching samples[i] = q(i * S)
+ * first when there are any.  Always in [0, m], whatever q holds. */
+template <int S, typename Q>
+__device__ __forceinline__ int rank_of(const Q &q, const int64_t *samples,
+                                       int m, int64_t x) {
+  int lo = 0, hi = m;
+  if (samples) {
+    int slo = 0, shi = (m + S - 1) / S; /* samples below x: [0, c) */
+    while (slo < shi) {
+      const int mid = (slo + shi) >> 1;
+      if (samples[mid] < x) slo = mid + 1;
+      else shi = mid;
+    }
+    /* q((c - 1) S) < x <= q(c S): the answer is in [(c - 1) S + 1, c S] */
+    if (slo > 0) lo = min(m, (slo - 1) * S + 1);
+    if ((long long)slo * S < m) hi = slo * S;
+  }
+  while (lo < hi) {
+    const int mid = lo + ((hi - lo) >> 1);
+    if (q(mid) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+template <int S, typename Q>
+__global__ void rank_samples_kernel(Q q, int m, int64_t *samples) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if ((long long)i * S < m) samples[i] = q(i * S);
+}
+
+/* splits[t] = rank of min(t * nv, limit), for t in [0, count). */
+template <int S, typename Q>
+__global__ void rank_partition_kernel(Q q, const int64_t *samples, int m,
+                                      int nv, int64_t limit, int count,
+                                      int *splits) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= count) return;
+  const int64_t x = min((int64_t)t * nv, limit);
+  splits[t] = rank_of<S>(q, samples, m, x);
+}
+
+/* Fills splits[0, tiles] (taken by the caller) on the context's stream. */
+template <typename Q>
+mgpu_status rank_partition(mgpu_context *ctx, Q q, int m, int nv,
+                           int64_t limit, int tiles, int *splits) {
+  constexpr int S = kRankSampleStride;
+  cudaStream_t s = cuda_of(ctx)->stream;
+  cuda_scratch samples;
+  if (m >= kRankSampleFrom) {
+    const int count = (m + S - 1) / S;
+    MGPU_TRY(samples.take(ctx, sizeof(int64_t) * (size_t)count));
+    rank_samples_kernel<S><<<grid_for((size_t)count, 256), 256, 0, s>>>(
+        q, m, samples.as<int64_t>());
+    CUDA_LAUNCHED(ctx, "rank sample kernel");
+  }
+  rank_partition_kernel<S><<<grid_for((size_t)tiles + 1, 128), 128, 0, s>>>(
+      q, samples.as<int64_t>(), m, nv, limit, tiles + 1, splits);
+  CUDA_LAUNCHED(ctx, "rank partition kernel");
+  return MGPU_OK;
+}
+
+/* The q of each operation. */
+struct q_indices {
+  const int32_t *v;
+  __device__ __forceinline__ int64_t operator()(int k) const { return v[k]; }
+};
+struct q_plus_rank { /* positions[k] + k, scan[k] + k */
+  const int32_t *v;
+  __device__ __forceinline__ int64_t operator()(int k) const {
+    return (int64_t)v[k] + k;
+  }
+};
+
+} // namespace mgpu
+
+#endif

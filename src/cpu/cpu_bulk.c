@@ -1,0 +1,31 @@
+/* cpu_bulk.c - bulk remove and bulk insert, serially. */
+#include "cpu.h"
+
+mgpu_status mgpu_cpu_bulk_remove(mgpu_context *ctx, size_t width,
+                                 const void *data, size_t n,
+                                 const int32_t *indices, size_t m, void *out) {
+  (void)ctx;
+  size_t k = 0, j = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (j < m && (size_t)indices[j] == i) {
+      j++;
+      continue;
+    }
+    cpu_move_value(out, k++, data, i, width);
+  }
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_cpu_bulk_insert(mgpu_context *ctx, size_t width,
+                                 const void *data, size_t n,
+                                 const int32_t *positions, const void *values,
+                                 size_t m, void *out) {
+  (void)ctx;
+  size_t k = 0, j = 0;
+  for (size_t i = 0; i <= n; i++) {
+    /* inserts at position i go before data[i] (after it for i == n) */
+    while (j < m && (size_t)positions[j] <= i) cpu_move_value(out, k++, values, j++, width);
+    if (i < n) cpu_move_value(out, k++, data, i, width);
+  }
+  return MGPU_OK;
+}
