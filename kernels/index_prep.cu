@@ -59,24 +59,53 @@ __global__ void positions_kernel(const T *src, size_t m, int64_t lo, int64_t hi,
   }
 }
 
-/* Counts are capped at 2^31 while summing: 2^31 of them still fit int64,
- * and a capped count already passes the limit. */
+/* Counts enter the scan as uint32 capped at 2^31 (negatives as 0), and
+ * the scan adds with saturation at 2^32 - 1 (associative for unsigned
+ * values): one pass, 4 bytes written per count, and any total past the
+ * limit stays visibly past it.  Negatives only raise a flag here; the rare
+ * error path then looks for the first one. */
 template <typename T> struct capped_count {
-  __device__ __forceinline__ int64_t operator()(T c) const {
+  unsigned int *negative;
+  __device__ __forceinline__ uint32_t operator()(T c) const {
     const int64_t v = index_value(c);
-    return v < 0 ? 0 : (v < (int64_t(1) << 31) ? v : (int64_t(1) << 31));
+    if (v < 0) *negative = 1;
+    return v < 0 ? 0u : (v < (int64_t(1) << 31) ? (uint32_t)v : (1u << 31));
+  }
+};
+
+struct saturating_add {
+  __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
+    const uint32_t s = a + b;
+    return s < a ? 0xffffffffu : s;
   }
 };
 
 template <typename T>
-__global__ void finish_scan_kernel(const T *counts, const int64_t *scan64,
-                                   size_t m, int32_t *scan, check_result *res) {
+__global__ void scan_total_kernel(const T *counts, const uint32_t *scan,
+                                  size_t m, check_result *res) {
+  /* one thread: the total from the last exclusive sum and the last count */
+  unsigned int ignored = 0;
+  res->total = (long long)scan[m - 1] +
+               (long long)capped_count<T>{&ignored}(counts[m - 1]);
+}
+
+template <typename T>
+__global__ void first_negative_kernel(const T *counts, size_t m,
+                                      check_result *res) {
   GRID_STRIDE(i, m) {
-    const int64_t s = scan64[i];
-    scan[i] = (int32_t)(s < INT32_MAX ? s : INT32_MAX);
     if (index_value(counts[i]) < 0) atomicMin(&res->bad, (unsigned long long)i);
-    if (i == m - 1) res->total = s + capped_count<T>()(counts[i]);
   }
+}
+
+/* The exact (capped) sum, for the message of a total past the limit. */
+template <typename T>
+__global__ void exact_total_kernel(const T *counts, size_t m, check_result *res) {
+  long long sum = 0;
+  GRID_STRIDE(i, m) {
+    const int64_t v = index_value(counts[i]);
+    sum += v < 0 ? 0 : (v < (int64_t(1) << 31) ? v : (int64_t(1) << 31));
+  }
+  atomicAdd((unsigned long long *)&res->total, (unsigned long long)sum);
 }
 
 template <typename T>
@@ -148,27 +177,44 @@ mgpu_status scan_counts_t(mgpu_context *ctx, const void *counts, size_t m,
                           int32_t *scan, int64_t *total, int64_t *bad,
                           int64_t *bad_value) {
   cudaStream_t s = cuda_of(ctx)->stream;
-  auto in = thrust::make_transform_iterator((const T *)counts, capped_count<T>());
+  cuda_scratch flag, temp;
+  MGPU_TRY(flag.take(ctx, sizeof(unsigned int)));
+  CUDA_TRY(ctx, cudaMemsetAsync(flag.ptr, 0, sizeof(unsigned int), s));
+  auto in = thrust::make_transform_iterator(
+      (const T *)counts, capped_count<T>{flag.as<unsigned int>()});
+  uint32_t *out = reinterpret_cast<uint32_t *>(scan); /* valid sums fit int32 */
   size_t temp_bytes = 0;
-  CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(nullptr, temp_bytes, in,
-                                               (int64_t *)nullptr,
-                                               cuda::std::plus<int64_t>(),
-                                               (int64_t)0, m, s));
-  cuda_scratch scan64, temp;
-  MGPU_TRY(scan64.take(ctx, sizeof(int64_t) * m));
+  CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(nullptr, temp_bytes, in, out,
+                                               saturating_add(), 0u, m, s));
   MGPU_TRY(temp.take(ctx, temp_bytes));
   check_result r;
+  unsigned int negative = 0;
   MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
-    CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(temp.ptr, temp_bytes, in,
-                                                 scan64.as<int64_t>(),
-                                                 cuda::std::plus<int64_t>(),
-                                                 (int64_t)0, m, s));
-    finish_scan_kernel<<<grid_size(ctx, m), kThreads, 0, s>>>(
-        (const T *)counts, scan64.as<int64_t>(), m, scan, res);
+    CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(temp.ptr, temp_bytes, in, out,
+                                                 saturating_add(), 0u, m, s));
+    scan_total_kernel<<<1, 1, 0, s>>>((const T *)counts, out, m, res);
+    CUDA_TRY(ctx, cudaMemcpyAsync(&negative, flag.ptr, sizeof negative,
+                                  cudaMemcpyDeviceToHost, s));
     return MGPU_OK;
   }));
   *total = r.total;
-  return report<T>(ctx, r, counts, bad, bad_value);
+  if (negative) {
+    MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
+      first_negative_kernel<<<grid_size(ctx, m), kThreads, 0, s>>>(
+          (const T *)counts, m, res);
+      return MGPU_OK;
+    }));
+    return report<T>(ctx, r, counts, bad, bad_value);
+  }
+  if (*total > (int64_t)MGPU_MAX_COUNT) {
+    MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
+      exact_total_kernel<<<grid_size(ctx, m), kThreads, 0, s>>>(
+          (const T *)counts, m, res);
+      return MGPU_OK;
+    }));
+    *total = r.total;
+  }
+  return MGPU_OK;
 }
 
 template <typename T>

@@ -75,26 +75,41 @@ __global__ void __launch_bounds__(P::NT)
   }
   __syncthreads();
 
+  /* Strided over the tile's outputs.  All loads first, then all stores:
+   * the gathers of input are scattered, and VT of them in flight per
+   * thread hide their latency. */
+  V vals[VT];
+  long long dst[VT];
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int jj = tid + i * NT;
-    if (jj >= nb) break;
-    const int own = sm.owner[jj];
-    const int k = b0 + jj; /* the output */
-    if (OP == LOAD_BALANCE) {
-      ((int32_t *)a.out)[k] = a0 - 1 + own + a.base;
-    } else if (OP == EXPAND) {
-      ((V *)a.out)[k] = sm.vals[own];
-    } else {
-      const int rank = k - sm.scan[own];
-      const long long g = GATHER ? (long long)sm.gather[own] + rank : k;
-      const long long s = SCATTER ? (long long)sm.scatter[own] + rank : k;
-      /* prepare_starts has checked the ranges; this keeps a caller of the
-       * C API who did not inside the arrays anyway */
-      if (g >= 0 && g < (long long)a.n_input && s >= 0 && s < (long long)a.n_out)
-        ((V *)a.out)[s] = ((const V *)a.input)[g];
+    dst[i] = -1;
+    if (jj < nb) {
+      const int own = sm.owner[jj];
+      const int k = b0 + jj; /* the output */
+      if (OP == LOAD_BALANCE) {
+        vals[i] = (V)(uint32_t)(a0 - 1 + own + a.base);
+        dst[i] = k;
+      } else if (OP == EXPAND) {
+        vals[i] = sm.vals[own];
+        dst[i] = k;
+      } else {
+        const int rank = k - sm.scan[own];
+        const long long g = GATHER ? (long long)sm.gather[own] + rank : k;
+        const long long s = SCATTER ? (long long)sm.scatter[own] + rank : k;
+        /* prepare_starts has checked the ranges; this keeps a caller of the
+         * C API who did not inside the arrays anyway */
+        if (g >= 0 && g < (long long)a.n_input && s >= 0 &&
+            s < (long long)a.n_out) {
+          vals[i] = ((const V *)a.input)[g];
+          dst[i] = s;
+        }
+      }
     }
   }
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (dst[i] >= 0) ((V *)a.out)[dst[i]] = vals[i];
 }
 
 template <interval_op OP, bool GATHER, bool SCATTER, typename V>
