@@ -103,11 +103,11 @@ __global__ void __launch_bounds__(P::NT)
   io.av = io.bv = nullptr;
   io.na = sp.na;
   io.nb = sp.nb;
-  io.out = nullptr; /* only the payloads go out */
+  io.out = nullptr; /* only the payloads go out (KEYS_OUT = false) */
   io.outv = out + d0;
   io.samples = nullptr;
   io.out0 = d0;
-  merge_in_shared<NT, VT, 0, true>(io, ascending<int32_t>(), sm);
+  merge_in_shared<NT, VT, 0, true, false>(io, ascending<int32_t>(), sm);
 }
 
 template <typename V>

@@ -22,19 +22,22 @@ namespace {
 
 enum interval_op { LOAD_BALANCE, EXPAND, MOVE };
 
-template <int NV, typename V> struct interval_smem {
-  int scan[NV + 1];    /* scan[a0 - 1 + c] at c: c = starts at or before */
-  int owner[NV];       /* per output of the tile: its c */
-  int gather[NV + 1];  /* likewise gather / scatter / values of a0 - 1 + c */
-  int scatter[NV + 1];
-  V vals[NV + 1];
+/* Only what the operation uses: with every array present a block took
+ * 34 KB and an SM held 6 of them. */
+template <int NV, interval_op OP, bool GATHER, bool SCATTER, typename V>
+struct interval_smem {
+  int scan[NV + 1];   /* scan[a0 - 1 + c] at c: c = starts at or before */
+  int owner[NV];      /* per output of the tile: its c */
+  int gather[GATHER ? NV + 1 : 1]; /* likewise gather / scatter / values */
+  int scatter[SCATTER ? NV + 1 : 1];
+  V vals[OP == EXPAND ? NV + 1 : 1];
 };
 
 template <typename P, interval_op OP, bool GATHER, bool SCATTER, typename V>
 __global__ void __launch_bounds__(P::NT)
     interval_kernel(mgpu_interval_args a, const int *splits) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  __shared__ interval_smem<NV, V> sm;
+  __shared__ interval_smem<NV, OP, GATHER, SCATTER, V> sm;
   const int tid = threadIdx.x;
   const int m = (int)a.m, total = (int)a.total;
   const int d0 = (int)((long long)blockIdx.x * NV);

@@ -64,8 +64,8 @@ __device__ __forceinline__ void store_samples(const K *shared, int count,
 /* The merge itself, once A is in sm.keys[0, na) and B in sm.keys[na, na +
  * nb) (values alike) and the block has synchronised: per-thread Merge Path,
  * VT serial steps, then the tile goes out coalesced through shared memory. */
-template <int NT, int VT, int S, bool HAS_V, typename K, typename V,
-          typename Comp>
+template <int NT, int VT, int S, bool HAS_V, bool KEYS_OUT = true, typename K,
+          typename V, typename Comp>
 __device__ __forceinline__ void merge_in_shared(const tile_io<K, V> &io,
                                                 Comp comp,
                                                 merge_tile_smem<NT * VT, HAS_V, K, V> &sm) {
@@ -87,7 +87,9 @@ __device__ __forceinline__ void merge_in_shared(const tile_io<K, V> &io,
   thread_to_shared<VT>(keys, total, sm.keys);
   if (HAS_V) thread_to_shared<VT>(vals, total, sm.vals);
   __syncthreads();
-  if (io.out) shared_to_global<NT, VT>(sm.keys, total, io.out); /* bulk_insert: values only */
+  /* A compile-time switch: a run-time test of io.out cost the keys-only
+   * merge 16 registers (56 -> 72) and 12% of its speed on the H200. */
+  if (KEYS_OUT) shared_to_global<NT, VT>(sm.keys, total, io.out);
   if (HAS_V) shared_to_global<NT, VT>(sm.vals, total, io.outv);
   if (S) store_samples<NT, S ? S : 1>(sm.keys, total, io.out0, io.samples);
 }
