@@ -670,20 +670,11 @@ backends.each(function(ctx, device)
       local c = mgpu.merge(ctx:array { 1, 3 }, ctx:array { 2 })
       C.array_eq(c, { 1, 2, 3 }, "i32", "merge after the error")
     end
-    local keep = {}
-    local function guard(list) keep = list end
-    before_each(function() keep = {} end)
-    local function E(fn, fname, ...)
-      local msg = C.raises_at(1, fn, fname, ...)
-      for i, p in ipairs(keep) do
-        C.array_eq(p[1], p[2], p[1].dtype, "argument " .. i .. " after the error")
-      end
-      context_works()
-      return msg
-    end
-    local function at(value, pos)
-      return W(tostring(value)), "position%s+" .. pos .. "%f[%D]"
-    end
+    -- the message reports the offending element: its value and 1-based
+    -- position in the index argument (h.at)
+    local h = C.bad_input_harness(context_works)
+    local guard, E, at = h.guard, h.E, h.at
+    before_each(h.reset)
 
     local IN = R.iota(100)
 

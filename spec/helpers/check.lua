@@ -99,6 +99,30 @@ function C.raises_at(extra, fn, fname, ...)
   return raises_at(1 + extra, fn, fname, ...)
 end
 
+-- Scaffolding for bad-input specs.  h.guard{{array, expected}, ...} names
+-- the arrays a call must leave intact; h.E(fn, fname, patterns...) expects
+-- fn to raise a message starting with fname and matching the patterns, then
+-- checks the guarded arrays and runs context_works().  h.at(value, pos)
+-- gives the patterns for "got <value> at position <pos>".  Call h.reset()
+-- from before_each.
+function C.bad_input_harness(context_works)
+  local h = { keep = {} }
+  function h.guard(list) h.keep = list end
+  function h.reset() h.keep = {} end
+  function h.E(fn, fname, ...)
+    local msg = raises_at(1, fn, fname, ...) -- one frame less than C.raises_at
+    for i, p in ipairs(h.keep) do
+      C.array_eq(p[1], p[2], p[1].dtype, "argument " .. i .. " after the error")
+    end
+    context_works()
+    return msg
+  end
+  function h.at(value, pos)
+    return C.word(tostring(value)), "position%s+" .. pos .. "%f[%D]"
+  end
+  return h
+end
+
 raises_at = function(lv, fn, fname, ...)
   local ok, err = pcall(fn)
   if ok then
