@@ -5,23 +5,13 @@
  */
 #include <stdint.h>
 
-#include "cuda_internal.cuh"
+#include "launch.cuh"
 #include "device/key_order.cuh"
 
 namespace {
 
-constexpr int kThreads = 256;
-
-/* Grid-stride launches: a few waves of blocks, whatever n is. */
-unsigned grid_size(mgpu_context *ctx, size_t n) {
-  size_t blocks = (n + kThreads - 1) / kThreads;
-  size_t cap = (size_t)cuda_of(ctx)->sm_count * 16;
-  return (unsigned)(blocks < cap ? blocks : cap);
-}
-
-#define GRID_STRIDE(i, n)                                                      \
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);      \
-       i += (size_t)gridDim.x * blockDim.x)
+using mgpu::kStrideThreads;
+using mgpu::stride_grid;
 
 template <typename W> __global__ void fill_kernel(W *dst, size_t n, W v) {
   GRID_STRIDE(i, n) dst[i] = v;
@@ -106,14 +96,14 @@ template <typename D>
 mgpu_status astype_from(mgpu_context *ctx, D *dst, const void *src,
                         mgpu_dtype st, size_t n) {
   cudaStream_t s = cuda_of(ctx)->stream;
-  unsigned g = grid_size(ctx, n);
+  unsigned g = stride_grid(ctx, n);
   switch (st) {
-  case MGPU_I32: astype_kernel<<<g, kThreads, 0, s>>>(dst, (const int32_t *)src, n); break;
-  case MGPU_U32: astype_kernel<<<g, kThreads, 0, s>>>(dst, (const uint32_t *)src, n); break;
-  case MGPU_I64: astype_kernel<<<g, kThreads, 0, s>>>(dst, (const int64_t *)src, n); break;
-  case MGPU_U64: astype_kernel<<<g, kThreads, 0, s>>>(dst, (const uint64_t *)src, n); break;
-  case MGPU_F32: astype_kernel<<<g, kThreads, 0, s>>>(dst, (const float *)src, n); break;
-  case MGPU_F64: astype_kernel<<<g, kThreads, 0, s>>>(dst, (const double *)src, n); break;
+  case MGPU_I32: astype_kernel<<<g, kStrideThreads, 0, s>>>(dst, (const int32_t *)src, n); break;
+  case MGPU_U32: astype_kernel<<<g, kStrideThreads, 0, s>>>(dst, (const uint32_t *)src, n); break;
+  case MGPU_I64: astype_kernel<<<g, kStrideThreads, 0, s>>>(dst, (const int64_t *)src, n); break;
+  case MGPU_U64: astype_kernel<<<g, kStrideThreads, 0, s>>>(dst, (const uint64_t *)src, n); break;
+  case MGPU_F32: astype_kernel<<<g, kStrideThreads, 0, s>>>(dst, (const float *)src, n); break;
+  case MGPU_F64: astype_kernel<<<g, kStrideThreads, 0, s>>>(dst, (const double *)src, n); break;
   default: return mgpu_set_error(ctx, MGPU_EINVAL, "unknown dtype");
   }
   CUDA_LAUNCHED(ctx, "astype kernel");
@@ -127,12 +117,12 @@ mgpu_status is_sorted_typed(mgpu_context *ctx, const void *src, size_t n,
   cuda_scratch flag;
   MGPU_TRY(flag.take(ctx, sizeof(int)));
   CUDA_TRY(ctx, cudaMemsetAsync(flag.ptr, 0, sizeof(int), s));
-  unsigned g = grid_size(ctx, n - 1);
+  unsigned g = stride_grid(ctx, n - 1);
   if (order == MGPU_GREATER)
-    unsorted_kernel<<<g, kThreads, 0, s>>>((const T *)src, n, flag.as<int>(),
+    unsorted_kernel<<<g, kStrideThreads, 0, s>>>((const T *)src, n, flag.as<int>(),
                                            mgpu::descending<T>());
   else
-    unsorted_kernel<<<g, kThreads, 0, s>>>((const T *)src, n, flag.as<int>(),
+    unsorted_kernel<<<g, kStrideThreads, 0, s>>>((const T *)src, n, flag.as<int>(),
                                            mgpu::ascending<T>());
   CUDA_LAUNCHED(ctx, "is_sorted kernel");
   int found = 0;
@@ -149,11 +139,11 @@ extern "C" mgpu_status mgpu_cuda_fill(mgpu_context *ctx, void *dst, size_t n,
                                       size_t width, const void *value) {
   MGPU_TRY(cuda_enter(ctx));
   cudaStream_t s = cuda_of(ctx)->stream;
-  unsigned g = grid_size(ctx, n);
+  unsigned g = stride_grid(ctx, n);
   if (width == 4)
-    fill_kernel<<<g, kThreads, 0, s>>>((uint32_t *)dst, n, *(const uint32_t *)value);
+    fill_kernel<<<g, kStrideThreads, 0, s>>>((uint32_t *)dst, n, *(const uint32_t *)value);
   else
-    fill_kernel<<<g, kThreads, 0, s>>>((uint64_t *)dst, n, *(const uint64_t *)value);
+    fill_kernel<<<g, kStrideThreads, 0, s>>>((uint64_t *)dst, n, *(const uint64_t *)value);
   CUDA_LAUNCHED(ctx, "fill kernel");
   return MGPU_OK;
 }
@@ -163,15 +153,15 @@ extern "C" mgpu_status mgpu_cuda_iota(mgpu_context *ctx, void *dst, size_t n,
                                       mgpu_scalar step) {
   MGPU_TRY(cuda_enter(ctx));
   cudaStream_t s = cuda_of(ctx)->stream;
-  unsigned g = grid_size(ctx, n);
+  unsigned g = stride_grid(ctx, n);
   uint64_t s0 = (uint64_t)start.i, d = (uint64_t)step.i;
   switch (t) {
-  case MGPU_I32: iota_int_kernel<<<g, kThreads, 0, s>>>((int32_t *)dst, n, s0, d); break;
-  case MGPU_U32: iota_int_kernel<<<g, kThreads, 0, s>>>((uint32_t *)dst, n, s0, d); break;
-  case MGPU_I64: iota_int_kernel<<<g, kThreads, 0, s>>>((int64_t *)dst, n, s0, d); break;
-  case MGPU_U64: iota_int_kernel<<<g, kThreads, 0, s>>>((uint64_t *)dst, n, s0, d); break;
-  case MGPU_F32: iota_real_kernel<<<g, kThreads, 0, s>>>((float *)dst, n, start.f, step.f); break;
-  case MGPU_F64: iota_real_kernel<<<g, kThreads, 0, s>>>((double *)dst, n, start.f, step.f); break;
+  case MGPU_I32: iota_int_kernel<<<g, kStrideThreads, 0, s>>>((int32_t *)dst, n, s0, d); break;
+  case MGPU_U32: iota_int_kernel<<<g, kStrideThreads, 0, s>>>((uint32_t *)dst, n, s0, d); break;
+  case MGPU_I64: iota_int_kernel<<<g, kStrideThreads, 0, s>>>((int64_t *)dst, n, s0, d); break;
+  case MGPU_U64: iota_int_kernel<<<g, kStrideThreads, 0, s>>>((uint64_t *)dst, n, s0, d); break;
+  case MGPU_F32: iota_real_kernel<<<g, kStrideThreads, 0, s>>>((float *)dst, n, start.f, step.f); break;
+  case MGPU_F64: iota_real_kernel<<<g, kStrideThreads, 0, s>>>((double *)dst, n, start.f, step.f); break;
   default: return mgpu_set_error(ctx, MGPU_EINVAL, "unknown dtype");
   }
   CUDA_LAUNCHED(ctx, "iota kernel");
@@ -183,15 +173,15 @@ extern "C" mgpu_status mgpu_cuda_random(mgpu_context *ctx, void *dst, size_t n,
                                         mgpu_scalar hi, uint64_t seed) {
   MGPU_TRY(cuda_enter(ctx));
   cudaStream_t s = cuda_of(ctx)->stream;
-  unsigned g = grid_size(ctx, n);
+  unsigned g = stride_grid(ctx, n);
   uint64_t l = (uint64_t)lo.i, h = (uint64_t)hi.i;
   switch (t) {
-  case MGPU_I32: random_int_kernel<<<g, kThreads, 0, s>>>((int32_t *)dst, n, l, h, seed); break;
-  case MGPU_U32: random_int_kernel<<<g, kThreads, 0, s>>>((uint32_t *)dst, n, l, h, seed); break;
-  case MGPU_I64: random_int_kernel<<<g, kThreads, 0, s>>>((int64_t *)dst, n, l, h, seed); break;
-  case MGPU_U64: random_int_kernel<<<g, kThreads, 0, s>>>((uint64_t *)dst, n, l, h, seed); break;
-  case MGPU_F32: random_real_kernel<<<g, kThreads, 0, s>>>((float *)dst, n, lo.f, hi.f, seed); break;
-  case MGPU_F64: random_real_kernel<<<g, kThreads, 0, s>>>((double *)dst, n, lo.f, hi.f, seed); break;
+  case MGPU_I32: random_int_kernel<<<g, kStrideThreads, 0, s>>>((int32_t *)dst, n, l, h, seed); break;
+  case MGPU_U32: random_int_kernel<<<g, kStrideThreads, 0, s>>>((uint32_t *)dst, n, l, h, seed); break;
+  case MGPU_I64: random_int_kernel<<<g, kStrideThreads, 0, s>>>((int64_t *)dst, n, l, h, seed); break;
+  case MGPU_U64: random_int_kernel<<<g, kStrideThreads, 0, s>>>((uint64_t *)dst, n, l, h, seed); break;
+  case MGPU_F32: random_real_kernel<<<g, kStrideThreads, 0, s>>>((float *)dst, n, lo.f, hi.f, seed); break;
+  case MGPU_F64: random_real_kernel<<<g, kStrideThreads, 0, s>>>((double *)dst, n, lo.f, hi.f, seed); break;
   default: return mgpu_set_error(ctx, MGPU_EINVAL, "unknown dtype");
   }
   CUDA_LAUNCHED(ctx, "random kernel");

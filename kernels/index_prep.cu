@@ -9,11 +9,13 @@
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
 
-#include "cuda_internal.cuh"
+#include "launch.cuh"
 
 namespace {
 
-constexpr int kThreads = 256;
+using mgpu::kStrideThreads;
+using mgpu::stride_grid;
+
 constexpr unsigned long long kNone = ~0ull;
 
 /* An index element as int64; u64 past INT64_MAX reads as INT64_MAX. */
@@ -31,16 +33,6 @@ struct check_result {
   long long total;        /* scan_counts: the sum */
   unsigned long long max_end;
 };
-
-unsigned grid_size(mgpu_context *ctx, size_t n) {
-  size_t blocks = (n + kThreads - 1) / kThreads;
-  size_t cap = (size_t)cuda_of(ctx)->sm_count * 16;
-  return (unsigned)(blocks < cap ? blocks : cap);
-}
-
-#define GRID_STRIDE(i, n)                                                      \
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);      \
-       i += (size_t)gridDim.x * blockDim.x)
 
 template <typename T>
 __global__ void positions_kernel(const T *src, size_t m, int64_t lo, int64_t hi,
@@ -165,7 +157,7 @@ mgpu_status prepare_positions_t(mgpu_context *ctx, const void *src, size_t m,
                                 int64_t *bad, int64_t *bad_value) {
   check_result r;
   MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
-    positions_kernel<<<grid_size(ctx, m), kThreads, 0, cuda_of(ctx)->stream>>>(
+    positions_kernel<<<stride_grid(ctx, m), kStrideThreads, 0, cuda_of(ctx)->stream>>>(
         (const T *)src, m, lo, hi, unique, dst, res);
     return MGPU_OK;
   }));
@@ -200,7 +192,7 @@ mgpu_status scan_counts_t(mgpu_context *ctx, const void *counts, size_t m,
   *total = r.total;
   if (negative) {
     MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
-      first_negative_kernel<<<grid_size(ctx, m), kThreads, 0, s>>>(
+      first_negative_kernel<<<stride_grid(ctx, m), kStrideThreads, 0, s>>>(
           (const T *)counts, m, res);
       return MGPU_OK;
     }));
@@ -208,7 +200,7 @@ mgpu_status scan_counts_t(mgpu_context *ctx, const void *counts, size_t m,
   }
   if (*total > (int64_t)MGPU_MAX_COUNT) {
     MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
-      exact_total_kernel<<<grid_size(ctx, m), kThreads, 0, s>>>(
+      exact_total_kernel<<<stride_grid(ctx, m), kStrideThreads, 0, s>>>(
           (const T *)counts, m, res);
       return MGPU_OK;
     }));
@@ -225,7 +217,7 @@ mgpu_status prepare_starts_t(mgpu_context *ctx, const void *starts,
   const int64_t cap = limit >= 0 ? limit : (int64_t)MGPU_MAX_COUNT;
   check_result r;
   MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
-    starts_kernel<<<grid_size(ctx, m), kThreads, 0, cuda_of(ctx)->stream>>>(
+    starts_kernel<<<stride_grid(ctx, m), kStrideThreads, 0, cuda_of(ctx)->stream>>>(
         (const T *)starts, scan, m, (int64_t)total, cap, dst, res);
     return MGPU_OK;
   }));

@@ -24,6 +24,20 @@ template <typename T> __device__ __forceinline__ T *shared_as() {
 
 inline int tiles_of(long long n, int nv) { return (int)((n + nv - 1) / nv); }
 
+/* Element-wise kernels: grid-stride loops over a few waves of blocks of
+ * kStrideThreads, whatever n is. */
+constexpr int kStrideThreads = 256;
+
+inline unsigned stride_grid(mgpu_context *ctx, size_t n) {
+  size_t blocks = (n + kStrideThreads - 1) / kStrideThreads;
+  size_t cap = (size_t)cuda_of(ctx)->sm_count * 16;
+  return (unsigned)(blocks < cap ? blocks : cap);
+}
+
+#define GRID_STRIDE(i, n)                                                      \
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);      \
+       i += (size_t)gridDim.x * blockDim.x)
+
 } // namespace mgpu
 
 #endif
