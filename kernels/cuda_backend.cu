@@ -200,6 +200,16 @@ mgpu_status cuda_mergesort(mgpu_context *ctx, const mgpu_sort_args *args) {
   DISPATCH_KEYED(mergesort, ctx, args->key_type, args);
 }
 
+mgpu_status cuda_segsort(mgpu_context *ctx, const mgpu_segsort_args *args) {
+  DISPATCH_KEYED(segsort, ctx, args->sort.key_type, args);
+}
+
+mgpu_status cuda_setop(mgpu_context *ctx, const mgpu_setop_args *args,
+                       size_t *count) {
+  cuda_setop_call call = {args, count};
+  DISPATCH_KEYED(setop, ctx, args->key_type, &call);
+}
+
 mgpu_backend make_backend() {
   mgpu_backend b = {};
   b.name = "cuda";
@@ -221,6 +231,8 @@ mgpu_backend make_backend() {
   b.is_sorted = mgpu_cuda_is_sorted;
   b.merge = cuda_merge;
   b.mergesort = cuda_mergesort;
+  b.segsort = cuda_segsort;
+  b.setop = cuda_setop;
   b.prepare_positions = mgpu_cuda_prepare_positions;
   b.scan_counts = mgpu_cuda_scan_counts;
   b.prepare_starts = mgpu_cuda_prepare_starts;

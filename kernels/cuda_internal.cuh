@@ -90,6 +90,15 @@ static inline unsigned grid_for(size_t n, unsigned per_block) {
 
 MGPU_DECLARE_KEYED(merge)
 MGPU_DECLARE_KEYED(mergesort)
+MGPU_DECLARE_KEYED(setop)
+MGPU_DECLARE_KEYED(segsort)
+
+/* What the setop entry points take: the arguments and where the count
+ * goes. */
+struct cuda_setop_call {
+  const mgpu_setop_args *args;
+  size_t *count;
+};
 
 extern "C" {
 mgpu_status mgpu_cuda_fill(mgpu_context *ctx, void *dst, size_t n, size_t width,

@@ -81,6 +81,13 @@ template <> struct mergesort_policy<8, 8> {
   typedef tile_policy<128, 11> pass;
 };
 
+/* setop: a tile of NT * VT inputs per block.  Provisional (by analogy with
+ * merge: a long tile spreads the per-thread Balanced Path searches); see
+ * docs/TUNING.md for the measurements. */
+template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
+  typedef tile_policy<128, KEY_BYTES == 4 ? 15 : 11> type;
+};
+
 /* bulk_remove, bulk_insert and the interval operations (by element width).
  * Provisional: chosen by analogy with merge (bulk_insert is a merge of
  * positions with a counting sequence), not yet tuned on the GPU machine. */

@@ -49,6 +49,33 @@ typedef struct mgpu_interval_args {
   int32_t base;
 } mgpu_interval_args;
 
+/* segsort (heads or flags; neither: locality_sort).  heads: m 0-based
+ * segment starts, any order, out-of-range ones ignored; flags: n integers
+ * of flag_type, non-zero = head. */
+typedef struct mgpu_segsort_args {
+  mgpu_sort_args sort;
+  const int32_t *heads;
+  size_t m;
+  const void *flags;
+  mgpu_dtype flag_type;
+  mgpu_sort_stats *stats; /* NULL, or zeroed by the caller */
+} mgpu_segsort_args;
+
+/* setop: outputs hold `capacity` elements; *count = what was written. */
+typedef struct mgpu_setop_args {
+  mgpu_setop_kind op;
+  mgpu_dtype key_type;
+  mgpu_order order;
+  int duplicates;
+  size_t value_size;
+  const void *a_keys, *a_vals;
+  size_t na;
+  const void *b_keys, *b_vals;
+  size_t nb;
+  void *keys, *vals;
+  size_t capacity;
+} mgpu_setop_args;
+
 typedef struct mgpu_backend {
   const char *name;
   /* Set up ctx->impl for device number `device` (ignored by cpu). */
@@ -81,6 +108,9 @@ typedef struct mgpu_backend {
 
   mgpu_status (*merge)(mgpu_context *ctx, const mgpu_merge_args *args);
   mgpu_status (*mergesort)(mgpu_context *ctx, const mgpu_sort_args *args);
+  mgpu_status (*segsort)(mgpu_context *ctx, const mgpu_segsort_args *args);
+  mgpu_status (*setop)(mgpu_context *ctx, const mgpu_setop_args *args,
+                       size_t *count);
 
   /* Index preparation: *bad = first offending position or -1 (the generic
    * layer turns that into MGPU_EINVAL); the backend returns MGPU_OK then. */

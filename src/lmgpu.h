@@ -64,6 +64,8 @@ l_array *lmgpu_check_array(lua_State *L, int idx, const char *fn,
 /* Pushes a new array of n elements on the context object at ctx_idx. */
 l_array *lmgpu_new_array(lua_State *L, int ctx_idx, size_t n, mgpu_dtype t,
                          const char *fn);
+/* Releases the array's memory now (as a:free()). */
+void lmgpu_array_release(l_array *a);
 int lmgpu_same_context(const l_array *a, const l_array *b);
 int lmgpu_overlap(const l_array *a, const l_array *b);
 mgpu_dtype lmgpu_check_dtype(lua_State *L, int idx, const char *fn);
@@ -93,10 +95,29 @@ void lmgpu_check_options(lua_State *L, int idx, const char *fn,
 LUAMOD_API int luaopen_mgpu_core(lua_State *L);
 
 /* ---- lmgpu_merge.c ---- */
+/* Errors unless a and b share a context (an, bn name them). */
+void lmgpu_check_same_context(lua_State *L, const l_array *a,
+                              const l_array *b, const char *fn,
+                              const char *an, const char *bn);
+/* Errors if out shares memory with in (NULL in: nothing to check). */
+void lmgpu_check_no_overlap(lua_State *L, const l_array *out,
+                            const l_array *in, const char *fn,
+                            const char *on, const char *in_name);
+/* Pushes opts[field] and returns its array, or NULL when it is nil (opts 0:
+ * no option table; pushes nothing). */
+l_array *lmgpu_opt_array(lua_State *L, int opts, const char *field,
+                         const char *fn, const char *arg);
 int lmgpu_merge(lua_State *L);
 int lmgpu_mergesort(lua_State *L);
 
 /* ---- lmgpu_bulk.c ---- */
+/* The 1-based positions at idx (an integer mgpu.array or a Lua table),
+ * checked to be sorted (unique when asked) and in [lo, hi], as a new
+ * 0-based int32 array on the context object at ctx_idx (pushed).  `rule`
+ * completes "<arg> must be ...". */
+l_array *lmgpu_positions(lua_State *L, int ctx_idx, int idx, const char *fn,
+                         const char *arg, int64_t lo, int64_t hi, int unique,
+                         const char *rule);
 int lmgpu_bulk_remove(lua_State *L);
 int lmgpu_bulk_insert(lua_State *L);
 int lmgpu_interval_expand(lua_State *L);
@@ -104,5 +125,16 @@ int lmgpu_interval_gather(lua_State *L);
 int lmgpu_interval_scatter(lua_State *L);
 int lmgpu_interval_move(lua_State *L);
 int lmgpu_load_balance(lua_State *L);
+
+/* ---- lmgpu_setop.c ---- */
+int lmgpu_setop(lua_State *L);
+int lmgpu_set_intersection(lua_State *L);
+int lmgpu_set_union(lua_State *L);
+int lmgpu_set_difference(lua_State *L);
+int lmgpu_set_symmetric_difference(lua_State *L);
+
+/* ---- lmgpu_segsort.c ---- */
+int lmgpu_segsort(lua_State *L);
+int lmgpu_locality_sort(lua_State *L);
 
 #endif

@@ -25,6 +25,8 @@ static void array_release(l_array *a) {
   if (st) storage_release(st);
 }
 
+void lmgpu_array_release(l_array *a) { array_release(a); }
+
 typedef struct alloc_request {
   size_t bytes;
   void **out;

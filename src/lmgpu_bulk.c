@@ -90,6 +90,18 @@ static l_array *positions(lua_State *L, const call *c, int idx,
   return dst;
 }
 
+l_array *lmgpu_positions(lua_State *L, int ctx_idx, int idx, const char *fn,
+                         const char *arg, int64_t lo, int64_t hi, int unique,
+                         const char *rule) {
+  call c;
+  c.fn = fn;
+  c.ctx_idx = lua_absindex(L, ctx_idx);
+  l_context *lc = lmgpu_test_context(L, c.ctx_idx);
+  if (!lc) luaL_error(L, "%s: the context has been closed", fn);
+  c.ctx = lc->ctx;
+  return positions(L, &c, lua_absindex(L, idx), arg, lo, hi, unique, rule);
+}
+
 typedef struct scan_request {
   l_array *counts, *scan;
   int64_t total, bad, bad_value;

@@ -2,7 +2,7 @@
 #include "lmgpu.h"
 
 /* Arrays in one call must share a context: they share a stream. */
-static void check_same_context(lua_State *L, const l_array *a, const l_array *b,
+void lmgpu_check_same_context(lua_State *L, const l_array *a, const l_array *b,
                                const char *fn, const char *an, const char *bn) {
   if (!lmgpu_same_context(a, b))
     luaL_error(L, "%s: %s and %s belong to different contexts (%s and %s)", fn,
@@ -10,7 +10,7 @@ static void check_same_context(lua_State *L, const l_array *a, const l_array *b,
                mgpu_context_device(b->st->ctx));
 }
 
-static void check_no_overlap(lua_State *L, const l_array *out, const l_array *in,
+void lmgpu_check_no_overlap(lua_State *L, const l_array *out, const l_array *in,
                              const char *fn, const char *on, const char *in_name) {
   if (in && lmgpu_overlap(out, in))
     luaL_error(L, "%s: %s overlaps %s (outputs must not share memory with "
@@ -19,7 +19,7 @@ static void check_no_overlap(lua_State *L, const l_array *out, const l_array *in
 
 /* Pushes opts[field] and returns its array (or NULL when absent).  `arg`
  * names it in errors. */
-static l_array *opt_array(lua_State *L, int opts, const char *field,
+l_array *lmgpu_opt_array(lua_State *L, int opts, const char *field,
                           const char *fn, const char *arg) {
   if (!opts) return NULL;
   lua_getfield(L, opts, field);
@@ -68,7 +68,7 @@ int lmgpu_merge(lua_State *L) {
   merge_call m = {0};
   m.a = lmgpu_check_array(L, 1, fn, "a");
   m.b = lmgpu_check_array(L, 2, fn, "b");
-  check_same_context(L, m.a, m.b, fn, "a", "b");
+  lmgpu_check_same_context(L, m.a, m.b, fn, "a", "b");
   if (m.a->dtype != m.b->dtype)
     luaL_error(L, "%s: b has dtype %s, a has %s", fn, mgpu_dtype_name(m.b->dtype),
                mgpu_dtype_name(m.a->dtype));
@@ -93,8 +93,8 @@ int lmgpu_merge(lua_State *L) {
       m.av = lmgpu_check_array(L, -1, fn, "values[1]");
       lua_rawgeti(L, vt, 2);
       m.bv = lmgpu_check_array(L, -1, fn, "values[2]");
-      check_same_context(L, m.a, m.av, fn, "a", "values[1]");
-      check_same_context(L, m.a, m.bv, fn, "a", "values[2]");
+      lmgpu_check_same_context(L, m.a, m.av, fn, "a", "values[1]");
+      lmgpu_check_same_context(L, m.a, m.bv, fn, "a", "values[2]");
       if (m.av->dtype != m.bv->dtype)
         luaL_error(L, "%s: values[2] has dtype %s, values[1] has %s", fn,
                    mgpu_dtype_name(m.bv->dtype), mgpu_dtype_name(m.av->dtype));
@@ -110,27 +110,27 @@ int lmgpu_merge(lua_State *L) {
   if (n > MGPU_MAX_COUNT)
     luaL_error(L, "%s: the result would have %I elements, past the limit of %I",
                fn, (lua_Integer)n, (lua_Integer)MGPU_MAX_COUNT);
-  l_array *out = opt_array(L, opts, "out", fn, "out");
+  l_array *out = lmgpu_opt_array(L, opts, "out", fn, "out");
   if (out) {
-    check_same_context(L, m.a, out, fn, "a", "out");
-    check_no_overlap(L, out, m.a, fn, "out", "a");
-    check_no_overlap(L, out, m.b, fn, "out", "b");
-    check_no_overlap(L, out, m.av, fn, "out", "values[1]");
-    check_no_overlap(L, out, m.bv, fn, "out", "values[2]");
+    lmgpu_check_same_context(L, m.a, out, fn, "a", "out");
+    lmgpu_check_no_overlap(L, out, m.a, fn, "out", "a");
+    lmgpu_check_no_overlap(L, out, m.b, fn, "out", "b");
+    lmgpu_check_no_overlap(L, out, m.av, fn, "out", "values[1]");
+    lmgpu_check_no_overlap(L, out, m.bv, fn, "out", "values[2]");
   }
   m.c = output(L, out, 1, n, m.a->dtype, fn, "out");
   int c_idx = lua_gettop(L);
-  l_array *out_v = opt_array(L, opts, "out_values", fn, "out_values");
+  l_array *out_v = lmgpu_opt_array(L, opts, "out_values", fn, "out_values");
   if (out_v && !m.av)
     luaL_error(L, "%s: out_values given without values", fn);
   if (m.av) {
     if (out_v) {
-      check_same_context(L, m.a, out_v, fn, "a", "out_values");
-      check_no_overlap(L, out_v, m.a, fn, "out_values", "a");
-      check_no_overlap(L, out_v, m.b, fn, "out_values", "b");
-      check_no_overlap(L, out_v, m.av, fn, "out_values", "values[1]");
-      check_no_overlap(L, out_v, m.bv, fn, "out_values", "values[2]");
-      check_no_overlap(L, out_v, m.c, fn, "out_values", "out");
+      lmgpu_check_same_context(L, m.a, out_v, fn, "a", "out_values");
+      lmgpu_check_no_overlap(L, out_v, m.a, fn, "out_values", "a");
+      lmgpu_check_no_overlap(L, out_v, m.b, fn, "out_values", "b");
+      lmgpu_check_no_overlap(L, out_v, m.av, fn, "out_values", "values[1]");
+      lmgpu_check_no_overlap(L, out_v, m.bv, fn, "out_values", "values[2]");
+      lmgpu_check_no_overlap(L, out_v, m.c, fn, "out_values", "out");
     }
     m.cv = output(L, out_v, 1, n, m.av->dtype, fn, "out_values");
   }
@@ -167,13 +167,13 @@ int lmgpu_mergesort(lua_State *L) {
     lmgpu_check_options(L, 2, fn, names);
     lua_getfield(L, 2, "comp");
     s.order = lmgpu_check_order(L, -1, fn);
-    s.vals = opt_array(L, 2, "values", fn, "values");
+    s.vals = lmgpu_opt_array(L, 2, "values", fn, "values");
     if (s.vals) {
-      check_same_context(L, s.keys, s.vals, fn, "keys", "values");
+      lmgpu_check_same_context(L, s.keys, s.vals, fn, "keys", "values");
       if (s.vals->n != s.keys->n)
         luaL_error(L, "%s: values has %I elements, keys has %I", fn,
                    (lua_Integer)s.vals->n, (lua_Integer)s.keys->n);
-      check_no_overlap(L, s.vals, s.keys, fn, "values", "keys");
+      lmgpu_check_no_overlap(L, s.vals, s.keys, fn, "values", "keys");
     }
   }
   int vals_idx = lua_gettop(L);

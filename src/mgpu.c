@@ -265,6 +265,102 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
   return ctx->be->mergesort(ctx, &args);
 }
 
+static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
+  mgpu_sort_args *s = &a->sort;
+  TRY(check_keys(ctx, s->key_type, s->order, s->value_size));
+  TRY(check_count(ctx, s->n));
+  TRY(check_count(ctx, a->m));
+  if (a->stats) memset(a->stats, 0, sizeof *a->stats);
+  if (s->n < 2) return MGPU_OK;
+  if (!ctx->be->segsort)
+    return mgpu_set_error(ctx, MGPU_ENODEV, "not available on %s",
+                          ctx->be->name);
+  return ctx->be->segsort(ctx, a);
+}
+
+mgpu_status mgpu_segsort(mgpu_context *ctx, mgpu_dtype key_type,
+                         mgpu_order order, void *keys, size_t n,
+                         size_t value_size, void *vals, const int32_t *heads,
+                         size_t m, mgpu_sort_stats *stats) {
+  mgpu_segsort_args a = {{key_type, order, value_size, keys, vals, n},
+                         heads, m, NULL, MGPU_I32, stats};
+  if (!heads) a.m = 0;
+  return run_segsort(ctx, &a);
+}
+
+mgpu_status mgpu_segsort_flags(mgpu_context *ctx, mgpu_dtype key_type,
+                               mgpu_order order, void *keys, size_t n,
+                               size_t value_size, void *vals,
+                               const void *flags, mgpu_dtype flag_type,
+                               mgpu_sort_stats *stats) {
+  TRY(check_type(ctx, flag_type));
+  if (mgpu_dtype_is_float(flag_type))
+    return mgpu_set_error(ctx, MGPU_EINVAL,
+                          "flags must have an integer dtype (got %s)",
+                          mgpu_dtype_name(flag_type));
+  mgpu_segsort_args a = {{key_type, order, value_size, keys, vals, n},
+                         NULL, 0, flags, flag_type, stats};
+  return run_segsort(ctx, &a);
+}
+
+mgpu_status mgpu_locality_sort(mgpu_context *ctx, mgpu_dtype key_type,
+                               mgpu_order order, void *keys, size_t n,
+                               size_t value_size, void *vals,
+                               mgpu_sort_stats *stats) {
+  mgpu_segsort_args a = {{key_type, order, value_size, keys, vals, n},
+                         NULL, 0, NULL, MGPU_I32, stats};
+  return run_segsort(ctx, &a);
+}
+
+size_t mgpu_setop_capacity(mgpu_setop_kind op, size_t na, size_t nb) {
+  switch (op) {
+  case MGPU_SET_INTERSECTION: return na < nb ? na : nb;
+  case MGPU_SET_DIFFERENCE: return na;
+  default: return na + nb;
+  }
+}
+
+mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
+                       mgpu_dtype key_type, mgpu_order order, int duplicates,
+                       const void *a_keys, size_t na, const void *b_keys,
+                       size_t nb, void *out_keys, size_t value_size,
+                       const void *a_vals, const void *b_vals, void *out_vals,
+                       size_t *count) {
+  *count = 0;
+  TRY(check_keys(ctx, key_type, order, value_size));
+  if ((unsigned)op > MGPU_SET_SYMMETRIC_DIFFERENCE)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "unknown set operation %d",
+                          (int)op);
+  TRY(check_count(ctx, na));
+  TRY(check_count(ctx, nb));
+  size_t cap = mgpu_setop_capacity(op, na, nb);
+  if (cap > MGPU_MAX_COUNT)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "the result may have %zu elements, past the limit "
+                          "of %zu",
+                          cap, MGPU_MAX_COUNT);
+  if (cap == 0) return MGPU_OK;
+  if (na == 0 || nb == 0) {
+    /* one side empty: the result is the other side, or nothing */
+    int from_a = nb == 0;
+    if (!from_a && (op == MGPU_SET_DIFFERENCE)) return MGPU_OK;
+    size_t n = from_a ? na : nb;
+    TRY(mgpu_copy(ctx, out_keys, from_a ? a_keys : b_keys,
+                  n * mgpu_dtype_size(key_type)));
+    if (value_size)
+      TRY(mgpu_copy(ctx, out_vals, from_a ? a_vals : b_vals, n * value_size));
+    *count = n;
+    return MGPU_OK;
+  }
+  mgpu_setop_args a = {op, key_type, order, duplicates != 0, value_size,
+                       a_keys, a_vals, na, b_keys, b_vals, nb,
+                       out_keys, out_vals, cap};
+  if (!ctx->be->setop)
+    return mgpu_set_error(ctx, MGPU_ENODEV, "not available on %s",
+                          ctx->be->name);
+  return ctx->be->setop(ctx, &a, count);
+}
+
 /* ---- index preparation, bulk and interval operations -------------------- */
 
 static mgpu_status check_index_type(mgpu_context *ctx, mgpu_dtype t) {

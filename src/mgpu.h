@@ -161,6 +161,78 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
                            mgpu_order order, void *keys, size_t n,
                            size_t value_size, void *vals);
 
+/* ---- segmented sort, locality sort -------------------------------------- */
+
+/* What the early-exit merge passes of segsort and locality_sort did: for
+ * pass p < passes, merge_tiles[p] tiles were merged and copy_tiles[p]
+ * copied (the others were already in place).  tiles is the tile count of a
+ * pass, blocksort_tiles that of the blocksort. */
+#define MGPU_MAX_PASSES 32
+typedef struct mgpu_sort_stats {
+  int passes;
+  int64_t tiles, blocksort_tiles;
+  int64_t merge_tiles[MGPU_MAX_PASSES];
+  int64_t copy_tiles[MGPU_MAX_PASSES];
+} mgpu_sort_stats;
+
+/* Sorts keys (and values) in place within segments: a segment starts at
+ * 0 and at each of the m 0-based heads (m may be 0: one segment).  Stable.
+ * Only the set of heads matters: their order and repeats do not, and heads
+ * outside [0, n) are ignored (mgpu_prepare_positions checks a caller's
+ * list, with a message).  stats may be NULL; when given, the call waits
+ * for the device once per merge pass to read its queue counts. */
+mgpu_status mgpu_segsort(mgpu_context *ctx, mgpu_dtype key_type,
+                         mgpu_order order, void *keys, size_t n,
+                         size_t value_size, void *vals, const int32_t *heads,
+                         size_t m, mgpu_sort_stats *stats);
+/* The same with a per-element flag array (n elements of integer dtype
+ * flag_type; non-zero marks a segment head; flags[0] is ignored). */
+mgpu_status mgpu_segsort_flags(mgpu_context *ctx, mgpu_dtype key_type,
+                               mgpu_order order, void *keys, size_t n,
+                               size_t value_size, void *vals,
+                               const void *flags, mgpu_dtype flag_type,
+                               mgpu_sort_stats *stats);
+/* Stable in-place sort, like mgpu_mergesort, whose merge passes skip tiles
+ * that are already in order: fast when keys start near their place. */
+mgpu_status mgpu_locality_sort(mgpu_context *ctx, mgpu_dtype key_type,
+                               mgpu_order order, void *keys, size_t n,
+                               size_t value_size, void *vals,
+                               mgpu_sort_stats *stats);
+
+/* ---- multiset operations ------------------------------------------------- */
+
+typedef enum mgpu_setop_kind {
+  MGPU_SET_INTERSECTION,
+  MGPU_SET_UNION,
+  MGPU_SET_DIFFERENCE,
+  MGPU_SET_SYMMETRIC_DIFFERENCE
+} mgpu_setop_kind;
+
+/* The most outputs op can give for inputs of na and nb keys: min(na, nb),
+ * na + nb, na, na + nb.  Outputs of mgpu_setop must hold this many. */
+size_t mgpu_setop_capacity(mgpu_setop_kind op, size_t na, size_t nb);
+
+/* std::set_intersection / set_union / set_difference /
+ * set_symmetric_difference of two sorted key arrays with multiset
+ * semantics (the k-th equal key of a matches the k-th of b).  Values move
+ * with their keys: intersection and difference take a's, union and
+ * symmetric difference the value of the side that supplied the key (a's on
+ * a match).  *count = the number of outputs.  Waits for the device once.
+ * duplicates = 0 promises that neither input repeats a key (a faster
+ * partition); if the promise is broken, runs of a repeated key may be
+ * matched as if split between independent calls, so the key's multiplicity
+ * in the result may be off; the result is still sorted and memory-safe.
+ * Unsorted inputs give unspecified outputs (at most the capacity) but never
+ * a read or write outside the arrays.  Outputs need
+ * mgpu_setop_capacity(op, na, nb) elements; a capacity past MGPU_MAX_COUNT
+ * (union or symmetric difference of long inputs) is MGPU_ETOOBIG. */
+mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
+                       mgpu_dtype key_type, mgpu_order order, int duplicates,
+                       const void *a_keys, size_t na, const void *b_keys,
+                       size_t nb, void *out_keys, size_t value_size,
+                       const void *a_vals, const void *b_vals, void *out_vals,
+                       size_t *count);
+
 /* ---- index preparation -------------------------------------------------
  * Callers of the bulk and interval operations usually hold 1-based indices
  * of some integer dtype; these turn them into the 0-based int32 arrays the

@@ -20,6 +20,15 @@ mgpu_status mgpu_cpu_is_sorted(mgpu_context *ctx, const void *src, size_t n,
                                mgpu_dtype t, mgpu_order order, int *sorted);
 mgpu_status mgpu_cpu_merge(mgpu_context *ctx, const mgpu_merge_args *args);
 mgpu_status mgpu_cpu_mergesort(mgpu_context *ctx, const mgpu_sort_args *args);
+void mgpu_cpu_sort_range(const mgpu_sort_args *s, size_t lo, size_t hi,
+                         void *tk, void *tv);
+mgpu_status mgpu_cpu_sort_temps(mgpu_context *ctx, const mgpu_sort_args *s,
+                                void **tk, void **tv);
+void mgpu_cpu_sort_temps_free(mgpu_context *ctx, const mgpu_sort_args *s,
+                              void *tk, void *tv);
+mgpu_status mgpu_cpu_segsort(mgpu_context *ctx, const mgpu_segsort_args *a);
+mgpu_status mgpu_cpu_setop(mgpu_context *ctx, const mgpu_setop_args *a,
+                           size_t *count);
 mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx, const void *src,
                                        mgpu_dtype t, size_t m, int64_t lo,
                                        int64_t hi, int unique, int32_t *dst,

@@ -74,29 +74,52 @@
   }
 CPU_FOR_EACH_KEY(DEFINE_SORT)
 
-mgpu_status mgpu_cpu_mergesort(mgpu_context *ctx, const mgpu_sort_args *s) {
-  size_t kb = s->n * mgpu_dtype_size(s->key_type), vb = s->n * s->value_size;
-  void *tk = NULL, *tv = NULL;
-  mgpu_status st = MGPU_OK;
-  if (s->n > CPU_SORT_RUN) {
-    if ((st = mgpu_alloc(ctx, kb, &tk)) != MGPU_OK) return st;
-    if (vb && (st = mgpu_alloc(ctx, vb, &tv)) != MGPU_OK) {
-      mgpu_free(ctx, tk, kb);
-      return st;
-    }
-  }
+/* Sorts elements [lo, hi) of s's arrays; tk/tv hold hi - lo elements (unused
+ * below CPU_SORT_RUN). */
+void mgpu_cpu_sort_range(const mgpu_sort_args *s, size_t lo, size_t hi,
+                         void *tk, void *tv) {
   int g = s->order == MGPU_GREATER;
-  size_t vs = s->value_size;
+  size_t vs = s->value_size, n = hi - lo;
+  char *k = (char *)s->keys + lo * mgpu_dtype_size(s->key_type);
+  void *v = vs ? (char *)s->vals + lo * vs : NULL;
   switch (s->key_type) {
-  case MGPU_I32: sort_i32(s->keys, s->vals, s->n, vs, g, tk, tv); break;
-  case MGPU_U32: sort_u32(s->keys, s->vals, s->n, vs, g, tk, tv); break;
-  case MGPU_I64: sort_i64(s->keys, s->vals, s->n, vs, g, tk, tv); break;
-  case MGPU_U64: sort_u64(s->keys, s->vals, s->n, vs, g, tk, tv); break;
-  case MGPU_F32: sort_f32(s->keys, s->vals, s->n, vs, g, tk, tv); break;
-  case MGPU_F64: sort_f64(s->keys, s->vals, s->n, vs, g, tk, tv); break;
+  case MGPU_I32: sort_i32((int32_t *)k, v, n, vs, g, tk, tv); break;
+  case MGPU_U32: sort_u32((uint32_t *)k, v, n, vs, g, tk, tv); break;
+  case MGPU_I64: sort_i64((int64_t *)k, v, n, vs, g, tk, tv); break;
+  case MGPU_U64: sort_u64((uint64_t *)k, v, n, vs, g, tk, tv); break;
+  case MGPU_F32: sort_f32((float *)k, v, n, vs, g, tk, tv); break;
+  case MGPU_F64: sort_f64((double *)k, v, n, vs, g, tk, tv); break;
   default: break;
   }
-  mgpu_free(ctx, tk, kb);
-  mgpu_free(ctx, tv, vb);
+}
+
+/* Temporaries for sorting up to n elements: NULL when no merge pass runs. */
+mgpu_status mgpu_cpu_sort_temps(mgpu_context *ctx, const mgpu_sort_args *s,
+                                void **tk, void **tv) {
+  size_t kb = s->n * mgpu_dtype_size(s->key_type), vb = s->n * s->value_size;
+  mgpu_status st;
+  *tk = *tv = NULL;
+  if (s->n <= CPU_SORT_RUN) return MGPU_OK;
+  if ((st = mgpu_alloc(ctx, kb, tk)) != MGPU_OK) return st;
+  if (vb && (st = mgpu_alloc(ctx, vb, tv)) != MGPU_OK) {
+    mgpu_free(ctx, *tk, kb);
+    *tk = NULL;
+    return st;
+  }
+  return MGPU_OK;
+}
+
+void mgpu_cpu_sort_temps_free(mgpu_context *ctx, const mgpu_sort_args *s,
+                              void *tk, void *tv) {
+  mgpu_free(ctx, tk, s->n * mgpu_dtype_size(s->key_type));
+  mgpu_free(ctx, tv, s->n * s->value_size);
+}
+
+mgpu_status mgpu_cpu_mergesort(mgpu_context *ctx, const mgpu_sort_args *s) {
+  void *tk, *tv;
+  mgpu_status st = mgpu_cpu_sort_temps(ctx, s, &tk, &tv);
+  if (st != MGPU_OK) return st;
+  mgpu_cpu_sort_range(s, 0, s->n, tk, tv);
+  mgpu_cpu_sort_temps_free(ctx, s, tk, tv);
   return MGPU_OK;
 }

@@ -1,0 +1,129 @@
+/*
+ * segblocksort_agent.cuh - the blocksort of a segmented sort: one block
+ * sorts a tile of NT * VT keys within segments.  Each thread sorts its VT
+ * keys with a transposition network that never swaps across a head, then
+ * log2(NT) merge levels in shared memory merge pairs of runs, each
+ * mixing only the segment that straddles their interface.  Which segment
+ * that is comes from a tree of head ranges built alongside: each thread
+ * starts with the first and last head among its keys, and every level
+ * combines the ranges of the two runs it merged.
+ */
+#ifndef MGPU_SEGBLOCKSORT_AGENT_CUH
+#define MGPU_SEGBLOCKSORT_AGENT_CUH
+
+#include "device/segmented_merge.cuh"
+#include "device/tile_io.cuh"
+#include "merge_agent.cuh"
+
+namespace mgpu {
+
+/* Bits [g, g + VT) of the head bitfield (bit i = element g + i is a
+ * head); elements at or past n read as 0. */
+template <int VT>
+__device__ __forceinline__ unsigned head_bits_at(const unsigned *bits,
+                                                 long long g, long long n) {
+  if (g >= n) return 0;
+  const long long w = g >> 5;
+  const int s = (int)(g & 31);
+  unsigned x = bits[w] >> s;
+  if (s && ((w + 1) << 5) < n) x |= bits[w + 1] << (32 - s);
+  const unsigned mask = VT >= 32 ? ~0u : (1u << VT) - 1;
+  return x & mask;
+}
+
+template <int NT, int VT, bool HAS_V, typename K, typename V>
+struct segblocksort_smem {
+  merge_tile_smem<NT * VT, HAS_V, K, V> tile;
+  head_range ranges[NT];
+};
+
+/* Sorts keys_in[0, count) of the tile starting at global index t0 into
+ * keys_out; *range gets the tile's head range (global positions). */
+template <int NT, int VT, bool HAS_V, typename K, typename V, typename Comp>
+__device__ __forceinline__ void segblocksort_tile(
+    const K *keys_in, const V *vals_in, int count, K *keys_out, V *vals_out,
+    const unsigned *bits, long long n, long long t0, head_range *range,
+    Comp comp, segblocksort_smem<NT, VT, HAS_V, K, V> &sm) {
+  const int tid = threadIdx.x;
+  load_to_shared<NT, VT>(keys_in, count, sm.tile.keys);
+  if (HAS_V) load_to_shared<NT, VT>(vals_in, count, sm.tile.vals);
+  /* heads among this thread's keys (tile positions) */
+  const unsigned heads = head_bits_at<VT>(bits, t0 + VT * tid, n);
+  head_range mine = {heads ? VT * tid + __ffs(heads) - 1 : kNoHead,
+                     heads ? VT * tid + 31 - __clz(heads) : -1};
+  sm.ranges[tid] = mine;
+  __syncthreads();
+  K k[VT];
+  V v[VT];
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int idx = VT * tid + i;
+    if (idx < count) {
+      k[i] = sm.tile.keys[idx];
+      if (HAS_V) v[i] = sm.tile.vals[idx];
+    }
+  }
+  /* odd-even transposition; a head at i + 1 walls i off from i + 1 */
+  const int valid = count - VT * tid;
+#pragma unroll
+  for (int pass = 0; pass < VT; ++pass) {
+#pragma unroll
+    for (int i = pass & 1; i + 1 < VT; i += 2) {
+      if (i + 1 < valid && !((heads >> (i + 1)) & 1) && comp(k[i + 1], k[i])) {
+        swap_regs(k[i], k[i + 1]);
+        if (HAS_V) swap_regs(v[i], v[i + 1]);
+      }
+    }
+  }
+  __syncthreads();
+  thread_to_shared<VT>(k, count, sm.tile.keys);
+  if (HAS_V) thread_to_shared<VT>(v, count, sm.tile.vals);
+  __syncthreads();
+#pragma unroll 1
+  for (int coop = 2, level = 0; coop <= NT; coop *= 2, ++level) {
+    /* threads [g0, g0 + coop) merge runs [start, mid) and [mid, end) */
+    const int g0 = tid & ~(coop - 1);
+    const int start = min(VT * g0, count);
+    const int mid = min(start + VT * (coop / 2), count);
+    const int end = min(start + VT * coop, count);
+    const int na = mid - start, nb = end - mid;
+    /* the halves' head ranges sit at [g0 / (coop/2)] and the next */
+    const head_range ra = sm.ranges[(g0 >> level)];
+    const head_range rb = sm.ranges[(g0 >> level) + 1];
+    const int ha = max(start, ra.last) - start;    /* A's locked prefix */
+    const int hb = min(end, rb.first) - mid;       /* B's active head */
+    if (VT * tid < count) {
+      const int d = min(VT * (tid - g0), na + nb);
+      const int from_a = segmented_merge_path(sm.tile.keys + start, na,
+                                              sm.tile.keys + mid, nb,
+                                              max(0, min(ha, na)),
+                                              max(0, min(hb, nb)), d, comp);
+      int src[VT];
+      segmented_serial_merge<VT>(sm.tile.keys, start + from_a, mid,
+                                 start + max(0, min(ha, na)),
+                                 mid + d - from_a, end,
+                                 mid + max(0, min(hb, nb)), k, src, comp);
+      if (HAS_V) {
+#pragma unroll
+        for (int i = 0; i < VT; ++i)
+          if (VT * tid + i < count) v[i] = sm.tile.vals[src[i]];
+      }
+    }
+    __syncthreads();
+    if (tid == g0) sm.ranges[g0 >> (level + 1)] = combine(ra, rb);
+    thread_to_shared<VT>(k, count, sm.tile.keys);
+    if (HAS_V) thread_to_shared<VT>(v, count, sm.tile.vals);
+    __syncthreads();
+  }
+  shared_to_global<NT, VT>(sm.tile.keys, count, keys_out);
+  if (HAS_V) shared_to_global<NT, VT>(sm.tile.vals, count, vals_out);
+  if (tid == 0) {
+    const head_range r = sm.ranges[0];
+    range->first = r.first == kNoHead ? kNoHead : (int)(t0 + r.first);
+    range->last = r.last < 0 ? -1 : (int)(t0 + r.last);
+  }
+}
+
+} // namespace mgpu
+
+#endif

@@ -1,0 +1,388 @@
+/*
+ * segsort.cuh - mgpu_segsort and mgpu_locality_sort on the GPU: a
+ * blocksort, then global merge passes that exit early where there is
+ * nothing to merge.
+ *
+ * Each pass (ping-ponging between the keys and a temporary buffer, as
+ * mergesort does) runs three launches:
+ *   1. partition: the Merge Path split of every pass-tile boundary.  In a
+ *      segmented sort only the segment straddling the two runs' interface
+ *      can mix, and diagonals outside it are answered without a search
+ *      (device/segmented_merge.cuh); the same launch combines the runs'
+ *      head ranges for the next pass.
+ *   2. plan: each tile whose output draws on both runs, or on one run but
+ *      shifted, is queued for merging; a tile whose output is its own
+ *      input is queued for copying unless its "same in both buffers" flag
+ *      says the destination already holds it, in which case it is skipped.
+ *   3. work: a fixed grid of persistent blocks drains the merge queue, then
+ *      the copy queue.
+ * The queue lengths of every pass stay on the device (the stats option
+ * reads them once at the end): there is no host round trip per pass.
+ */
+#ifndef MGPU_SEGSORT_CUH
+#define MGPU_SEGSORT_CUH
+
+#include "mergesort.cuh"
+#include "segblocksort_agent.cuh"
+
+namespace mgpu {
+
+/* ---- head bitfield ------------------------------------------------------- */
+
+static __global__ void heads_to_bits_kernel(const int32_t *heads, int m, int n,
+                                     unsigned *bits) {
+  GRID_STRIDE(i, (size_t)m) {
+    const int h = heads[i];
+    if (h > 0 && h < n) atomicOr(bits + (h >> 5), 1u << (h & 31));
+  }
+}
+
+template <typename F>
+__global__ void flags_to_bits_kernel(const F *flags, int n, unsigned *bits) {
+  /* whole warps per 32 elements, so that one ballot makes one word */
+  const size_t warps = ((size_t)n + 31) / 32;
+  const int lane = threadIdx.x & 31;
+  for (size_t w = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+       w < warps; w += (size_t)gridDim.x * blockDim.x / 32) {
+    const size_t i = w * 32 + lane;
+    const unsigned word = __ballot_sync(0xffffffffu, i < (size_t)n && i > 0 &&
+                                                         flags[i] != 0);
+    if (lane == 0) bits[w] = word;
+  }
+}
+
+/* ---- blocksort ------------------------------------------------------------ */
+
+template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+__global__ void __launch_bounds__(P::NT)
+    segblocksort_kernel(const K *keys_in, const V *vals_in, int n, K *keys_out,
+                        V *vals_out, const unsigned *bits, head_range *ranges,
+                        Comp comp) {
+  auto &sm = *shared_as<segblocksort_smem<P::NT, P::VT, HAS_V, K, V>>();
+  const long long t0 = (long long)blockIdx.x * P::NV;
+  const int count = (int)min((long long)P::NV, n - t0);
+  segblocksort_tile<P::NT, P::VT, HAS_V>(
+      keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
+      HAS_V ? vals_out + t0 : vals_out, bits, n, t0, ranges + blockIdx.x, comp,
+      sm);
+}
+
+/* ---- one pass --------------------------------------------------------------- */
+
+/* A pair of runs and the locked/active split of its merge, in global
+ * positions: A = [start, mid), B = [mid, end); A's active part starts at
+ * ha, B's locked part at hb. */
+struct seg_pair {
+  long long start;
+  int mid, end, ha, hb;
+};
+
+__device__ __forceinline__ seg_pair seg_pair_of(long long d, long long run,
+                                                int n, const head_range *ranges) {
+  const run_pair p = pair_of(d, run, n);
+  seg_pair s = {p.start, p.mid, p.end, (int)p.start, p.end};
+  if (ranges) {
+    const long long r = p.start / run; /* A's run; B is r + 1 */
+    s.ha = max((int)p.start, ranges[r].last);
+    if (p.mid < p.end) s.hb = min(p.end, ranges[r + 1].first);
+  }
+  return s;
+}
+
+/* splits[i] = how many of the first (i * nv - start) outputs of its pair
+ * come from A.  The thread at a pair's start also writes the pair's head
+ * range for the next pass. */
+template <typename K, typename Comp>
+__global__ void segsort_partition_kernel(const K *keys, const K *samples, int n,
+                                         long long run, int nv, int count,
+                                         const head_range *ranges,
+                                         head_range *next_ranges, int *splits,
+                                         Comp comp) {
+  constexpr int S = kSortSampleStride;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const long long d = min((long long)i * nv, (long long)n);
+  const seg_pair p = seg_pair_of(d, run, n, ranges);
+  const int na = p.mid - (int)p.start, nb = p.end - p.mid;
+  const int diag = (int)(d - p.start);
+  if (ranges && diag == 0 && d < n) {
+    const long long r = p.start / run;
+    head_range nr = ranges[r];
+    if (p.mid < p.end) nr = combine(nr, ranges[r + 1]);
+    next_ranges[r / 2] = nr;
+  }
+  if (!ranges && samples) {
+    /* no segments: the whole runs are active, and their samples line up */
+    splits[i] = sampled_merge_path<S>(keys + p.start, samples + p.start / S, na,
+                                      keys + p.mid, samples + p.mid / S, nb,
+                                      diag, comp);
+  } else {
+    splits[i] = segmented_merge_path(keys + p.start, na, keys + p.mid, nb,
+                                     p.ha - (int)p.start, p.hb - p.mid, diag,
+                                     comp);
+  }
+}
+
+/* A queued merge: the tile and where its inputs lie (global positions). */
+struct seg_job {
+  int tile, a0, a1, b0, b1, ha, hb, pad;
+};
+
+struct seg_queues {
+  seg_job *merges;
+  int *copies;
+  int *counts;          /* per pass: merges queued, copies queued */
+  unsigned char *same;  /* per tile: both buffers hold its output */
+};
+
+/* One thread per tile: merge, copy or nothing. */
+static __global__ void segsort_plan_kernel(int n, long long run, int nv, int tiles,
+                                    const head_range *ranges, const int *splits,
+                                    int pass, seg_queues q) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  bool merge = false, copy = false;
+  seg_job job = {};
+  if (t < tiles) {
+    const long long o0 = (long long)t * nv;
+    const long long o1 = min(o0 + nv, (long long)n);
+    const seg_pair p = seg_pair_of(o0, run, n, ranges);
+    const int na = p.mid - (int)p.start, nb = p.end - p.mid;
+    const int d0 = (int)(o0 - p.start), d1 = (int)(o1 - p.start);
+    const int a0 = splits[t];
+    const int a1 = d1 == na + nb ? na : splits[t + 1];
+    const tile_span sp = make_tile_span(d0, d1, a0, a1);
+    /* in place: all from A at its own position, or all from B after A */
+    const bool in_place = (sp.nb == 0 && sp.a0 == d0) ||
+                          (sp.na == 0 && sp.a0 == na);
+    merge = !in_place;
+    copy = in_place && !q.same[t];
+    q.same[t] = in_place;
+    job = seg_job{t, (int)p.start + sp.a0, (int)p.start + sp.a0 + sp.na,
+                  p.mid + sp.b0, p.mid + sp.b0 + sp.nb, p.ha, p.hb, 0};
+  }
+  /* one atomic per warp and queue */
+  const int lane = threadIdx.x & 31;
+  const unsigned mm = __ballot_sync(0xffffffffu, merge);
+  const unsigned cm = __ballot_sync(0xffffffffu, copy);
+  int mbase = 0, cbase = 0;
+  if (lane == 0) {
+    if (mm) mbase = atomicAdd(q.counts + 2 * pass, __popc(mm));
+    if (cm) cbase = atomicAdd(q.counts + 2 * pass + 1, __popc(cm));
+  }
+  mbase = __shfl_sync(0xffffffffu, mbase, 0);
+  cbase = __shfl_sync(0xffffffffu, cbase, 0);
+  const unsigned below = (1u << lane) - 1;
+  if (merge) q.merges[mbase + __popc(mm & below)] = job;
+  if (copy) q.copies[cbase + __popc(cm & below)] = t;
+}
+
+template <typename K, typename V> struct seg_pass {
+  const K *keys;
+  const V *vals;
+  K *keys_out;
+  V *vals_out;
+  const K *samples; /* of keys (nullptr: none kept) */
+  K *samples_out;
+  int n;
+  seg_queues q;
+  int pass;
+};
+
+template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+__global__ void __launch_bounds__(P::NT)
+    segsort_work_kernel(seg_pass<K, V> w, Comp comp) {
+  constexpr int NT = P::NT, VT = P::VT, NV = P::NV, S = kSortSampleStride;
+  auto &sm = *shared_as<merge_tile_smem<NV, HAS_V, K, V>>();
+  const int tid = threadIdx.x;
+  const int merges = w.q.counts[2 * w.pass];
+  const int copies = w.q.counts[2 * w.pass + 1];
+  for (int j = blockIdx.x; j < merges; j += gridDim.x) {
+    const seg_job job = w.q.merges[j];
+    const long long o0 = (long long)job.tile * NV;
+    const int na = job.a1 - job.a0, nb = job.b1 - job.b0;
+    const int total = na + nb;
+    __syncthreads(); /* the previous job is done with shared memory */
+    load_two_to_shared<NT, VT>(w.keys + job.a0, na, w.keys + job.b0, nb,
+                               sm.keys);
+    if (HAS_V)
+      load_two_to_shared<NT, VT>(w.vals + job.a0, na, w.vals + job.b0, nb,
+                                 sm.vals);
+    __syncthreads();
+    const int ha = max(0, min(job.ha - job.a0, na));
+    const int hb = max(0, min(job.hb - job.b0, nb));
+    const int d = min(VT * tid, total);
+    const int from_a =
+        segmented_merge_path(sm.keys, na, sm.keys + na, nb, ha, hb, d, comp);
+    K k[VT];
+    int src[VT];
+    segmented_serial_merge<VT>(sm.keys, from_a, na, ha, na + d - from_a, total,
+                               na + hb, k, src, comp);
+    V v[VT];
+    if (HAS_V) {
+#pragma unroll
+      for (int i = 0; i < VT; ++i)
+        if (VT * tid + i < total) v[i] = sm.vals[src[i]];
+    }
+    __syncthreads();
+    thread_to_shared<VT>(k, total, sm.keys);
+    if (HAS_V) thread_to_shared<VT>(v, total, sm.vals);
+    __syncthreads();
+    shared_to_global<NT, VT>(sm.keys, total, w.keys_out + o0);
+    if (HAS_V) shared_to_global<NT, VT>(sm.vals, total, w.vals_out + o0);
+    if (w.samples_out) store_samples<NT, S>(sm.keys, total, o0, w.samples_out);
+  }
+  for (int j = blockIdx.x; j < copies; j += gridDim.x) {
+    const int t = w.q.copies[j];
+    const long long o0 = (long long)t * NV;
+    const int count = (int)min((long long)NV, (long long)w.n - o0);
+    for (int i = tid; i < count; i += NT) {
+      w.keys_out[o0 + i] = w.keys[o0 + i];
+      if (HAS_V) w.vals_out[o0 + i] = w.vals[o0 + i];
+    }
+    if (w.samples_out) {
+      for (int i = tid; i * S < count; i += NT)
+        w.samples_out[o0 / S + i] = w.samples[o0 / S + i];
+    }
+  }
+}
+
+/* ---- the whole sort ----------------------------------------------------------- */
+
+template <typename PB, typename PM, bool HAS_V, typename K, typename V,
+          typename Comp>
+mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
+                        Comp comp) {
+  constexpr int S = kSortSampleStride;
+  static_assert(PB::NV % PM::NV == 0, "a pass tile must not straddle merges");
+  static_assert(PB::NV % S == 0 && PM::NV % S == 0 && PM::VT <= S,
+                "runs must start on samples, one sample per thread");
+  cudaStream_t s = cuda_of(ctx)->stream;
+  K *keys = (K *)a->sort.keys;
+  V *vals = (V *)a->sort.vals;
+  const int n = (int)a->sort.n;
+  const bool segmented = a->heads || a->flags;
+  int passes = 0;
+  for (long long run = PB::NV; run < n; run *= 2) ++passes;
+  const int btiles = tiles_of(n, PB::NV), tiles = tiles_of(n, PM::NV);
+  if (a->stats) {
+    a->stats->tiles = tiles;
+    a->stats->blocksort_tiles = btiles;
+    a->stats->passes = passes;
+  }
+  /* Every temporary is taken before the first launch (see mergesort). */
+  cuda_scratch bits, ranges, tmp_keys, tmp_vals, splits, samples, jobs, copies,
+      counts, same;
+  const int words = (n + 31) / 32;
+  if (segmented) {
+    MGPU_TRY(bits.take(ctx, sizeof(unsigned) * (size_t)words));
+    MGPU_TRY(ranges.take(ctx, sizeof(head_range) * 2 * (size_t)btiles));
+  }
+  if (passes) {
+    MGPU_TRY(tmp_keys.take(ctx, sizeof(K) * (size_t)n));
+    if (HAS_V) MGPU_TRY(tmp_vals.take(ctx, sizeof(V) * (size_t)n));
+    MGPU_TRY(splits.take(ctx, sizeof(int) * ((size_t)tiles + 1)));
+    MGPU_TRY(jobs.take(ctx, sizeof(seg_job) * (size_t)tiles));
+    MGPU_TRY(copies.take(ctx, sizeof(int) * (size_t)tiles));
+    MGPU_TRY(counts.take(ctx, sizeof(int) * 2 * (size_t)passes));
+    MGPU_TRY(same.take(ctx, (size_t)tiles));
+  }
+  /* the unsegmented blocksort always writes samples */
+  if (!segmented)
+    MGPU_TRY(samples.take(ctx, sizeof(K) * 2 * (size_t)samples_of(n, S)));
+  const bool odd = passes & 1;
+  K *sk = odd ? tmp_keys.as<K>() : keys, *dk = odd ? keys : tmp_keys.as<K>();
+  V *sv = odd ? tmp_vals.as<V>() : vals, *dv = odd ? vals : tmp_vals.as<V>();
+  K *ss = samples.as<K>();
+  K *ds = ss ? ss + samples_of(n, S) : nullptr;
+  head_range *rs = ranges.as<head_range>();
+  head_range *rd = rs ? rs + btiles : nullptr;
+
+  if (segmented) {
+    const unsigned grid = stride_grid(ctx, a->heads ? a->m : (size_t)n);
+    if (a->heads) {
+      CUDA_TRY(ctx, cudaMemsetAsync(bits.ptr, 0, bits.bytes, s));
+      if (a->m)
+        heads_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+            a->heads, (int)a->m, n, bits.as<unsigned>());
+    } else {
+      switch (mgpu_dtype_size(a->flag_type)) {
+      case 4:
+        flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+            (const uint32_t *)a->flags, n, bits.as<unsigned>());
+        break;
+      default:
+        flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+            (const uint64_t *)a->flags, n, bits.as<unsigned>());
+      }
+    }
+    CUDA_LAUNCHED(ctx, "segsort head kernel");
+    auto kernel = segblocksort_kernel<PB, HAS_V, K, V, Comp>;
+    const size_t smem = sizeof(segblocksort_smem<PB::NT, PB::VT, HAS_V, K, V>);
+    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+    kernel<<<btiles, PB::NT, smem, s>>>(keys, vals, n, sk, sv,
+                                        bits.as<unsigned>(), rs, comp);
+    CUDA_LAUNCHED(ctx, "segmented blocksort kernel");
+  } else {
+    MGPU_TRY((blocksort_run<PB, HAS_V>(ctx, keys, vals, n, sk, sv, ss, comp)));
+  }
+  if (!passes) return MGPU_OK;
+
+  CUDA_TRY(ctx, cudaMemsetAsync(counts.ptr, 0, counts.bytes, s));
+  CUDA_TRY(ctx, cudaMemsetAsync(same.ptr, 0, same.bytes, s));
+  auto work = segsort_work_kernel<PM, HAS_V, K, V, Comp>;
+  const size_t smem = sizeof(merge_tile_smem<PM::NV, HAS_V, K, V>);
+  MGPU_TRY(allow_shared_memory(ctx, work, smem));
+  int per_sm = 0;
+  CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, work,
+                                                              PM::NT, smem));
+  const int workers = max(1, min(tiles, per_sm * cuda_of(ctx)->sm_count));
+  seg_queues q = {jobs.as<seg_job>(), copies.as<int>(), counts.as<int>(),
+                  same.as<unsigned char>()};
+  int pass = 0;
+  for (long long run = PB::NV; run < n; run *= 2, ++pass) {
+    segsort_partition_kernel<<<grid_for((size_t)tiles + 1, 128), 128, 0, s>>>(
+        sk, ss, n, run, PM::NV, tiles + 1, rs, rd, splits.as<int>(), comp);
+    CUDA_LAUNCHED(ctx, "segsort partition kernel");
+    segsort_plan_kernel<<<grid_for((size_t)tiles, 128), 128, 0, s>>>(
+        n, run, PM::NV, tiles, rs, splits.as<int>(), pass, q);
+    CUDA_LAUNCHED(ctx, "segsort plan kernel");
+    seg_pass<K, V> wp = {sk, sv, dk, dv, ss, ds, n, q, pass};
+    work<<<workers, PM::NT, smem, s>>>(wp, comp);
+    CUDA_LAUNCHED(ctx, "segsort work kernel");
+    K *tk = sk; sk = dk; dk = tk;
+    V *tv = sv; sv = dv; dv = tv;
+    K *ts = ss; ss = ds; ds = ts;
+    head_range *tr = rs; rs = rd; rd = tr;
+  }
+  if (a->stats) {
+    int host[2 * MGPU_MAX_PASSES];
+    CUDA_TRY(ctx, cudaMemcpyAsync(host, counts.ptr, counts.bytes,
+                                  cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(ctx, cudaStreamSynchronize(s));
+    for (int p = 0; p < passes; ++p) {
+      a->stats->merge_tiles[p] = host[2 * p];
+      a->stats->copy_tiles[p] = host[2 * p + 1];
+    }
+  }
+  return MGPU_OK;
+}
+
+template <typename K, int VB> struct segsort_launch {
+  template <typename Comp>
+  static mgpu_status run(mgpu_context *ctx, const mgpu_segsort_args *a,
+                         Comp comp) {
+    typedef mergesort_policy<sizeof(K), VB> P;
+    return segsort_run<typename P::blocksort, typename P::pass, VB != 0, K,
+                       value_t<VB>>(ctx, a, comp);
+  }
+};
+
+template <typename K>
+mgpu_status segsort_entry(mgpu_context *ctx, const mgpu_segsort_args *a) {
+  return dispatch_keyed<K, segsort_launch>(ctx, a->sort.value_size,
+                                           a->sort.order, a);
+}
+
+} // namespace mgpu
+
+#endif
