@@ -25,6 +25,7 @@
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <cuda/std/functional>
 #include <thrust/binary_search.h>
@@ -35,6 +36,7 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/merge.h>
 #include <thrust/scan.h>
+#include <thrust/set_operations.h>
 
 #include "mgpu.h"
 
@@ -1246,6 +1248,453 @@ std::unique_ptr<Instance> make_interval_move_t(Env &env, size_t n) {
   return I;
 }
 
+// ===========================================================================
+// case: setop (keys | pairs; intersection, union, difference, symmetric
+// difference) vs thrust::set_* / thrust::set_*_by_key
+// ===========================================================================
+
+// Uniform in [0, bound), as K.
+template <class K>
+__global__ void k_random_below_t(K *out, size_t n, uint64_t bound, uint64_t seed) {
+  GRID_STRIDE(i, n) { out[i] = (K)(mix64(seed * 0xD1B54A32D192ED03ull + i) % bound); }
+}
+
+const char *setop_name(mgpu_setop_kind op) {
+  switch (op) {
+    case MGPU_SET_INTERSECTION: return "intersection";
+    case MGPU_SET_UNION: return "union";
+    case MGPU_SET_DIFFERENCE: return "difference";
+    case MGPU_SET_SYMMETRIC_DIFFERENCE: return "symmetric_difference";
+  }
+  return "?";
+}
+
+// The Thrust call for op; returns the output count.  Thrust's set
+// operations copy their count to the host, so they wait (as mgpu_setop does).
+template <class Policy, class K, class V>
+size_t thrust_setop(const Policy &pol, mgpu_setop_kind op, bool pairs, const K *a, size_t na,
+                    const K *b, size_t nb, const V *av, const V *bv, K *ok, V *ov) {
+  const K *ae = a + na, *be = b + nb;
+  K *end = ok;
+  if (!pairs) {
+    switch (op) {
+      case MGPU_SET_INTERSECTION: end = thrust::set_intersection(pol, a, ae, b, be, ok); break;
+      case MGPU_SET_UNION: end = thrust::set_union(pol, a, ae, b, be, ok); break;
+      case MGPU_SET_DIFFERENCE: end = thrust::set_difference(pol, a, ae, b, be, ok); break;
+      case MGPU_SET_SYMMETRIC_DIFFERENCE:
+        end = thrust::set_symmetric_difference(pol, a, ae, b, be, ok);
+        break;
+    }
+  } else {
+    // (set_intersection_by_key takes only a's values: the result's come from a.)
+    switch (op) {
+      case MGPU_SET_INTERSECTION:
+        end = thrust::set_intersection_by_key(pol, a, ae, b, be, av, ok, ov).first;
+        break;
+      case MGPU_SET_UNION:
+        end = thrust::set_union_by_key(pol, a, ae, b, be, av, bv, ok, ov).first;
+        break;
+      case MGPU_SET_DIFFERENCE:
+        end = thrust::set_difference_by_key(pol, a, ae, b, be, av, bv, ok, ov).first;
+        break;
+      case MGPU_SET_SYMMETRIC_DIFFERENCE:
+        end = thrust::set_symmetric_difference_by_key(pol, a, ae, b, be, av, bv, ok, ov).first;
+        break;
+    }
+  }
+  return (size_t)(end - ok);
+}
+
+template <class K>
+std::unique_ptr<Instance> make_setop_t(Env &env, size_t n, mgpu_setop_kind op, bool pairs) {
+  using V = value_for<K>;
+  const mgpu_dtype kt = dtype_of<K>();
+  const size_t na = n / 2, nb = n - na;
+  const size_t cap = mgpu_setop_capacity(op, na, nb);
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K) + (pairs ? n * sizeof(V) : 0);  // the inputs
+
+  // inputs: n/2 keys each, uniform in [0, n / (2 ln 2)), sorted once.  With
+  // na/range = ln 2 copies of a value expected per input, a value is present
+  // in an input with probability 1 - e^-ln2 = 1/2: about half of a's keys
+  // find a partner in b, and repeated keys are common (multiset semantics
+  // are exercised).  Values tag the inputs: 0..na-1 then na..n-1.
+  const uint64_t range = std::max<uint64_t>(1, (uint64_t)std::llround((double)n / (2.0 * std::log(2.0))));
+  K *a = I->alloc<K>(na * sizeof(K));
+  K *b = I->alloc<K>(nb * sizeof(K));
+  if (na) {
+    k_random_below_t<K><<<grid_for(na), 256, 0, env.stream>>>(a, na, range, 51);
+    CK_LAUNCH();
+  }
+  if (nb) {
+    k_random_below_t<K><<<grid_for(nb), 256, 0, env.stream>>>(b, nb, range, 52);
+    CK_LAUNCH();
+  }
+  sort_once(env, a, na);
+  sort_once(env, b, nb);
+  V *av = nullptr, *bv = nullptr;
+  if (pairs) {
+    av = I->alloc<V>(na * sizeof(V));
+    bv = I->alloc<V>(nb * sizeof(V));
+    gen_iota(env, av, na, 0);
+    gen_iota(env, bv, nb, (long long)na);
+  }
+
+  // Outputs are the first `count` elements (count known after the run).
+  auto spans = [=](K *k, V *v, std::shared_ptr<size_t> count) {
+    return [=]() {
+      std::vector<Span> s{{k, *count, kt, "keys"}};
+      if (pairs) s.push_back({v, *count, dtype_of<V>(), "values"});
+      return s;
+    };
+  };
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+
+  // mgpu (duplicates = 1: the inputs repeat keys)
+  {
+    K *mk = I->alloc<K>(cap * sizeof(K));
+    V *mv = pairs ? I->alloc<V>(cap * sizeof(V)) : nullptr;
+    auto count = std::make_shared<size_t>(0);
+    I->mgpu.name = "mgpu";
+    I->mgpu.run = [=]() {
+      size_t c = 0;
+      MG(mgpu_setop(ctx, op, kt, MGPU_LESS, 1, a, na, b, nb, mk, pairs ? sizeof(V) : 0, av, bv,
+                    mv, &c));
+      *count = c;
+    };
+    I->mgpu.outputs = spans(mk, mv, count);
+  }
+
+  // thrust::set_<op>[_by_key]
+  {
+    K *tk = I->alloc<K>(cap * sizeof(K));
+    V *tv = pairs ? I->alloc<V>(cap * sizeof(V)) : nullptr;
+    auto count = std::make_shared<size_t>(0);
+    auto cache = std::make_shared<ThrustCache>();
+    Runner r;
+    r.name = std::string("thrust::set_") + setop_name(op) + (pairs ? "_by_key" : "");
+    r.run = [=]() {
+      thrust_call([&] {
+        ThrustAlloc al{cache.get()};
+        *count = thrust_setop(thrust::cuda::par_nosync(al).on(st), op, pairs, a, na, b, nb, av,
+                              bv, tk, tv);
+      });
+    };
+    r.outputs = spans(tk, tv, count);
+    I->anchors.push_back(std::move(r));
+  }
+
+  // Independent check (partial: the byte comparison with Thrust is the
+  // real one): the output is sorted.
+  Env *e = &env;
+  I->selfcheck = [=](const Runner &r) -> std::string {
+    std::vector<Span> o = r.outputs();
+    const K *keys = (const K *)o[0].ptr;
+    size_t c = o[0].count;
+    if (c > cap) return "count " + std::to_string(c) + " is past the capacity " + std::to_string(cap);
+    if (c < 2) return "";
+    unsigned long long bad = first_index(*e, [&](unsigned long long *f) {
+      k_check_sorted<K><<<grid_for(c), 256, 0, e->stream>>>(keys, c, f);
+    });
+    if (bad == ULLONG_MAX) return "";
+    return "keys not sorted at element " + std::to_string(bad) + " (" +
+           fmt_elem(*e, keys, kt, bad - 1) + " then " + fmt_elem(*e, keys, kt, bad) + ")";
+  };
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+std::unique_ptr<Instance> make_setop(Env &env, mgpu_dtype t, size_t n, mgpu_setop_kind op,
+                                     bool pairs) {
+  std::unique_ptr<Instance> r;
+  with_key_type(t, [&](auto k) { r = make_setop_t<decltype(k)>(env, n, op, pairs); });
+  return r;
+}
+
+// ===========================================================================
+// case: segsort (keys | pairs; mean segment length L) vs
+// cub::DeviceSegmentedSort::StableSortKeys / StableSortPairs
+// ===========================================================================
+
+// Independent check of a stable segmented sort.  offs[0..nseg] are the
+// segment starts then n.  For every i in segment s = [offs[s], offs[s+1]):
+// keys nondecreasing within the segment; with tags (vals: the original
+// index, may be null) also tag in [offs[s], offs[s+1]), key_i ==
+// src[tag_i], and (key, tag) strictly increasing within the segment, which
+// makes the output the unique stable result (as k_check_stable_pairs).
+template <class K, class V>
+__global__ void k_check_segsorted(const K *keys, const V *vals, size_t n, const int32_t *offs,
+                                  size_t nseg, const K *src, unsigned long long *first_bad) {
+  GRID_STRIDE(i, n) {
+    size_t s = dev_upper_bound(offs, nseg + 1, (long long)i) - 1;
+    bool head = (size_t)offs[s] == i;
+    K k = keys[i];
+    bool ok = true;
+    if (vals) {
+      long long tag = (long long)vals[i];
+      ok = tag >= offs[s] && tag < offs[s + 1];
+      if (ok) {
+        K sk = src[tag];
+        ok = !(sk < k) && !(k < sk);
+      }
+      if (ok && !head) {
+        K pk = keys[i - 1];
+        long long pt = (long long)vals[i - 1];
+        ok = (pk < k) || (!(k < pk) && pt < tag);
+      }
+    } else if (!head) {
+      ok = !(k < keys[i - 1]);
+    }
+    if (!ok) atomicMin(first_bad, (unsigned long long)i);
+  }
+}
+
+// Segment starts for n elements, lengths uniform in [1, 2L-1] (mean L; the
+// last segment is cut at n), then n: nseg + 1 entries.  Made on the host
+// from (n, L) alone, so every dtype and variant of a size sees the same
+// segments.
+std::vector<int32_t> segment_offsets(size_t n, size_t L) {
+  std::vector<int32_t> offs;
+  offs.reserve(n / std::max<size_t>(1, L) + 2);
+  const uint64_t span = 2 * (uint64_t)L - 1;
+  const uint64_t seed = mix64((uint64_t)n * 0x9E3779B97F4A7C15ull ^ (uint64_t)L);
+  size_t pos = 0;
+  for (uint64_t j = 0; pos < n; ++j) {
+    offs.push_back((int32_t)pos);
+    pos += 1 + (size_t)(mix64(seed + j) % span);
+  }
+  if (offs.empty()) offs.push_back(0);  // n == 0: one empty segment
+  offs.push_back((int32_t)n);
+  return offs;
+}
+
+template <class K>
+std::unique_ptr<Instance> make_segsort_t(Env &env, size_t n, bool pairs, size_t L) {
+  using V = value_for<K>;
+  const mgpu_dtype kt = dtype_of<K>();
+  const size_t kb = n * sizeof(K), vb = pairs ? n * sizeof(V) : 0;
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = kb + vb;  // as mergesort (the segment starts are not counted)
+
+  // pristine input: random keys, values = iota (the original index)
+  K *pk = I->alloc<K>(kb);
+  V *pv = pairs ? I->alloc<V>(vb) : nullptr;
+  gen_random(env, pk, n, 61);
+  if (pairs) gen_iota(env, pv, n, 0);
+
+  // segments: offs[0..nseg] on the device.  mgpu takes the heads without
+  // the leading 0 (offs + 1, nseg - 1 of them); CUB takes begin = offs,
+  // end = offs + 1.
+  std::vector<int32_t> h_offs = segment_offsets(n, L);
+  const size_t nseg = h_offs.size() - 1;
+  int32_t *offs = I->alloc<int32_t>(h_offs.size() * sizeof(int32_t));
+  CK(cudaMemcpyAsync(offs, h_offs.data(), h_offs.size() * sizeof(int32_t), cudaMemcpyHostToDevice,
+                     env.stream));
+  CK(cudaStreamSynchronize(env.stream));  // before h_offs goes
+  const int32_t *heads = offs + 1;
+  const size_t m = nseg - 1;
+
+  auto spans = [=](K *k, V *v) {
+    std::vector<Span> s{{k, n, kt, "keys"}};
+    if (pairs) s.push_back({v, n, dtype_of<V>(), "values"});
+    return s;
+  };
+  Env *e = &env;
+  auto restore = [=](K *k, V *v) {
+    return [=]() {
+      copy_async(*e, k, pk, kb);
+      if (pairs) copy_async(*e, v, pv, vb);
+    };
+  };
+
+  // mgpu (in place; the input is restored untimed, as for mergesort)
+  K *mk = I->alloc<K>(kb);
+  V *mv = pairs ? I->alloc<V>(vb) : nullptr;
+  mgpu_context *ctx = env.ctx;
+  I->mgpu.name = "mgpu";
+  I->mgpu.prep = restore(mk, mv);
+  I->mgpu.run = [=]() {
+    MG(mgpu_segsort(ctx, kt, MGPU_LESS, mk, n, pairs ? sizeof(V) : 0, mv, heads, m, nullptr));
+  };
+  I->mgpu.outputs = [=]() { return spans(mk, mv); };
+
+  // cub::DeviceSegmentedSort, DoubleBuffer form (as the radix sort reference
+  // of mergesort: no final copy, and no second copy of the data in its temp
+  // storage).  The selector is reset and the input restored before each rep.
+  {
+    cudaStream_t st = env.stream;
+    K *ck0 = I->alloc<K>(kb), *ck1 = I->alloc<K>(kb);
+    V *cv0 = pairs ? I->alloc<V>(vb) : nullptr, *cv1 = pairs ? I->alloc<V>(vb) : nullptr;
+    struct State {
+      cub::DoubleBuffer<K> k;
+      cub::DoubleBuffer<V> v;
+    };
+    auto s = std::make_shared<State>();
+    auto reset = [=]() {
+      s->k = cub::DoubleBuffer<K>(ck0, ck1);
+      s->v = cub::DoubleBuffer<V>(cv0, cv1);
+    };
+    reset();
+    const int32_t *begin = offs, *end = offs + 1;
+    auto call = [=](void *temp, size_t &tb) {
+      if (pairs)
+        return cub::DeviceSegmentedSort::StableSortPairs(temp, tb, s->k, s->v, (int64_t)n,
+                                                         (int64_t)nseg, begin, end, st);
+      return cub::DeviceSegmentedSort::StableSortKeys(temp, tb, s->k, (int64_t)n, (int64_t)nseg,
+                                                      begin, end, st);
+    };
+    size_t tb = 0;
+    CK(call(nullptr, tb));
+    void *temp = I->alloc(tb);
+    Runner r;
+    r.name = "cub::DeviceSegmentedSort";
+    auto rs = restore(ck0, cv0);
+    r.prep = [=]() {
+      reset();
+      rs();
+    };
+    r.run = [=]() {
+      size_t t = tb;
+      CK(call(temp, t));
+    };
+    r.outputs = [=]() { return spans(s->k.Current(), pairs ? s->v.Current() : nullptr); };
+    I->anchors.push_back(std::move(r));
+  }
+
+  I->selfcheck = [=](const Runner &r) -> std::string {
+    std::vector<Span> o = r.outputs();
+    const K *keys = (const K *)o[0].ptr;
+    const V *vals = pairs ? (const V *)o[1].ptr : nullptr;
+    unsigned long long bad = first_index(*e, [&](unsigned long long *f) {
+      k_check_segsorted<K, V><<<grid_for(n), 256, 0, e->stream>>>(keys, vals, n, offs, nseg, pk, f);
+    });
+    if (bad == ULLONG_MAX) return "";
+    std::string msg = "element " + std::to_string(bad) + " (key " + fmt_elem(*e, keys, kt, bad);
+    if (pairs) msg += ", value " + fmt_elem(*e, vals, dtype_of<V>(), bad);
+    return msg + (pairs ? ") breaks the stable order of its segment or is not from it"
+                        : ") is out of order in its segment");
+  };
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+std::unique_ptr<Instance> make_segsort(Env &env, mgpu_dtype t, size_t n, bool pairs, size_t L) {
+  std::unique_ptr<Instance> r;
+  with_key_type(t, [&](auto k) { r = make_segsort_t<decltype(k)>(env, n, pairs, L); });
+  return r;
+}
+
+// ===========================================================================
+// case: locality_sort (keys | pairs; nearly sorted or random keys) vs
+// cub::DeviceMergeSort, and on random keys vs mgpu_mergesort
+// ===========================================================================
+
+// Nearly sorted: key[i] = i + uniform in [0, 25] (every key within 25 of
+// its sorted place).
+template <class K>
+__global__ void k_nearly_sorted(K *out, size_t n, uint64_t seed) {
+  GRID_STRIDE(i, n) {
+    out[i] = (K)((long long)i + (long long)(mix64(seed * 0xD1B54A32D192ED03ull + i) % 26));
+  }
+}
+
+template <class K>
+std::unique_ptr<Instance> make_locality_sort_t(Env &env, size_t n, bool pairs, bool nearly) {
+  using V = value_for<K>;
+  const mgpu_dtype kt = dtype_of<K>();
+  const size_t kb = n * sizeof(K), vb = pairs ? n * sizeof(V) : 0;
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = kb + vb;
+
+  // pristine input, values = iota (the original index)
+  K *pk = I->alloc<K>(kb);
+  V *pv = pairs ? I->alloc<V>(vb) : nullptr;
+  if (nearly) {
+    if (n) {
+      k_nearly_sorted<K><<<grid_for(n), 256, 0, env.stream>>>(pk, n, 71);
+      CK_LAUNCH();
+    }
+  } else {
+    gen_random(env, pk, n, 72);
+  }
+  if (pairs) gen_iota(env, pv, n, 0);
+
+  auto spans = [=](K *k, V *v) {
+    std::vector<Span> s{{k, n, kt, "keys"}};
+    if (pairs) s.push_back({v, n, dtype_of<V>(), "values"});
+    return s;
+  };
+  Env *e = &env;
+  auto restore = [=](K *k, V *v) {
+    return [=]() {
+      copy_async(*e, k, pk, kb);
+      if (pairs) copy_async(*e, v, pv, vb);
+    };
+  };
+  mgpu_context *ctx = env.ctx;
+  cudaStream_t st = env.stream;
+
+  // mgpu (in place; the input is restored untimed, as for mergesort)
+  K *mk = I->alloc<K>(kb);
+  V *mv = pairs ? I->alloc<V>(vb) : nullptr;
+  I->mgpu.name = "mgpu";
+  I->mgpu.prep = restore(mk, mv);
+  I->mgpu.run = [=]() {
+    MG(mgpu_locality_sort(ctx, kt, MGPU_LESS, mk, n, pairs ? sizeof(V) : 0, mv, nullptr));
+  };
+  I->mgpu.outputs = [=]() { return spans(mk, mv); };
+
+  // cub::DeviceMergeSort (stable, in place)
+  {
+    K *ck = I->alloc<K>(kb);
+    V *cv = pairs ? I->alloc<V>(vb) : nullptr;
+    size_t tb = 0;
+    CK((cub_merge_sort_any<K, V>(nullptr, tb, ck, cv, n, pairs, st)));
+    void *temp = I->alloc(tb);
+    Runner r;
+    r.name = "cub::DeviceMergeSort";
+    r.prep = restore(ck, cv);
+    r.run = [=]() {
+      size_t t = tb;
+      CK((cub_merge_sort_any<K, V>(temp, t, ck, cv, n, pairs, st)));
+    };
+    r.outputs = [=]() { return spans(ck, cv); };
+    I->anchors.push_back(std::move(r));
+  }
+
+  // On random keys locality_sort has nothing to skip; its target there is
+  // to stay within 10% of mgpu_mergesort, so that is a row too (its
+  // "speedup" is mergesort_ms / locality_sort_ms).
+  if (!nearly) {
+    K *gk = I->alloc<K>(kb);
+    V *gv = pairs ? I->alloc<V>(vb) : nullptr;
+    Runner r;
+    r.name = "mgpu_mergesort";
+    r.prep = restore(gk, gv);
+    r.run = [=]() { MG(mgpu_mergesort(ctx, kt, MGPU_LESS, gk, n, pairs ? sizeof(V) : 0, gv)); };
+    r.outputs = [=]() { return spans(gk, gv); };
+    I->anchors.push_back(std::move(r));
+  }
+
+  if (pairs)
+    I->selfcheck = stable_pairs_check<K, V>(env, pk, n, nullptr, n);
+  else
+    I->selfcheck = sorted_keys_check<K>(env, n);
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+std::unique_ptr<Instance> make_locality_sort(Env &env, mgpu_dtype t, size_t n, bool pairs,
+                                             bool nearly) {
+  std::unique_ptr<Instance> r;
+  with_key_type(t, [&](auto k) { r = make_locality_sort_t<decltype(k)>(env, n, pairs, nearly); });
+  return r;
+}
+
 // dtype dispatch for the single-argument makers above.
 #define MGPU_BENCH_DISPATCH(fn)                                                 \
   [](Env &e, mgpu_dtype t, size_t n) {                                          \
@@ -1272,8 +1721,30 @@ void register_cases() {
   add_case("bulk_insert", "keys", ints, MGPU_BENCH_DISPATCH(make_bulk_insert_t));
   add_case("interval_expand", "keys", ints, MGPU_BENCH_DISPATCH(make_interval_expand_t));
   add_case("interval_move", "keys", ints, MGPU_BENCH_DISPATCH(make_interval_move_t));
-  // Later: segmented sort vs cub::DeviceSegmentedSort, set operations vs
-  // thrust::set_*.
+  // set operations: every op, keys and pairs
+  for (bool pairs : {false, true})
+    for (mgpu_setop_kind op : {MGPU_SET_INTERSECTION, MGPU_SET_UNION, MGPU_SET_DIFFERENCE,
+                               MGPU_SET_SYMMETRIC_DIFFERENCE}) {
+      std::string v = std::string(pairs ? "pairs_" : "keys_") + setop_name(op);
+      add_case("setop", v.c_str(), ints, [op, pairs](Env &e, mgpu_dtype t, size_t n) {
+        return make_setop(e, t, n, op, pairs);
+      });
+    }
+  // segmented sort: short (one tile holds many segments), medium, and long
+  // (a segment spans many tiles) mean segment lengths
+  for (bool pairs : {false, true})
+    for (size_t L : {32, 300, 10000}) {
+      std::string v = std::string(pairs ? "pairs_L" : "keys_L") + std::to_string(L);
+      add_case("segsort", v.c_str(), ints, [L, pairs](Env &e, mgpu_dtype t, size_t n) {
+        return make_segsort(e, t, n, pairs, L);
+      });
+    }
+  add_case("locality_sort", "keys_nearly", ints,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_locality_sort(e, t, n, false, true); });
+  add_case("locality_sort", "pairs_nearly", ints,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_locality_sort(e, t, n, true, true); });
+  add_case("locality_sort", "keys_random", ints,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_locality_sort(e, t, n, false, false); });
 }
 
 // ===========================================================================
@@ -1460,11 +1931,14 @@ struct Totals {
   std::map<std::string, std::vector<double>> speedups;  // "primitive/variant vs anchor"
 };
 
+// Widths of the primitive and variant columns: the longest selected names.
+int g_wprim = 10, g_wvar = 6;
+
 void print_table_header() {
-  std::printf("\n%-10s %-6s %-5s %10s %10s %8s %8s %6s  %-22s %10s %8s %8s %10s  %s\n",
-              "primitive", "var", "dtype", "n", "mgpu_ms", "Gkeys/s", "GB/s", "%copy", "anchor",
-              "anchor_ms", "Gkeys/s", "speedup", "memcpy_ms", "check");
-  std::printf("%s\n", std::string(150, '-').c_str());
+  std::printf("\n%-*s %-*s %-5s %10s %10s %8s %8s %6s  %-22s %10s %8s %8s %10s  %s\n",
+              g_wprim, "primitive", g_wvar, "var", "dtype", "n", "mgpu_ms", "Gkeys/s", "GB/s",
+              "%copy", "anchor", "anchor_ms", "Gkeys/s", "speedup", "memcpy_ms", "check");
+  std::printf("%s\n", std::string(134 + g_wprim + g_wvar, '-').c_str());
 }
 
 }  // namespace
@@ -1579,6 +2053,11 @@ int main(int argc, char **argv) {
     for (char &ch : dev_col)
       if (ch == ',' || ch == '"') ch = ' ';
 
+    for (auto &c : registry())
+      if (selected(opt, c)) {
+        g_wprim = std::max(g_wprim, (int)c.primitive.size());
+        g_wvar = std::max(g_wvar, (int)c.variant.size());
+      }
     print_table_header();
 
     // ---- the cases ----
@@ -1698,11 +2177,12 @@ int main(int argc, char **argv) {
             ++tot.rows;
             tot.speedups[c.primitive + "/" + c.variant + " vs " + a.name].push_back(speedup);
             if (j == 0)
-              std::printf("%-10s %-6s %-5s %10s %10.4f %8.3f %8.1f %5.1f%%  ", c.primitive.c_str(),
-                          c.variant.c_str(), mgpu_dtype_name(t), size_label(n).c_str(), mgpu_ms,
-                          gkeys, gbs, 100.0 * copy_ms / mgpu_ms);
+              std::printf("%-*s %-*s %-5s %10s %10.4f %8.3f %8.1f %5.1f%%  ", g_wprim,
+                          c.primitive.c_str(), g_wvar, c.variant.c_str(), mgpu_dtype_name(t),
+                          size_label(n).c_str(), mgpu_ms, gkeys, gbs, 100.0 * copy_ms / mgpu_ms);
             else
-              std::printf("%-10s %-6s %-5s %10s %10s %8s %8s %6s  ", "", "", "", "", "", "", "", "");
+              std::printf("%-*s %-*s %-5s %10s %10s %8s %8s %6s  ", g_wprim, "", g_wvar, "", "", "",
+                          "", "", "", "");
             std::printf("%-22s %10.4f %8.3f %7.2fx %10.4f  %s\n", a.name.c_str(), ams,
                         inst->keys / (ams * 1e-3) / 1e9, speedup, copy_ms, verdicts[j].c_str());
           }
@@ -1714,10 +2194,12 @@ int main(int argc, char **argv) {
 
     // ---- summary ----
     std::printf("\ngeometric mean speedup (anchor_ms / mgpu_ms) over the sizes and dtypes run:\n");
+    int wkey = 50;
+    for (auto &kv : tot.speedups) wkey = std::max(wkey, (int)kv.first.size());
     for (auto &kv : tot.speedups) {
       double s = 0;
       for (double x : kv.second) s += std::log(x);
-      std::printf("  %-50s %6.2fx  (%zu rows)\n", kv.first.c_str(), std::exp(s / kv.second.size()),
+      std::printf("  %-*s %6.2fx  (%zu rows)\n", wkey, kv.first.c_str(), std::exp(s / kv.second.size()),
                   kv.second.size());
     }
   } catch (const BenchError &ex) {

@@ -17,12 +17,14 @@
 namespace mgpu {
 
 /* The tile starts at global index t0; every S-th key of the sorted tile
- * also goes to samples[(t0 + i) / S] (see store_samples). */
+ * also goes to samples[(t0 + i) / S] (see store_samples).  keys_out2 /
+ * vals_out2, when not null, receive a second copy of the sorted tile (the
+ * early-exit sorts start with both of their buffers holding it). */
 template <int NT, int VT, int S, bool FULL, bool HAS_V, typename K, typename V,
           typename Comp>
 __device__ __forceinline__ void blocksort_tile_body(
     const K *keys_in, const V *vals_in, int count, K *keys_out, V *vals_out,
-    K *samples, long long t0, Comp comp,
+    K *keys_out2, V *vals_out2, K *samples, long long t0, Comp comp,
     merge_tile_smem<NT * VT, HAS_V, K, V> &sm) {
   const int tid = threadIdx.x;
   load_to_shared<NT, VT>(keys_in, count, sm.keys);
@@ -76,6 +78,10 @@ __device__ __forceinline__ void blocksort_tile_body(
   }
   shared_to_global<NT, VT>(sm.keys, count, keys_out);
   if (HAS_V) shared_to_global<NT, VT>(sm.vals, count, vals_out);
+  if (keys_out2) {
+    shared_to_global<NT, VT>(sm.keys, count, keys_out2);
+    if (HAS_V) shared_to_global<NT, VT>(sm.vals, count, vals_out2);
+  }
   store_samples<NT, S>(sm.keys, count, t0, samples);
 }
 
@@ -83,14 +89,17 @@ template <int NT, int VT, int S, bool HAS_V, typename K, typename V,
           typename Comp>
 __device__ __forceinline__ void blocksort_tile(
     const K *keys_in, const V *vals_in, int count, K *keys_out, V *vals_out,
-    K *samples, long long t0, Comp comp,
+    K *keys_out2, V *vals_out2, K *samples, long long t0, Comp comp,
     merge_tile_smem<NT * VT, HAS_V, K, V> &sm) {
   if (count == NT * VT)
-    blocksort_tile_body<NT, VT, S, true, HAS_V>(
-        keys_in, vals_in, count, keys_out, vals_out, samples, t0, comp, sm);
+    blocksort_tile_body<NT, VT, S, true, HAS_V>(keys_in, vals_in, count,
+                                                keys_out, vals_out, keys_out2,
+                                                vals_out2, samples, t0, comp, sm);
   else
-    blocksort_tile_body<NT, VT, S, false, HAS_V>(
-        keys_in, vals_in, count, keys_out, vals_out, samples, t0, comp, sm);
+    blocksort_tile_body<NT, VT, S, false, HAS_V>(keys_in, vals_in, count,
+                                                 keys_out, vals_out, keys_out2,
+                                                 vals_out2, samples, t0, comp,
+                                                 sm);
 }
 
 } // namespace mgpu

@@ -28,13 +28,15 @@ constexpr int kSortSampleStride = 64;
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT)
     blocksort_kernel(const K *keys_in, const V *vals_in, int n, K *keys_out,
-                     V *vals_out, K *samples, Comp comp) {
+                     V *vals_out, K *keys_out2, V *vals_out2, K *samples,
+                     Comp comp) {
   auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
   const long long t0 = (long long)blockIdx.x * P::NV;
   const int count = (int)min((long long)P::NV, n - t0);
   blocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
       keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
-      HAS_V ? vals_out + t0 : vals_out, samples, t0, comp, sm);
+      HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,
+      HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, samples, t0, comp, sm);
 }
 
 /* The pair of sorted runs (each `run` long) that output position d of a
@@ -120,12 +122,13 @@ __global__ void __launch_bounds__(P::NT)
 template <typename PB, bool HAS_V, typename K, typename V, typename Comp>
 mgpu_status blocksort_run(mgpu_context *ctx, const K *keys, const V *vals,
                           int n, K *keys_out, V *vals_out, K *samples,
-                          Comp comp) {
+                          Comp comp, K *keys_out2 = nullptr,
+                          V *vals_out2 = nullptr) {
   auto kernel = blocksort_kernel<PB, HAS_V, K, V, Comp>;
   const size_t smem = sizeof(merge_tile_smem<PB::NV, HAS_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   kernel<<<tiles_of(n, PB::NV), PB::NT, smem, cuda_of(ctx)->stream>>>(
-      keys, vals, n, keys_out, vals_out, samples, comp);
+      keys, vals, n, keys_out, vals_out, keys_out2, vals_out2, samples, comp);
   CUDA_LAUNCHED(ctx, "blocksort kernel");
   return MGPU_OK;
 }

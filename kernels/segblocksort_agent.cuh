@@ -38,11 +38,12 @@ struct segblocksort_smem {
 };
 
 /* Sorts keys_in[0, count) of the tile starting at global index t0 into
- * keys_out; *range gets the tile's head range (global positions). */
+ * keys_out (and keys_out2 when not null); *range gets the tile's head
+ * range (global positions). */
 template <int NT, int VT, bool HAS_V, typename K, typename V, typename Comp>
 __device__ __forceinline__ void segblocksort_tile(
     const K *keys_in, const V *vals_in, int count, K *keys_out, V *vals_out,
-    const unsigned *bits, long long n, long long t0, head_range *range,
+    K *keys_out2, V *vals_out2, const unsigned *bits, long long n, long long t0, head_range *range,
     Comp comp, segblocksort_smem<NT, VT, HAS_V, K, V> &sm) {
   const int tid = threadIdx.x;
   load_to_shared<NT, VT>(keys_in, count, sm.tile.keys);
@@ -117,6 +118,10 @@ __device__ __forceinline__ void segblocksort_tile(
   }
   shared_to_global<NT, VT>(sm.tile.keys, count, keys_out);
   if (HAS_V) shared_to_global<NT, VT>(sm.tile.vals, count, vals_out);
+  if (keys_out2) {
+    shared_to_global<NT, VT>(sm.tile.keys, count, keys_out2);
+    if (HAS_V) shared_to_global<NT, VT>(sm.tile.vals, count, vals_out2);
+  }
   if (tid == 0) {
     const head_range r = sm.ranges[0];
     range->first = r.first == kNoHead ? kNoHead : (int)(t0 + r.first);

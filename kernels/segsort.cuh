@@ -56,15 +56,16 @@ __global__ void flags_to_bits_kernel(const F *flags, int n, unsigned *bits) {
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT)
     segblocksort_kernel(const K *keys_in, const V *vals_in, int n, K *keys_out,
-                        V *vals_out, const unsigned *bits, head_range *ranges,
-                        Comp comp) {
+                        V *vals_out, K *keys_out2, V *vals_out2,
+                        const unsigned *bits, head_range *ranges, Comp comp) {
   auto &sm = *shared_as<segblocksort_smem<P::NT, P::VT, HAS_V, K, V>>();
   const long long t0 = (long long)blockIdx.x * P::NV;
   const int count = (int)min((long long)P::NV, n - t0);
   segblocksort_tile<P::NT, P::VT, HAS_V>(
       keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
-      HAS_V ? vals_out + t0 : vals_out, bits, n, t0, ranges + blockIdx.x, comp,
-      sm);
+      HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,
+      HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, bits, n, t0,
+      ranges + blockIdx.x, comp, sm);
 }
 
 /* ---- one pass --------------------------------------------------------------- */
@@ -320,15 +321,23 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
     const size_t smem = sizeof(segblocksort_smem<PB::NT, PB::VT, HAS_V, K, V>);
     MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
     kernel<<<btiles, PB::NT, smem, s>>>(keys, vals, n, sk, sv,
+                                        passes ? dk : nullptr, dv,
                                         bits.as<unsigned>(), rs, comp);
     CUDA_LAUNCHED(ctx, "segmented blocksort kernel");
   } else {
-    MGPU_TRY((blocksort_run<PB, HAS_V>(ctx, keys, vals, n, sk, sv, ss, comp)));
+    MGPU_TRY((blocksort_run<PB, HAS_V>(ctx, keys, vals, n, sk, sv, ss, comp,
+                                       passes ? dk : nullptr, dv)));
   }
   if (!passes) return MGPU_OK;
 
+  /* The blocksort wrote both buffers (a second store from shared memory
+   * costs less than the first pass's copies of every tile already in
+   * place), so every tile starts out "same in both". */
+  if (ss)
+    CUDA_TRY(ctx, cudaMemcpyAsync(ds, ss, sizeof(K) * (size_t)samples_of(n, S),
+                                  cudaMemcpyDeviceToDevice, s));
   CUDA_TRY(ctx, cudaMemsetAsync(counts.ptr, 0, counts.bytes, s));
-  CUDA_TRY(ctx, cudaMemsetAsync(same.ptr, 0, same.bytes, s));
+  CUDA_TRY(ctx, cudaMemsetAsync(same.ptr, 1, same.bytes, s));
   auto work = segsort_work_kernel<PM, HAS_V, K, V, Comp>;
   const size_t smem = sizeof(merge_tile_smem<PM::NV, HAS_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, work, smem));
