@@ -81,6 +81,18 @@ template <> struct mergesort_policy<8, 8> {
   typedef tile_policy<128, 11> pass;
 };
 
+/* segsort: the segmented blocksort and its passes.  Its transposition
+ * network costs O(VT) per key and checks a head at every step, so 4-byte
+ * keys take mergesort's shorter pairs shape: with 512 x 23 the segmented
+ * blocksort alone took ~1.2 ms of a 1.27 ms segsort at 2^26 i32, L = 32
+ * (H200).  Locality sort uses mergesort_policy. */
+template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
+    : mergesort_policy<KEY_BYTES, VALUE_BYTES> {};
+template <> struct segsort_policy<4, 0> {
+  typedef tile_policy<512, 11> blocksort;
+  typedef tile_policy<128, 11> pass;
+};
+
 /* setop: a tile of NT * VT inputs per block.  Provisional (by analogy with
  * merge: a long tile spreads the per-thread Balanced Path searches); see
  * docs/TUNING.md for the measurements. */

@@ -22,7 +22,7 @@ namespace mgpu {
 template <int VT>
 __device__ __forceinline__ unsigned head_bits_at(const unsigned *bits,
                                                  long long g, long long n) {
-  if (g >= n) return 0;
+  if (!bits || g >= n) return 0;
   const long long w = g >> 5;
   const int s = (int)(g & 31);
   unsigned x = bits[w] >> s;
@@ -35,16 +35,20 @@ template <int NT, int VT, bool HAS_V, typename K, typename V>
 struct segblocksort_smem {
   merge_tile_smem<NT * VT, HAS_V, K, V> tile;
   head_range ranges[NT];
+  int splits[NT];
 };
 
 /* Sorts keys_in[0, count) of the tile starting at global index t0 into
- * keys_out (and keys_out2 when not null); *range gets the tile's head
- * range (global positions). */
-template <int NT, int VT, bool HAS_V, typename K, typename V, typename Comp>
+ * keys_out (and keys_out2 when not null); *range (when range is not null)
+ * gets the tile's head range (global positions), and samples (when not
+ * null) every S-th key.  Without bits there are no heads: a plain
+ * blocksort that skips the work of threads whose keys are in place. */
+template <int NT, int VT, int S, bool HAS_V, typename K, typename V, typename Comp>
 __device__ __forceinline__ void segblocksort_tile(
     const K *keys_in, const V *vals_in, int count, K *keys_out, V *vals_out,
-    K *keys_out2, V *vals_out2, const unsigned *bits, long long n, long long t0, head_range *range,
-    Comp comp, segblocksort_smem<NT, VT, HAS_V, K, V> &sm) {
+    K *keys_out2, V *vals_out2, const unsigned *bits, long long n,
+    long long t0, head_range *range, K *samples, Comp comp,
+    segblocksort_smem<NT, VT, HAS_V, K, V> &sm) {
   const int tid = threadIdx.x;
   load_to_shared<NT, VT>(keys_in, count, sm.tile.keys);
   if (HAS_V) load_to_shared<NT, VT>(vals_in, count, sm.tile.vals);
@@ -91,19 +95,26 @@ __device__ __forceinline__ void segblocksort_tile(
     /* the halves' head ranges sit at [g0 / (coop/2)] and the next */
     const head_range ra = sm.ranges[(g0 >> level)];
     const head_range rb = sm.ranges[(g0 >> level) + 1];
-    const int ha = max(start, ra.last) - start;    /* A's locked prefix */
-    const int hb = min(end, rb.first) - mid;       /* B's active head */
-    if (VT * tid < count) {
-      const int d = min(VT * (tid - g0), na + nb);
-      const int from_a = segmented_merge_path(sm.tile.keys + start, na,
-                                              sm.tile.keys + mid, nb,
-                                              max(0, min(ha, na)),
-                                              max(0, min(hb, nb)), d, comp);
+    const int ha = max(0, min(max(start, ra.last) - start, na)); /* A locked below */
+    const int hb = max(0, min(min(end, rb.first) - mid, nb));   /* B locked from */
+    /* Each thread's start on the segmented Merge Path; its end is the next
+     * thread's start (na for the last of the group).  A thread whose
+     * outputs all come from their own places - all from A up to its end,
+     * or all from B - has nothing to do: on segments shorter than the runs
+     * or on nearly sorted keys most threads of the upper levels idle. */
+    const int d = min(VT * (tid - g0), na + nb);
+    const int from_a = segmented_merge_path(sm.tile.keys + start, na,
+                                            sm.tile.keys + mid, nb, ha, hb, d,
+                                            comp);
+    sm.splits[tid] = from_a;
+    __syncthreads();
+    const int d_end = min(d + VT, na + nb);
+    const int end_a = ((tid + 1) & (coop - 1)) == 0 ? na : sm.splits[tid + 1];
+    const bool in_place = VT * tid >= count || end_a == d_end || from_a == na;
+    if (!in_place) {
       int src[VT];
-      segmented_serial_merge<VT>(sm.tile.keys, start + from_a, mid,
-                                 start + max(0, min(ha, na)),
-                                 mid + d - from_a, end,
-                                 mid + max(0, min(hb, nb)), k, src, comp);
+      segmented_serial_merge<VT>(sm.tile.keys, start + from_a, mid, start + ha,
+                                 mid + d - from_a, end, mid + hb, k, src, comp);
       if (HAS_V) {
 #pragma unroll
         for (int i = 0; i < VT; ++i)
@@ -112,8 +123,10 @@ __device__ __forceinline__ void segblocksort_tile(
     }
     __syncthreads();
     if (tid == g0) sm.ranges[g0 >> (level + 1)] = combine(ra, rb);
-    thread_to_shared<VT>(k, count, sm.tile.keys);
-    if (HAS_V) thread_to_shared<VT>(v, count, sm.tile.vals);
+    if (!in_place) {
+      thread_to_shared<VT>(k, count, sm.tile.keys);
+      if (HAS_V) thread_to_shared<VT>(v, count, sm.tile.vals);
+    }
     __syncthreads();
   }
   shared_to_global<NT, VT>(sm.tile.keys, count, keys_out);
@@ -122,7 +135,8 @@ __device__ __forceinline__ void segblocksort_tile(
     shared_to_global<NT, VT>(sm.tile.keys, count, keys_out2);
     if (HAS_V) shared_to_global<NT, VT>(sm.tile.vals, count, vals_out2);
   }
-  if (tid == 0) {
+  if (samples) store_samples<NT, S>(sm.tile.keys, count, t0, samples);
+  if (range && tid == 0) {
     const head_range r = sm.ranges[0];
     range->first = r.first == kNoHead ? kNoHead : (int)(t0 + r.first);
     range->last = r.last < 0 ? -1 : (int)(t0 + r.last);
