@@ -81,17 +81,15 @@ template <> struct mergesort_policy<8, 8> {
   typedef tile_policy<128, 11> pass;
 };
 
-/* segsort: the segmented blocksort and its passes.  Its transposition
- * network costs O(VT) per key and checks a head at every step, so 4-byte
- * keys take mergesort's shorter pairs shape: with 512 x 23 the segmented
- * blocksort alone took ~1.2 ms of a 1.27 ms segsort at 2^26 i32, L = 32
- * (H200).  Locality sort uses mergesort_policy. */
+/* segsort: the segmented blocksort and its passes.  Mergesort's shapes:
+ * at 2^26 i32 on the H200, 512 x 23 gave 1.27 / 1.34 / 1.79 ms at mean
+ * segment lengths 32 / 300 / 10000 against 1.28 / 1.37 / 2.01 for 512 x 11
+ * (passes 128 x 11), whose shorter network did not pay for its extra
+ * passes.  The segmented blocksort itself is the cost (ncu: 0.91 ms of a
+ * 1.28 ms sort at L = 32 with 512 x 11).  Locality sort uses
+ * mergesort_policy and mergesort's blocksort. */
 template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
     : mergesort_policy<KEY_BYTES, VALUE_BYTES> {};
-template <> struct segsort_policy<4, 0> {
-  typedef tile_policy<512, 11> blocksort;
-  typedef tile_policy<128, 11> pass;
-};
 
 /* setop: a tile of NT * VT inputs per block.  Provisional (by analogy with
  * merge: a long tile spreads the per-thread Balanced Path searches); see
