@@ -21,24 +21,6 @@
 
 namespace mgpu {
 
-/* Merge Path with 64-bit coordinates, for inputs whose sum passes INT_MAX
- * (an intersection or difference of two very long arrays). */
-template <typename K, typename Comp>
-__device__ __forceinline__ long long merge_path_wide(const K *a, long long na,
-                                                     const K *b, long long nb,
-                                                     long long diag, Comp comp) {
-  long long lo = diag > nb ? diag - nb : 0;
-  long long hi = diag < na ? diag : na;
-  while (lo < hi) {
-    long long mid = lo + ((hi - lo) >> 1);
-    if (comp(b[diag - 1 - mid], a[mid]))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
  * low 31 bits, the star in bit 31. */
 template <int S, typename K, typename Comp>
@@ -58,7 +40,7 @@ __global__ void setop_partition_kernel(const K *a, const K *sa, int na,
                      : merge_path(a, na, b, nb, diag, comp);
     bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
   } else {
-    const long long p = merge_path_wide(a, (long long)na, b, (long long)nb, d, comp);
+    const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
     bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
                                   duplicates, comp);
   }

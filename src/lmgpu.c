@@ -40,9 +40,13 @@ mgpu_order lmgpu_check_order(lua_State *L, int idx, const char *fn) {
   return MGPU_LESS;
 }
 
-void lmgpu_check_options(lua_State *L, int idx, const char *fn,
-                         const char *const names[]) {
+int lmgpu_options(lua_State *L, int idx, const char *fn,
+                  const char *const names[]) {
   idx = lua_absindex(L, idx);
+  if (lua_isnoneornil(L, idx)) return 0;
+  if (!lua_istable(L, idx))
+    luaL_error(L, "%s: options must be a table (got %s)", fn,
+               luaL_typename(L, idx));
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pop(L, 1);
@@ -56,6 +60,22 @@ void lmgpu_check_options(lua_State *L, int idx, const char *fn,
                  luaL_typename(L, -1));
     }
   }
+  return idx;
+}
+
+int lmgpu_opt_boolean(lua_State *L, int opts, const char *field, int dflt,
+                      const char *fn) {
+  if (!opts) return dflt;
+  lua_getfield(L, opts, field);
+  int b = dflt;
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isboolean(L, -1))
+      luaL_error(L, "%s: %s must be a boolean (got %s)", fn, field,
+                 luaL_typename(L, -1));
+    b = lua_toboolean(L, -1);
+  }
+  lua_pop(L, 1);
+  return b;
 }
 
 /* mgpu.clock() -> seconds on a monotonic clock, for timing from Lua. */

@@ -88,9 +88,13 @@ void lmgpu_check_status(lua_State *L, mgpu_context *ctx, mgpu_status s,
 mgpu_status lmgpu_retry(lua_State *L, mgpu_context *ctx,
                         mgpu_status (*op)(mgpu_context *, void *), void *arg);
 mgpu_order lmgpu_check_order(lua_State *L, int idx, const char *fn);
-/* Errors on keys of the option table at idx that are not in names[]. */
-void lmgpu_check_options(lua_State *L, int idx, const char *fn,
-                         const char *const names[]);
+/* The option table at idx: 0 when it is none or nil, else idx (absolute)
+ * after checking that it is a table whose keys are all in names[]. */
+int lmgpu_options(lua_State *L, int idx, const char *fn,
+                  const char *const names[]);
+/* opts[field] as a boolean (dflt when opts is 0 or the field is nil). */
+int lmgpu_opt_boolean(lua_State *L, int opts, const char *field, int dflt,
+                      const char *fn);
 
 LUAMOD_API int luaopen_mgpu_core(lua_State *L);
 

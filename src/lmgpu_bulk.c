@@ -188,11 +188,7 @@ static l_array *starts(lua_State *L, const call *c, int idx, const char *arg,
 static l_array *out_option(lua_State *L, const call *c, int idx,
                            const l_array *input) {
   static const char *const names[] = {"out", NULL};
-  if (lua_isnoneornil(L, idx)) return NULL;
-  if (!lua_istable(L, idx))
-    luaL_error(L, "%s: options must be a table (got %s)", c->fn,
-               luaL_typename(L, idx));
-  lmgpu_check_options(L, idx, c->fn, names);
+  if (!lmgpu_options(L, idx, c->fn, names)) return NULL;
   lua_getfield(L, idx, "out");
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);

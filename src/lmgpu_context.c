@@ -108,7 +108,7 @@ int lmgpu_context_new(lua_State *L) {
   if (lua_type(L, 1) == LUA_TSTRING) {
     device = lua_tostring(L, 1);
   } else if (lua_istable(L, 1)) {
-    lmgpu_check_options(L, 1, fn, opts);
+    (void)lmgpu_options(L, 1, fn, opts);
     lua_getfield(L, 1, "device");
     if (!lua_isnil(L, -1)) {
       if (lua_type(L, -1) != LUA_TSTRING)

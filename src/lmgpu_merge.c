@@ -72,13 +72,7 @@ int lmgpu_merge(lua_State *L) {
   if (m.a->dtype != m.b->dtype)
     luaL_error(L, "%s: b has dtype %s, a has %s", fn, mgpu_dtype_name(m.b->dtype),
                mgpu_dtype_name(m.a->dtype));
-  int opts = 0;
-  if (!lua_isnoneornil(L, 3)) {
-    if (!lua_istable(L, 3))
-      luaL_error(L, "%s: options must be a table (got %s)", fn, luaL_typename(L, 3));
-    opts = 3;
-    lmgpu_check_options(L, opts, fn, names);
-  }
+  int opts = lmgpu_options(L, 3, fn, names);
   lua_settop(L, 3);
   if (opts) {
     lua_getfield(L, opts, "comp");
@@ -161,10 +155,7 @@ int lmgpu_mergesort(lua_State *L) {
   const char *fn = "mgpu.mergesort";
   sort_call s = {0};
   s.keys = lmgpu_check_array(L, 1, fn, "keys");
-  if (!lua_isnoneornil(L, 2)) {
-    if (!lua_istable(L, 2))
-      luaL_error(L, "%s: options must be a table (got %s)", fn, luaL_typename(L, 2));
-    lmgpu_check_options(L, 2, fn, names);
+  if (lmgpu_options(L, 2, fn, names)) {
     lua_getfield(L, 2, "comp");
     s.order = lmgpu_check_order(L, -1, fn);
     s.vals = lmgpu_opt_array(L, 2, "values", fn, "values");

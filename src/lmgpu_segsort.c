@@ -30,20 +30,6 @@ static mgpu_status segsort_run(mgpu_context *ctx, void *arg) {
                             lmgpu_data(s->keys), s->keys->n, vs, v, st);
 }
 
-static int opt_boolean(lua_State *L, int opts, const char *field,
-                       const char *fn) {
-  lua_getfield(L, opts, field);
-  int b = 0;
-  if (!lua_isnil(L, -1)) {
-    if (!lua_isboolean(L, -1))
-      luaL_error(L, "%s: %s must be a boolean (got %s)", fn, field,
-                 luaL_typename(L, -1));
-    b = lua_toboolean(L, -1);
-  }
-  lua_pop(L, 1);
-  return b;
-}
-
 /* {tiles = T, blocksort_tiles = B, {merge = m, copy = c}, ...} */
 static void push_stats(lua_State *L, const mgpu_sort_stats *st) {
   lua_createtable(L, st->passes, 2);
@@ -68,7 +54,7 @@ static int sort_common(lua_State *L, segsort_call *s, int opts,
     lua_getfield(L, opts, "comp");
     s->order = lmgpu_check_order(L, -1, fn);
     lua_pop(L, 1);
-    s->want_stats = opt_boolean(L, opts, "stats", fn);
+    s->want_stats = lmgpu_opt_boolean(L, opts, "stats", 0, fn);
     s->vals = lmgpu_opt_array(L, opts, "values", fn, "values");
     if (s->vals) {
       lmgpu_check_same_context(L, s->keys, s->vals, fn, "keys", "values");
@@ -96,16 +82,6 @@ static int sort_common(lua_State *L, segsort_call *s, int opts,
   return nret;
 }
 
-static int check_opts(lua_State *L, int idx, const char *fn,
-                      const char *const names[]) {
-  if (lua_isnoneornil(L, idx)) return 0;
-  if (!lua_istable(L, idx))
-    luaL_error(L, "%s: options must be a table (got %s)", fn,
-               luaL_typename(L, idx));
-  lmgpu_check_options(L, idx, fn, names);
-  return idx;
-}
-
 /* mgpu.segsort(keys, heads [, {values, comp, stable, stats}])
  * mgpu.segsort(keys, nil, {flags = f, ...}) */
 int lmgpu_segsort(lua_State *L) {
@@ -115,9 +91,9 @@ int lmgpu_segsort(lua_State *L) {
   segsort_call s = {0};
   s.segmented = 1;
   s.keys = lmgpu_check_array(L, 1, fn, "keys");
-  int opts = check_opts(L, 3, fn, names);
+  const int opts = lmgpu_options(L, 3, fn, names);
   lua_settop(L, 3);
-  if (opts) (void)opt_boolean(L, opts, "stable", fn); /* always stable */
+  (void)lmgpu_opt_boolean(L, opts, "stable", 1, fn); /* always stable */
   lua_getiuservalue(L, 1, 1);
   int ctx_idx = lua_gettop(L);
   if (opts) {
@@ -154,7 +130,7 @@ int lmgpu_locality_sort(lua_State *L) {
   const char *fn = "mgpu.locality_sort";
   segsort_call s = {0};
   s.keys = lmgpu_check_array(L, 1, fn, "keys");
-  int opts = check_opts(L, 2, fn, names);
+  const int opts = lmgpu_options(L, 2, fn, names);
   lua_settop(L, 2);
   return sort_common(L, &s, opts, fn);
 }

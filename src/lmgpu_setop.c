@@ -54,33 +54,18 @@ static int setop_call_at(lua_State *L, int first, mgpu_setop_kind op,
   static const char *const names[] = {"values", "comp", "duplicates", NULL};
   setop_call s = {0};
   s.op = op;
-  s.duplicates = 1;
   s.a = lmgpu_check_array(L, first, fn, "a");
   s.b = lmgpu_check_array(L, first + 1, fn, "b");
   lmgpu_check_same_context(L, s.a, s.b, fn, "a", "b");
   if (s.a->dtype != s.b->dtype)
     luaL_error(L, "%s: b has dtype %s, a has %s", fn,
                mgpu_dtype_name(s.b->dtype), mgpu_dtype_name(s.a->dtype));
-  int opts = first + 2;
-  if (lua_isnoneornil(L, opts)) {
-    opts = 0;
-  } else {
-    if (!lua_istable(L, opts))
-      luaL_error(L, "%s: options must be a table (got %s)", fn,
-                 luaL_typename(L, opts));
-    lmgpu_check_options(L, opts, fn, names);
-  }
+  const int opts = lmgpu_options(L, first + 2, fn, names);
   lua_settop(L, first + 2);
+  s.duplicates = lmgpu_opt_boolean(L, opts, "duplicates", 1, fn);
   if (opts) {
     lua_getfield(L, opts, "comp");
     s.order = lmgpu_check_order(L, -1, fn);
-    lua_getfield(L, opts, "duplicates");
-    if (!lua_isnil(L, -1)) {
-      if (!lua_isboolean(L, -1))
-        luaL_error(L, "%s: duplicates must be a boolean (got %s)", fn,
-                   luaL_typename(L, -1));
-      s.duplicates = lua_toboolean(L, -1);
-    }
     lua_getfield(L, opts, "values");
     if (!lua_isnil(L, -1)) {
       if (!lua_istable(L, -1))

@@ -8,16 +8,17 @@
 namespace mgpu {
 
 /* How many of the first `diag` outputs of merge(A, B) come from A, when ties
- * take A first.  Works on global or shared memory; the answer always lies
- * in [max(0, diag - nb), min(diag, na)], whatever the data, which is what
- * keeps callers in bounds on unsorted input. */
-template <typename It, typename Comp>
-__device__ __forceinline__ int merge_path(It a, int na, It b, int nb, int diag,
-                                          Comp comp) {
-  int lo = diag > nb ? diag - nb : 0;
-  int hi = diag < na ? diag : na;
+ * take A first.  Works on global or shared memory, with int coordinates or
+ * (for inputs whose sum passes INT_MAX) long long ones; the answer always
+ * lies in [max(0, diag - nb), min(diag, na)], whatever the data, which is
+ * what keeps callers in bounds on unsorted input. */
+template <typename It, typename I, typename Comp>
+__device__ __forceinline__ I merge_path(It a, I na, It b, I nb, I diag,
+                                        Comp comp) {
+  I lo = diag > nb ? diag - nb : 0;
+  I hi = diag < na ? diag : na;
   while (lo < hi) {
-    int mid = lo + ((hi - lo) >> 1);
+    I mid = lo + ((hi - lo) >> 1);
     /* a[mid] precedes b[diag-1-mid] unless b's key is strictly first */
     if (comp(b[diag - 1 - mid], a[mid]))
       hi = mid;
