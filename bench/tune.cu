@@ -1,16 +1,18 @@
 /*
  * tune.cu - chooses the (NT, VT) policies of kernels/policy.cuh.
  *
- * Instantiates the merge and mergesort kernels with candidate tile shapes,
- * times each at one size on the GPU (CUDA events, L2 flushed, median of
- * reps), checks every candidate's output against the first candidate's, and
- * prints one line per candidate plus the device-to-device copy time of the
- * same bytes.  The winners go into kernels/policy.cuh with these numbers;
- * docs/TUNING.md keeps the history.
+ * Instantiates the merge, mergesort and set-operation kernels with
+ * candidate tile shapes, times each at one size on the GPU (CUDA events, L2
+ * flushed, median of reps), checks every candidate's output against the
+ * first candidate's (per op for the set operations), and prints one line
+ * per candidate plus the device-to-device copy time of the same bytes (of
+ * the inputs, for the set operations).  The winners go into
+ * kernels/policy.cuh with these numbers; docs/TUNING.md keeps the history.
  *
- *   mgpu_tune [log2 n = 26] [reps = 15] [all | merge | sort]
+ *   mgpu_tune [log2 n = 26] [reps = 15] [all | merge | merge32 | sort | setop]
  */
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +21,7 @@
 
 #include "merge.cuh"
 #include "mergesort.cuh"
+#include "setop.cuh"
 
 namespace {
 
@@ -231,6 +234,122 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
          passes, passes ? (ms - bs) / passes : 0.0, ok ? "" : "  MISMATCH");
 }
 
+/* ---- setop ---------------------------------------------------------------- */
+
+const char *setop_name(mgpu_setop_kind op) {
+  switch (op) {
+  case MGPU_SET_INTERSECTION: return "intersection";
+  case MGPU_SET_UNION: return "union";
+  case MGPU_SET_DIFFERENCE: return "difference";
+  case MGPU_SET_SYMMETRIC_DIFFERENCE: return "symmetric_difference";
+  }
+  return "?";
+}
+
+/* As bench.cu's setop case: two sorted inputs of n/2 keys each, uniform in
+ * [0, n / (2 ln 2)), so about half of a's keys find a partner in b and
+ * repeated keys are common; values tag the inputs (0..na-1, then na..n-1).
+ * Outputs hold na + nb, enough for every op.  The reference is per op
+ * (the first candidate timed for it). */
+template <typename K, typename V> struct setop_data {
+  static constexpr int kOps = 4;
+  int na, nb;
+  size_t capacity;
+  K *a, *b, *out;
+  V *av, *bv, *outv;
+  K *ref_out[kOps] = {};
+  V *ref_outv[kOps] = {};
+  size_t ref_count[kOps] = {};
+  bool have_ref[kOps] = {};
+  double memcpy_keys, memcpy_pairs; /* of the input bytes */
+
+  explicit setop_data(int n) : na(n / 2), nb(n - n / 2), capacity((size_t)n) {
+    a = device_alloc<K>(na);
+    b = device_alloc<K>(nb);
+    out = device_alloc<K>(capacity);
+    av = device_alloc<V>(na);
+    bv = device_alloc<V>(nb);
+    outv = device_alloc<V>(capacity);
+    const long long range =
+        std::max(1LL, std::llround((double)n / (2.0 * std::log(2.0))));
+    mgpu_scalar lo, hi, zero, one, start_b;
+    lo.i = 0;
+    hi.i = range - 1; /* inclusive */
+    zero.i = 0;
+    one.i = 1;
+    start_b.i = na;
+    MCHECK(mgpu_random(ctx, a, na, dtype_of<K>(), lo, hi, 4));
+    MCHECK(mgpu_random(ctx, b, nb, dtype_of<K>(), lo, hi, 5));
+    MCHECK(mgpu_mergesort(ctx, dtype_of<K>(), MGPU_LESS, a, na, 0, nullptr));
+    MCHECK(mgpu_mergesort(ctx, dtype_of<K>(), MGPU_LESS, b, nb, 0, nullptr));
+    MCHECK(mgpu_iota(ctx, av, na, dtype_of<V>(), zero, one));
+    MCHECK(mgpu_iota(ctx, bv, nb, dtype_of<V>(), start_b, one));
+    size_t kb = sizeof(K) * (size_t)n, vb = sizeof(V) * (size_t)n;
+    char *x = device_alloc<char>(kb + vb), *y = device_alloc<char>(kb + vb);
+    memcpy_keys = copy_ms(y, x, kb);
+    memcpy_pairs = copy_ms(y, x, kb + vb);
+    CHECK(cudaFree(x));
+    CHECK(cudaFree(y));
+  }
+
+  /* Forget the references (keys and pairs are checked separately). */
+  void reset_refs() {
+    for (int i = 0; i < kOps; ++i) have_ref[i] = false;
+  }
+};
+
+template <typename P, bool HAS_V, typename K, typename V>
+void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
+  mgpu_setop_args m;
+  memset(&m, 0, sizeof m);
+  m.op = op;
+  m.key_type = dtype_of<K>();
+  m.order = MGPU_LESS;
+  m.duplicates = 1;
+  m.value_size = HAS_V ? sizeof(V) : 0;
+  m.a_keys = d.a;
+  m.a_vals = HAS_V ? d.av : nullptr;
+  m.na = (size_t)d.na;
+  m.b_keys = d.b;
+  m.b_vals = HAS_V ? d.bv : nullptr;
+  m.nb = (size_t)d.nb;
+  m.keys = d.out;
+  m.vals = HAS_V ? d.outv : nullptr;
+  m.capacity = d.capacity;
+  size_t count = 0;
+  double ms = time_ms([] {}, [&] {
+    MCHECK((setop_run<P, HAS_V, K, V>(ctx, &m, &count, ascending<K>())));
+  });
+  const int o = (int)op;
+  bool ok = true;
+  if (!d.have_ref[o]) {
+    if (!d.ref_out[o]) {
+      d.ref_out[o] = device_alloc<K>(d.capacity);
+      d.ref_outv[o] = device_alloc<V>(d.capacity);
+    }
+    if (count) {
+      CHECK(cudaMemcpy(d.ref_out[o], d.out, sizeof(K) * count,
+                       cudaMemcpyDeviceToDevice));
+      if (HAS_V)
+        CHECK(cudaMemcpy(d.ref_outv[o], d.outv, sizeof(V) * count,
+                         cudaMemcpyDeviceToDevice));
+    }
+    d.ref_count[o] = count;
+    d.have_ref[o] = true;
+  } else {
+    ok = count == d.ref_count[o] &&
+         (!count ||
+          (same_bytes(d.out, d.ref_out[o], sizeof(K) * count) &&
+           (!HAS_V || same_bytes(d.outv, d.ref_outv[o], sizeof(V) * count))));
+  }
+  if (!ok) ++failures;
+  double base = HAS_V ? d.memcpy_pairs : d.memcpy_keys;
+  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d    %8.4f ms  (count %zu)  "
+         "%5.1f%% of memcpy of the inputs (%.4f ms)%s\n",
+         setop_name(op), what, sizeof(K) == 4 ? "i32" : "i64", P::NT, P::VT,
+         ms, count, 100 * base / ms, base, ok ? "" : "  MISMATCH");
+}
+
 template <int NT, int VT> using T = tile_policy<NT, VT>;
 
 template <typename K, typename V> void tune_all_merge(int n) {
@@ -275,12 +394,56 @@ template <typename K, typename V> void tune_all_sort(int n) {
   }
 }
 
+/* serial_set_op returns one commit bit per slot in 32 bits: VT < 32. */
+template <typename P, bool HAS_V, typename K, typename V>
+void tune_setop_ops(setop_data<K, V> &d, const char *what) {
+  static_assert(P::VT < 32, "serial_set_op's commit mask has 32 bits");
+  tune_setop<P, HAS_V>(d, MGPU_SET_INTERSECTION, what);
+  tune_setop<P, HAS_V>(d, MGPU_SET_UNION, what);
+}
+
+/* The current policy (kernels/policy.cuh) first: it is the reference. */
+template <typename K, typename V> void tune_all_setop(int n) {
+  setop_data<K, V> d(n);
+  if (sizeof(K) == 4) {
+    tune_setop_ops<T<128, 23>, false>(d, "keys");
+    tune_setop_ops<T<128, 15>, false>(d, "keys");
+    tune_setop_ops<T<128, 31>, false>(d, "keys");
+    tune_setop_ops<T<128, 27>, false>(d, "keys");
+    tune_setop_ops<T<256, 23>, false>(d, "keys");
+    tune_setop_ops<T<64, 31>, false>(d, "keys");
+    tune_setop_ops<T<256, 15>, false>(d, "keys");
+    d.reset_refs();
+    tune_setop_ops<T<256, 11>, true>(d, "pairs");
+    tune_setop_ops<T<128, 15>, true>(d, "pairs");
+    tune_setop_ops<T<128, 23>, true>(d, "pairs");
+    tune_setop_ops<T<256, 15>, true>(d, "pairs");
+    tune_setop_ops<T<128, 11>, true>(d, "pairs");
+  } else {
+    tune_setop_ops<T<256, 11>, false>(d, "keys");
+    tune_setop_ops<T<128, 11>, false>(d, "keys");
+    tune_setop_ops<T<128, 15>, false>(d, "keys");
+    tune_setop_ops<T<128, 19>, false>(d, "keys");
+    tune_setop_ops<T<256, 15>, false>(d, "keys");
+    d.reset_refs();
+    tune_setop_ops<T<128, 11>, true>(d, "pairs");
+    tune_setop_ops<T<256, 11>, true>(d, "pairs");
+    tune_setop_ops<T<128, 15>, true>(d, "pairs");
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   int lg = argc > 1 ? atoi(argv[1]) : 26;
   if (argc > 2) reps = atoi(argv[2]);
   const std::string only = argc > 3 ? argv[3] : "all";
+  if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
+      only != "setop") {
+    fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
+                    "[all | merge | merge32 | sort | setop]\n");
+    return 2;
+  }
   char err[256];
   if (mgpu_context_create("cuda:0", &ctx, err, sizeof err) != MGPU_OK) {
     fprintf(stderr, "mgpu_tune: %s\n", err);
@@ -293,13 +456,17 @@ int main(int argc, char **argv) {
   CHECK(cudaMalloc(&flush_buf, flush_bytes));
   const int n = 1 << lg;
   printf("mgpu_tune on %s, n = 2^%d, median of %d\n", prop.name, lg, reps);
-  if (only != "sort") {
+  if (only == "all" || only == "merge" || only == "merge32") {
     tune_all_merge<int32_t, uint32_t>(n);
     if (only != "merge32") tune_all_merge<int64_t, uint64_t>(n);
   }
   if (only == "all" || only == "sort") {
     tune_all_sort<int32_t, uint32_t>(n);
     tune_all_sort<int64_t, uint64_t>(n);
+  }
+  if (only == "all" || only == "setop") {
+    tune_all_setop<int32_t, uint32_t>(n);
+    tune_all_setop<int64_t, uint64_t>(n);
   }
   printf("%d mismatches\n", failures);
   mgpu_context_release(ctx);

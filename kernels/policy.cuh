@@ -10,6 +10,8 @@
 #ifndef MGPU_POLICY_CUH
 #define MGPU_POLICY_CUH
 
+#include <type_traits>
+
 namespace mgpu {
 
 template <int NT_, int VT_> struct tile_policy {
@@ -91,11 +93,23 @@ template <> struct mergesort_policy<8, 8> {
 template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
     : mergesort_policy<KEY_BYTES, VALUE_BYTES> {};
 
-/* setop: a tile of NT * VT inputs per block.  Provisional (by analogy with
- * merge: a long tile spreads the per-thread Balanced Path searches); see
- * docs/TUNING.md for the measurements. */
+/* setop: a tile of NT * VT inputs per block.  mgpu_tune setop, H200,
+ * 2^26 keys (half in each input, ~50% matches), intersection / union ms:
+ *   i32 keys:  128x23 0.308 / 0.347, 128x15 0.345 / 0.376, 256x15 0.332 /
+ *              0.372, 128x11 0.373 / 0.403, 256x7 0.433 / 0.465
+ *   i32 pairs: 256x11 0.446 / 0.624, 128x15 0.458 / 0.660, 128x11 0.463 /
+ *              0.642
+ *   i64 keys:  256x11 0.501 / 0.580, 128x15 0.521 / 0.594, 128x11 0.535 /
+ *              0.584
+ *   i64 pairs: 128x11 0.621 / 0.919, 128x7 0.667 / 0.931
+ * (before the look-back overlapped the compaction; docs/TUNING.md). */
 template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
-  typedef tile_policy<128, KEY_BYTES == 4 ? 15 : 11> type;
+  typedef typename std::conditional<
+      KEY_BYTES == 4,
+      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 23>,
+                                tile_policy<256, 11>>::type,
+      typename std::conditional<VALUE_BYTES == 0, tile_policy<256, 11>,
+                                tile_policy<128, 11>>::type>::type type;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).

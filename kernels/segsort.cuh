@@ -3,19 +3,21 @@
  * blocksort, then global merge passes that exit early where there is
  * nothing to merge.
  *
- * Each pass (ping-ponging between the keys and a temporary buffer, as
- * mergesort does) runs three launches:
- *   1. partition: the Merge Path split of every pass-tile boundary.  In a
+ * When every window that the passes would have to merge is short (the
+ * segment straddling each blocksort tile boundary, or the out-of-order keys
+ * around it), one launch merges those windows in place instead of any pass
+ * (sort_windows.cuh); a check launch and one download decide.
+ *
+ * Otherwise each pass (ping-ponging between the keys and a temporary
+ * buffer, as mergesort does) runs two launches:
+ *   1. plan: the Merge Path split of every pass-tile boundary (in a
  *      segmented sort only the segment straddling the two runs' interface
- *      can mix, and diagonals outside it are answered without a search
- *      (device/segmented_merge.cuh); the same launch combines the runs'
- *      head ranges for the next pass.
- *   2. plan: each tile whose output draws on both runs, or on one run but
- *      shifted, is queued for merging; a tile whose output is its own
- *      input is queued for copying unless its "same in both buffers" flag
- *      says the destination already holds it, in which case it is skipped.
- *   3. work: a fixed grid of persistent blocks drains the merge queue, then
- *      the copy queue.
+ *      can mix, and diagonals outside it are answered without a search,
+ *      device/segmented_merge.cuh), then per tile: queue it for merging if
+ *      its output draws on both runs, or on one run but shifted; queue it
+ *      for copying if its output is its own input, unless its "same in both
+ *      buffers" flag says the destination already holds it.
+ *   2. work: one block per tile takes a queued merge or copy, or exits.
  * The queue lengths of every pass stay on the device (the stats option
  * reads them once at the end): there is no host round trip per pass.
  */
@@ -24,6 +26,7 @@
 
 #include "mergesort.cuh"
 #include "segblocksort_agent.cuh"
+#include "sort_windows.cuh"
 
 namespace mgpu {
 
@@ -93,40 +96,6 @@ __device__ __forceinline__ seg_pair seg_pair_of(long long d, long long run,
   return s;
 }
 
-/* splits[i] = how many of the first (i * nv - start) outputs of its pair
- * come from A.  The thread at a pair's start also writes the pair's head
- * range for the next pass. */
-template <typename K, typename Comp>
-__global__ void segsort_partition_kernel(const K *keys, const K *samples, int n,
-                                         long long run, int nv, int count,
-                                         const head_range *ranges,
-                                         head_range *next_ranges, int *splits,
-                                         Comp comp) {
-  constexpr int S = kSortSampleStride;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const long long d = min((long long)i * nv, (long long)n);
-  const seg_pair p = seg_pair_of(d, run, n, ranges);
-  const int na = p.mid - (int)p.start, nb = p.end - p.mid;
-  const int diag = (int)(d - p.start);
-  if (ranges && diag == 0 && d < n) {
-    const long long r = p.start / run;
-    head_range nr = ranges[r];
-    if (p.mid < p.end) nr = combine(nr, ranges[r + 1]);
-    next_ranges[r / 2] = nr;
-  }
-  if (!ranges && samples) {
-    /* no segments: the whole runs are active, and their samples line up */
-    splits[i] = sampled_merge_path<S>(keys + p.start, samples + p.start / S, na,
-                                      keys + p.mid, samples + p.mid / S, nb,
-                                      diag, comp);
-  } else {
-    splits[i] = segmented_merge_path(keys + p.start, na, keys + p.mid, nb,
-                                     p.ha - (int)p.start, p.hb - p.mid, diag,
-                                     comp);
-  }
-}
-
 /* A queued merge: the tile and where its inputs lie (global positions). */
 struct seg_job {
   int tile, a0, a1, b0, b1, ha, hb, pad;
@@ -139,21 +108,63 @@ struct seg_queues {
   unsigned char *same;  /* per tile: both buffers hold its output */
 };
 
-/* One thread per tile: merge, copy or nothing. */
-static __global__ void segsort_plan_kernel(int n, long long run, int nv, int tiles,
-                                    const head_range *ranges, const int *splits,
-                                    int pass, seg_queues q) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+/* One launch per pass partitions and plans, as the seed does: thread i of
+ * a block finds split i (how many of its pair's first i * nv - start
+ * outputs come from A), and each of the first NT - 1 threads then plans
+ * the tile between its split and the next one (neighbouring blocks
+ * overlap by one split).  A tile whose output draws on both runs, or on
+ * one run but shifted, is queued for merging; a tile whose output is its
+ * own input is queued for copying unless its "same in both buffers" flag
+ * says the destination already holds it.  The thread at a pair's start
+ * also writes the pair's head range for the next pass.  (Separate
+ * partition and plan launches cost ~6 us more per pass on the H200.) */
+constexpr int kPlanThreads = 128;
+
+template <int NT, typename K, typename Comp>
+__global__ void __launch_bounds__(NT)
+    segsort_plan_kernel(const K *keys, const K *samples, int n, long long run,
+                        int nv, int tiles, const head_range *ranges,
+                        head_range *next_ranges, int pass, seg_queues q,
+                        Comp comp) {
+  constexpr int S = kSortSampleStride;
+  __shared__ int split_of[NT];
+  const int tid = threadIdx.x;
+  const int i = blockIdx.x * (NT - 1) + tid;
+  if (i <= tiles) {
+    const long long d = min((long long)i * nv, (long long)n);
+    const seg_pair p = seg_pair_of(d, run, n, ranges);
+    const int na = p.mid - (int)p.start, nb = p.end - p.mid;
+    const int diag = (int)(d - p.start);
+    if (ranges && diag == 0 && d < n && tid < NT - 1) {
+      const long long r = p.start / run;
+      head_range nr = ranges[r];
+      if (p.mid < p.end) nr = combine(nr, ranges[r + 1]);
+      next_ranges[r / 2] = nr;
+    }
+    split_of[tid] =
+        !ranges && samples
+            /* no segments: the whole runs are active, and their samples
+             * line up */
+            ? sampled_merge_path<S>(keys + p.start, samples + p.start / S, na,
+                                    keys + p.mid, samples + p.mid / S, nb,
+                                    diag, comp)
+            : segmented_merge_path(keys + p.start, na, keys + p.mid, nb,
+                                   p.ha - (int)p.start, p.hb - p.mid, diag,
+                                   comp);
+  }
+  __syncthreads();
+  const int t = i;
   bool merge = false, copy = false;
   seg_job job = {};
-  if (t < tiles) {
+  if (tid < NT - 1 && t < tiles) {
     const long long o0 = (long long)t * nv;
     const long long o1 = min(o0 + nv, (long long)n);
     const seg_pair p = seg_pair_of(o0, run, n, ranges);
     const int na = p.mid - (int)p.start, nb = p.end - p.mid;
     const int d0 = (int)(o0 - p.start), d1 = (int)(o1 - p.start);
-    const int a0 = splits[t];
-    const int a1 = d1 == na + nb ? na : splits[t + 1];
+    const int a0 = split_of[tid];
+    /* the split after a pair's last tile belongs to the next pair */
+    const int a1 = d1 == na + nb ? na : split_of[tid + 1];
     const tile_span sp = make_tile_span(d0, d1, a0, a1);
     /* in place: all from A at its own position, or all from B after A */
     const bool in_place = (sp.nb == 0 && sp.a0 == d0) ||
@@ -165,7 +176,7 @@ static __global__ void segsort_plan_kernel(int n, long long run, int nv, int til
                   p.mid + sp.b0, p.mid + sp.b0 + sp.nb, p.ha, p.hb, 0};
   }
   /* one atomic per warp and queue */
-  const int lane = threadIdx.x & 31;
+  const int lane = tid & 31;
   const unsigned mm = __ballot_sync(0xffffffffu, merge);
   const unsigned cm = __ballot_sync(0xffffffffu, copy);
   int mbase = 0, cbase = 0;
@@ -192,28 +203,45 @@ template <typename K, typename V> struct seg_pass {
   int pass;
 };
 
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+/* One block per pass tile: block j takes the j-th queued merge, or the
+ * (j - merges)-th queued copy, or has nothing to do.  (Persistent blocks
+ * draining the queues were 45% slower per pass than mergesort's one block
+ * per tile when every tile merges: 223 vs 154 us at 2^26 i32 on the H200.)
+ * SEG: the merge may mix only the active parts (segmented sort). */
+template <typename P, bool SEG, bool HAS_V, typename K, typename V,
+          typename Comp>
 __global__ void __launch_bounds__(P::NT)
     segsort_work_kernel(seg_pass<K, V> w, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV, S = kSortSampleStride;
   auto &sm = *shared_as<merge_tile_smem<NV, HAS_V, K, V>>();
   const int tid = threadIdx.x;
   const int merges = w.q.counts[2 * w.pass];
-  const int copies = w.q.counts[2 * w.pass + 1];
-  /* the next job's descriptor is fetched while this one is merged */
-  seg_job next = blockIdx.x < merges ? w.q.merges[blockIdx.x] : seg_job{};
-  for (int j = blockIdx.x; j < merges; j += gridDim.x) {
-    const seg_job job = next;
-    if (j + (int)gridDim.x < merges) next = w.q.merges[j + gridDim.x];
+  int j = blockIdx.x;
+  if (j < merges) {
+    const seg_job job = w.q.merges[j];
     const long long o0 = (long long)job.tile * NV;
     const int na = job.a1 - job.a0, nb = job.b1 - job.b0;
+    tile_io<K, V> io;
+    io.a = w.keys + job.a0;
+    io.b = w.keys + job.b0;
+    io.av = HAS_V ? w.vals + job.a0 : w.vals;
+    io.bv = HAS_V ? w.vals + job.b0 : w.vals;
+    io.na = na;
+    io.nb = nb;
+    io.out = w.keys_out + o0;
+    io.outv = HAS_V ? w.vals_out + o0 : w.vals_out;
+    io.samples = w.samples_out;
+    io.out0 = o0;
+    if (!SEG) {
+      if (w.samples_out)
+        merge_tile<NT, VT, S, HAS_V>(io, comp, sm);
+      else
+        merge_tile<NT, VT, 0, HAS_V>(io, comp, sm);
+      return;
+    }
     const int total = na + nb;
-    __syncthreads(); /* the previous job is done with shared memory */
-    load_two_to_shared<NT, VT>(w.keys + job.a0, na, w.keys + job.b0, nb,
-                               sm.keys);
-    if (HAS_V)
-      load_two_to_shared<NT, VT>(w.vals + job.a0, na, w.vals + job.b0, nb,
-                                 sm.vals);
+    load_two_to_shared<NT, VT>(io.a, na, io.b, nb, sm.keys);
+    if (HAS_V) load_two_to_shared<NT, VT>(io.av, na, io.bv, nb, sm.vals);
     __syncthreads();
     const int ha = max(0, min(job.ha - job.a0, na));
     const int hb = max(0, min(job.hb - job.b0, nb));
@@ -234,28 +262,62 @@ __global__ void __launch_bounds__(P::NT)
     thread_to_shared<VT>(k, total, sm.keys);
     if (HAS_V) thread_to_shared<VT>(v, total, sm.vals);
     __syncthreads();
-    shared_to_global<NT, VT>(sm.keys, total, w.keys_out + o0);
-    if (HAS_V) shared_to_global<NT, VT>(sm.vals, total, w.vals_out + o0);
+    shared_to_global<NT, VT>(sm.keys, total, io.out);
+    if (HAS_V) shared_to_global<NT, VT>(sm.vals, total, io.outv);
     if (w.samples_out) store_samples<NT, S>(sm.keys, total, o0, w.samples_out);
+    return;
   }
-  int next_copy = blockIdx.x < copies ? w.q.copies[blockIdx.x] : 0;
-  for (int j = blockIdx.x; j < copies; j += gridDim.x) {
-    const int t = next_copy;
-    if (j + (int)gridDim.x < copies) next_copy = w.q.copies[j + gridDim.x];
-    const long long o0 = (long long)t * NV;
-    const int count = (int)min((long long)NV, (long long)w.n - o0);
-    for (int i = tid; i < count; i += NT) {
-      w.keys_out[o0 + i] = w.keys[o0 + i];
-      if (HAS_V) w.vals_out[o0 + i] = w.vals[o0 + i];
-    }
-    if (w.samples_out) {
-      for (int i = tid; i * S < count; i += NT)
-        w.samples_out[o0 / S + i] = w.samples[o0 / S + i];
-    }
+  j -= merges;
+  if (j >= w.q.counts[2 * w.pass + 1]) return;
+  const int t = w.q.copies[j];
+  const long long o0 = (long long)t * NV;
+  const int count = (int)min((long long)NV, (long long)w.n - o0);
+  for (int i = tid; i < count; i += NT) {
+    w.keys_out[o0 + i] = w.keys[o0 + i];
+    if (HAS_V) w.vals_out[o0 + i] = w.vals[o0 + i];
+  }
+  if (w.samples_out) {
+    for (int i = tid; i * S < count; i += NT)
+      w.samples_out[o0 / S + i] = w.samples[o0 / S + i];
   }
 }
 
 /* ---- the whole sort ----------------------------------------------------------- */
+
+/* Writes the head bitfield of a segmented sort. */
+static mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a,
+                                 int n, cuda_scratch &bits) {
+  cudaStream_t s = cuda_of(ctx)->stream;
+  const unsigned grid = stride_grid(ctx, a->heads ? a->m : (size_t)n);
+  if (a->heads) {
+    CUDA_TRY(ctx, cudaMemsetAsync(bits.ptr, 0, bits.bytes, s));
+    if (a->m)
+      heads_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+          a->heads, (int)a->m, n, bits.as<unsigned>());
+  } else {
+    switch (mgpu_dtype_size(a->flag_type)) {
+    case 4:
+      flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+          (const uint32_t *)a->flags, n, bits.as<unsigned>());
+      break;
+    default:
+      flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+          (const uint64_t *)a->flags, n, bits.as<unsigned>());
+    }
+  }
+  CUDA_LAUNCHED(ctx, "segsort head kernel");
+  return MGPU_OK;
+}
+
+/* The report of a window check (sort_windows.cuh), read by the host. */
+static mgpu_status read_report(mgpu_context *ctx, const cuda_scratch &report,
+                               window_report *host) {
+  cudaStream_t s = cuda_of(ctx)->stream;
+  CUDA_TRY(ctx, cudaMemcpyAsync(host, report.ptr, sizeof *host,
+                                cudaMemcpyDeviceToHost, s));
+  CUDA_TRY(ctx, cudaStreamSynchronize(s));
+  return MGPU_OK;
+}
 
 template <typename PB, typename PM, bool HAS_V, typename K, typename V,
           typename Comp>
@@ -265,6 +327,9 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
   static_assert(PB::NV % PM::NV == 0, "a pass tile must not straddle merges");
   static_assert(PB::NV % S == 0 && PM::NV % S == 0 && PM::VT <= S,
                 "runs must start on samples, one sample per thread");
+  /* windows of W keys or fewer never overlap (sort_windows.cuh) */
+  constexpr int W = PM::NV;
+  static_assert(2 * W <= PB::NV, "a window must fit in half a blocksort tile");
   cudaStream_t s = cuda_of(ctx)->stream;
   K *keys = (K *)a->sort.keys;
   V *vals = (V *)a->sort.vals;
@@ -273,23 +338,63 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
   int passes = 0;
   for (long long run = PB::NV; run < n; run *= 2) ++passes;
   const int btiles = tiles_of(n, PB::NV), tiles = tiles_of(n, PM::NV);
+  const int boundaries = btiles - 1;
   if (a->stats) {
     a->stats->tiles = tiles;
     a->stats->blocksort_tiles = btiles;
-    a->stats->passes = passes;
   }
-  /* Every temporary is taken before the first launch (see mergesort). */
-  cuda_scratch bits, ranges, tmp_keys, tmp_vals, splits, samples, jobs, copies,
-      counts, same;
+  auto merge_windows = window_merge_kernel<PM, HAS_V, K, V, Comp>;
+  const size_t window_smem = sizeof(merge_tile_smem<PM::NV, HAS_V, K, V>);
+  cuda_scratch bits, windows, report;
+  window_report found = {0, 0};
   const int words = (n + 31) / 32;
-  if (segmented) {
-    MGPU_TRY(bits.take(ctx, sizeof(unsigned) * (size_t)words));
-    MGPU_TRY(ranges.take(ctx, sizeof(head_range) * 2 * (size_t)btiles));
+  if (segmented) MGPU_TRY(bits.take(ctx, sizeof(unsigned) * (size_t)words));
+  if (boundaries > 0) {
+    MGPU_TRY(windows.take(ctx, sizeof(sort_window) * (size_t)boundaries));
+    MGPU_TRY(report.take(ctx, sizeof(window_report)));
+    MGPU_TRY(allow_shared_memory(ctx, merge_windows, window_smem));
+    CUDA_TRY(ctx, cudaMemsetAsync(report.ptr, 0, report.bytes, s));
   }
+  auto segblocksort = segblocksort_kernel<PB, HAS_V, K, V, Comp>;
+  const size_t blocksort_bytes =
+      sizeof(segblocksort_smem<PB::NT, PB::VT, HAS_V, K, V>);
+  if (segmented) {
+    MGPU_TRY(segsort_heads(ctx, a, n, bits));
+    MGPU_TRY(allow_shared_memory(ctx, segblocksort, blocksort_bytes));
+    if (boundaries > 0) {
+      /* The windows of a segmented sort follow from the heads alone: when
+       * they are short, sort each tile in place and merge the windows. */
+      segment_windows_kernel<<<grid_for((size_t)boundaries * 32, 128), 128, 0, s>>>(
+          bits.as<unsigned>(), n, PB::NV, W, boundaries,
+          windows.as<sort_window>(), report.as<window_report>());
+      CUDA_LAUNCHED(ctx, "segsort window kernel");
+      MGPU_TRY(read_report(ctx, report, &found));
+    }
+    if (!found.too_far) {
+      segblocksort<<<btiles, PB::NT, blocksort_bytes, s>>>(
+          keys, vals, n, keys, vals, nullptr, nullptr, bits.as<unsigned>(),
+          nullptr, nullptr, comp);
+      CUDA_LAUNCHED(ctx, "segmented blocksort kernel");
+      if (boundaries > 0 && found.windows) {
+        merge_windows<<<boundaries, PM::NT, window_smem, s>>>(
+            keys, vals, PB::NV, windows.as<sort_window>(), comp);
+        CUDA_LAUNCHED(ctx, "segsort window merge kernel");
+      }
+      if (a->stats) a->stats->windows = found.windows;
+      return MGPU_OK;
+    }
+  }
+  if (a->stats) a->stats->passes = passes;
+
+  /* Every temporary of the passes is taken before the blocksort (see
+   * mergesort): if memory runs out, the keys are untouched. */
+  cuda_scratch ranges, tmp_keys, tmp_vals, samples, jobs, copies, counts,
+      same;
+  if (segmented)
+    MGPU_TRY(ranges.take(ctx, sizeof(head_range) * 2 * (size_t)btiles));
   if (passes) {
     MGPU_TRY(tmp_keys.take(ctx, sizeof(K) * (size_t)n));
     if (HAS_V) MGPU_TRY(tmp_vals.take(ctx, sizeof(V) * (size_t)n));
-    MGPU_TRY(splits.take(ctx, sizeof(int) * ((size_t)tiles + 1)));
     MGPU_TRY(jobs.take(ctx, sizeof(seg_job) * (size_t)tiles));
     MGPU_TRY(copies.take(ctx, sizeof(int) * (size_t)tiles));
     MGPU_TRY(counts.take(ctx, sizeof(int) * 2 * (size_t)passes));
@@ -306,31 +411,13 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
   head_range *rs = ranges.as<head_range>();
   head_range *rd = rs ? rs + btiles : nullptr;
 
+  /* The blocksort writes both buffers (a second store from shared memory
+   * costs less than the first pass's copies of every tile already in
+   * place), so every tile starts out "same in both". */
   if (segmented) {
-    const unsigned grid = stride_grid(ctx, a->heads ? a->m : (size_t)n);
-    if (a->heads) {
-      CUDA_TRY(ctx, cudaMemsetAsync(bits.ptr, 0, bits.bytes, s));
-      if (a->m)
-        heads_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
-            a->heads, (int)a->m, n, bits.as<unsigned>());
-    } else {
-      switch (mgpu_dtype_size(a->flag_type)) {
-      case 4:
-        flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
-            (const uint32_t *)a->flags, n, bits.as<unsigned>());
-        break;
-      default:
-        flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
-            (const uint64_t *)a->flags, n, bits.as<unsigned>());
-      }
-    }
-    CUDA_LAUNCHED(ctx, "segsort head kernel");
-    auto kernel = segblocksort_kernel<PB, HAS_V, K, V, Comp>;
-    const size_t smem = sizeof(segblocksort_smem<PB::NT, PB::VT, HAS_V, K, V>);
-    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-    kernel<<<btiles, PB::NT, smem, s>>>(keys, vals, n, sk, sv,
-                                        passes ? dk : nullptr, dv,
-                                        bits.as<unsigned>(), rs, nullptr, comp);
+    segblocksort<<<btiles, PB::NT, blocksort_bytes, s>>>(
+        keys, vals, n, sk, sv, passes ? dk : nullptr, dv, bits.as<unsigned>(),
+        rs, nullptr, comp);
     CUDA_LAUNCHED(ctx, "segmented blocksort kernel");
   } else {
     /* Locality sort keeps mergesort's blocksort: measured on the H200
@@ -339,36 +426,49 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
      * ones, its in-place skipping not paying for its extra work. */
     MGPU_TRY((blocksort_run<PB, HAS_V>(ctx, keys, vals, n, sk, sv, ss, comp,
                                        passes ? dk : nullptr, dv)));
+    if (boundaries > 0) {
+      /* keys holds the blocksort's output (as sk or as its copy dk): when
+       * every window is short, merging them there finishes the sort. */
+      locality_windows_kernel<<<grid_for((size_t)boundaries, 128), 128, 0, s>>>(
+          (const K *)keys, n, PB::NV, W, boundaries, windows.as<sort_window>(),
+          report.as<window_report>(), comp);
+      CUDA_LAUNCHED(ctx, "locality window kernel");
+      MGPU_TRY(read_report(ctx, report, &found));
+      if (!found.too_far) {
+        if (found.windows) {
+          merge_windows<<<boundaries, PM::NT, window_smem, s>>>(
+              keys, vals, PB::NV, windows.as<sort_window>(), comp);
+          CUDA_LAUNCHED(ctx, "locality window merge kernel");
+        }
+        if (a->stats) {
+          a->stats->passes = 0;
+          a->stats->windows = found.windows;
+        }
+        return MGPU_OK;
+      }
+    }
   }
   if (!passes) return MGPU_OK;
 
-  /* The blocksort wrote both buffers (a second store from shared memory
-   * costs less than the first pass's copies of every tile already in
-   * place), so every tile starts out "same in both". */
   if (ss)
     CUDA_TRY(ctx, cudaMemcpyAsync(ds, ss, sizeof(K) * (size_t)samples_of(n, S),
                                   cudaMemcpyDeviceToDevice, s));
   CUDA_TRY(ctx, cudaMemsetAsync(counts.ptr, 0, counts.bytes, s));
   CUDA_TRY(ctx, cudaMemsetAsync(same.ptr, 1, same.bytes, s));
-  auto work = segsort_work_kernel<PM, HAS_V, K, V, Comp>;
+  auto work = segmented ? segsort_work_kernel<PM, true, HAS_V, K, V, Comp>
+                        : segsort_work_kernel<PM, false, HAS_V, K, V, Comp>;
   const size_t smem = sizeof(merge_tile_smem<PM::NV, HAS_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, work, smem));
-  int per_sm = 0;
-  CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, work,
-                                                              PM::NT, smem));
-  const int workers = max(1, min(tiles, per_sm * cuda_of(ctx)->sm_count));
   seg_queues q = {jobs.as<seg_job>(), copies.as<int>(), counts.as<int>(),
                   same.as<unsigned char>()};
   int pass = 0;
   for (long long run = PB::NV; run < n; run *= 2, ++pass) {
-    segsort_partition_kernel<<<grid_for((size_t)tiles + 1, 128), 128, 0, s>>>(
-        sk, ss, n, run, PM::NV, tiles + 1, rs, rd, splits.as<int>(), comp);
-    CUDA_LAUNCHED(ctx, "segsort partition kernel");
-    segsort_plan_kernel<<<grid_for((size_t)tiles, 128), 128, 0, s>>>(
-        n, run, PM::NV, tiles, rs, splits.as<int>(), pass, q);
+    segsort_plan_kernel<kPlanThreads>
+        <<<grid_for((size_t)tiles, kPlanThreads - 1), kPlanThreads, 0, s>>>(
+            sk, ss, n, run, PM::NV, tiles, rs, rd, pass, q, comp);
     CUDA_LAUNCHED(ctx, "segsort plan kernel");
     seg_pass<K, V> wp = {sk, sv, dk, dv, ss, ds, n, q, pass};
-    work<<<workers, PM::NT, smem, s>>>(wp, comp);
+    work<<<tiles, PM::NT, smem, s>>>(wp, comp);
     CUDA_LAUNCHED(ctx, "segsort work kernel");
     K *tk = sk; sk = dk; dk = tk;
     V *tv = sv; sv = dv; dv = tv;

@@ -116,7 +116,11 @@ __global__ void __launch_bounds__(P::NT)
   const unsigned commit = serial_set_op<VT>(sm.keys, ta, ea, na + tb, na + eb,
                                             t.keeps, kept, src, comp);
 
-  /* Compact: thread offsets by a block scan, the tile's by look-back. */
+  /* Compact: thread offsets by a block scan, the tile's by look-back.  The
+   * scan's barrier also means every thread is done reading sm.keys, so the
+   * other warps compact into shared memory while warp 0 looks back
+   * (ncu: 36% of the stalls were at the barrier that used to follow the
+   * look-back). */
   int offset, tile_count;
   cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                 tile_count);
@@ -127,7 +131,6 @@ __global__ void __launch_bounds__(P::NT)
       if (tile == (int)gridDim.x - 1) *t.total = base + tile_count;
     }
   }
-  __syncthreads(); /* every thread is done with sm.keys */
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     if (commit & (1u << i)) {

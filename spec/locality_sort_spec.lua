@@ -45,6 +45,13 @@ local function check_stats(st, label)
   if st.blocksort_tiles <= 1 then
     assert.are.equal(0, passes, label .. ": merge passes after a single blocksort tile")
   end
+  -- windows: tile boundaries merged in place by the one-launch early exit
+  assert.are.equal("integer", math.type(st.windows), label .. ": windows is not an integer")
+  assert.is_true(st.windows >= 0 and st.windows <= math.max(0, st.blocksort_tiles - 1),
+    string.format("%s: windows = %d, blocksort_tiles = %d", label, st.windows, st.blocksort_tiles))
+  if st.windows > 0 then
+    assert.are.equal(0, passes, label .. ": merge passes after the one-launch early exit")
+  end
   return passes, merged
 end
 
@@ -105,11 +112,12 @@ local function nearly_sorted(rng, n, spread)
   return t
 end
 
--- Asserts the early exit: over the merge passes, fewer than half of
--- passes * tiles tiles were merged.
+-- Asserts the early exit: no merge passes at all (the windows launch did
+-- the work), or over the merge passes fewer than half of passes * tiles
+-- tiles were merged.
 local function assert_early_exit(st, label)
   local passes, merged = check_stats(st, label)
-  assert.is_true(merged < 0.5 * passes * st.tiles,
+  assert.is_true(merged < 0.5 * passes * st.tiles or passes == 0,
     string.format("%s: merged %d tiles over %d passes of %d tiles: no early exit", label, merged,
       passes, st.tiles))
 end
@@ -372,7 +380,9 @@ backends.each(function(ctx, device)
       local passes = check_stats(st, device)
       if device == "cuda" then
         assert.is_true(st.blocksort_tiles > 1, "10^6 keys need more than one blocksort tile")
-        assert.is_true(passes >= 1, "10^6 keys need merge passes on cuda")
+        -- keys at most 25 from their place: one launch merges every window
+        assert.are.equal(0, passes, "10^6 nearly sorted keys: no merge passes on cuda")
+        assert.is_true(st.windows >= 1, "10^6 nearly sorted keys: windows merged on cuda")
       end
       -- tiles are meaningful on cuda; on cpu only where it reports passes
       if device == "cuda" or passes > 0 then
@@ -506,6 +516,23 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     compare(cpu:array(nearly_sorted(rng, n, 5000)), "i32", "less", "spread 5000")
   end)
 
+  it("spreads around the one-launch window limit (windows vs passes), keys and pairs", function()
+    -- the limit is one pass tile (1408 to 2944 keys by dtype): spreads
+    -- below, near and above it, and a few far-travelling keys in sorted input
+    local rng = R.rng(102)
+    local n = 300000
+    for _, spread in ipairs { 700, 1300, 1500, 2900, 3100, 6000 } do
+      local t = nearly_sorted(rng, n, spread)
+      compare(cpu:array(t), "i32", "less", "spread " .. spread .. " i32 pairs")
+      compare(cpu:array(t), nil, "less", "spread " .. spread .. " i32 keys")
+      compare(cpu:array(t, "i64"), "i64", "less", "spread " .. spread .. " i64 pairs")
+    end
+    local t = R.iota(n, 0, 1)
+    for _, i in ipairs { 5, 11776, 11777, 150000, n - 3 } do t[i] = rng:int(0, n) end
+    compare(cpu:array(t), "i32", "less", "sorted with strays")
+    compare(cpu:array(t), "u32", "greater", "sorted with strays, greater")
+  end)
+
   local cases = {
     { "i32", "i32", 0, 1000, "less" },
     { "u32", nil, 0, R.U32_MAX, "greater" },
@@ -543,13 +570,15 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     local g = gpu:array(nearly_sorted(rng, n, 25))
     local _, st = mgpu.locality_sort(g, { stats = true })
     assert.is_true(st.blocksort_tiles > 1, "more than one blocksort tile")
-    assert.is_true(#st >= 1, "merge passes")
+    assert.are.equal(0, #st, "nearly sorted: no merge passes")
+    assert.is_true(st.windows >= 1 and st.windows <= st.blocksort_tiles - 1, "nearly sorted: windows")
     assert_early_exit(st, "cuda nearly sorted")
     assert.is_true(g:is_sorted())
     local r = gpu:random(n, 0, 1000000, "i32", 7)
     local _, st2 = mgpu.locality_sort(r, { stats = true })
     check_stats(st2, "cuda random")
     assert.is_true(#st2 >= 1, "merge passes on random input")
+    assert.are.equal(0, st2.windows, "random input: no windows")
     assert.is_true(r:is_sorted())
   end)
 end)

@@ -65,6 +65,13 @@ local function check_stats(st, label)
   if st.blocksort_tiles <= 1 then
     assert.are.equal(0, passes, label .. ": merge passes after a single blocksort tile")
   end
+  -- windows: tile boundaries merged in place by the one-launch early exit
+  assert.are.equal("integer", math.type(st.windows), label .. ": windows is not an integer")
+  assert.is_true(st.windows >= 0 and st.windows <= math.max(0, st.blocksort_tiles - 1),
+    string.format("%s: windows = %d, blocksort_tiles = %d", label, st.windows, st.blocksort_tiles))
+  if st.windows > 0 then
+    assert.are.equal(0, passes, label .. ": merge passes after the one-launch early exit")
+  end
   return passes, merged
 end
 
@@ -882,20 +889,62 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     end
   end)
 
-  it("stats on cuda: early exit with short segments (merged tiles < 50% of passes * tiles)", function()
+  it("stats on cuda: short segments take the one-launch exit, long ones exit early in the passes", function()
     local n = 1000000
     local rng = R.rng(2002)
-    local heads = S.random_heads(rng, n, 10, false)
     local a = cpu:random(n, 0, 1000000, "i32", 2002)
+    -- mean 10: every boundary's segment is short, no passes
+    local heads = S.random_heads(rng, n, 10, false)
     local g = a:to(gpu)
-    local v = cpu:iota(n):to(gpu)
-    local _, _, st = mgpu.segsort(g, heads, { values = v, stats = true })
-    local passes, merged = check_stats(st, "cuda stats")
+    local _, _, st = mgpu.segsort(g, heads, { values = cpu:iota(n):to(gpu), stats = true })
+    local passes = check_stats(st, "cuda stats, mean 10")
     assert.is_true(st.blocksort_tiles > 1, "10^6 keys need more than one blocksort tile")
-    assert.is_true(passes >= 1, "10^6 keys need merge passes on cuda")
+    assert.are.equal(0, passes, "mean 10: no merge passes")
+    assert.is_true(st.windows >= 1, "mean 10: windows merged")
+    local c = a:copy()
+    mgpu.segsort(c, heads, { values = cpu:iota(n) })
+    C.same_array(g, c, "mean 10, cuda equals cpu")
+    -- mean 100000: segments longer than a window, so passes, with early exit
+    heads = S.random_heads(rng, n, 100000, false)
+    g = a:to(gpu)
+    local merged
+    _, _, st = mgpu.segsort(g, heads, { values = cpu:iota(n):to(gpu), stats = true })
+    passes, merged = check_stats(st, "cuda stats, mean 100000")
+    assert.is_true(passes >= 1, "mean 100000: merge passes")
+    assert.are.equal(0, st.windows, "mean 100000: no windows")
     assert.is_true(merged < 0.5 * passes * st.tiles,
       string.format("merged %d tiles over %d passes of %d tiles: no early exit", merged, passes, st.tiles))
-    mgpu.segsort(a, heads, { values = cpu:iota(n) })
-    C.same_array(g, a, "with stats, cuda equals cpu")
+    c = a:copy()
+    mgpu.segsort(c, heads, { values = cpu:iota(n) })
+    C.same_array(g, c, "mean 100000, cuda equals cpu")
+  end)
+
+  it("segment lengths around the one-launch window limit, keys and pairs", function()
+    -- the limit is one pass tile (1408 to 2944 keys by dtype); fixed lengths
+    -- below, at and above it, and a mix with one long segment
+    local n = 300000
+    local a = cpu:random(n, 0, 1000, "i32", 2003)
+    local function heads_every(len)
+      local h = {}
+      for i = 1, n, len do h[#h + 1] = i end
+      return h
+    end
+    local mixed = heads_every(700)
+    for i = #mixed, 1, -1 do
+      if mixed[i] > 100000 and mixed[i] < 130000 then table.remove(mixed, i) end
+    end
+    for _, heads in ipairs { heads_every(1400), heads_every(1409), heads_every(2944), heads_every(2945),
+                             heads_every(5000), mixed } do
+      for _, case in ipairs { { "i32", nil }, { "i32", "i32" }, { "i64", "i64" } } do
+        local k1 = a:astype(case[1])
+        local v1 = case[2] and cpu:iota(n, 1, 1, case[2])
+        local k2, v2 = k1:to(gpu), v1 and v1:to(gpu)
+        mgpu.segsort(k1, heads, { values = v1 })
+        mgpu.segsort(k2, heads, { values = v2 })
+        local label = string.format("%d heads, %s keys, %s values", #heads, case[1], tostring(case[2]))
+        C.same_array(k2, k1, label)
+        if v1 then C.same_array(v2, v1, label) end
+      end
+    end
   end)
 end)

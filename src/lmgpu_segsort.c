@@ -30,13 +30,15 @@ static mgpu_status segsort_run(mgpu_context *ctx, void *arg) {
                             lmgpu_data(s->keys), s->keys->n, vs, v, st);
 }
 
-/* {tiles = T, blocksort_tiles = B, {merge = m, copy = c}, ...} */
+/* {tiles = T, blocksort_tiles = B, windows = W, {merge = m, copy = c}, ...} */
 static void push_stats(lua_State *L, const mgpu_sort_stats *st) {
-  lua_createtable(L, st->passes, 2);
+  lua_createtable(L, st->passes, 3);
   lua_pushinteger(L, (lua_Integer)st->tiles);
   lua_setfield(L, -2, "tiles");
   lua_pushinteger(L, (lua_Integer)st->blocksort_tiles);
   lua_setfield(L, -2, "blocksort_tiles");
+  lua_pushinteger(L, (lua_Integer)st->windows);
+  lua_setfield(L, -2, "windows");
   for (int p = 0; p < st->passes; p++) {
     lua_createtable(L, 0, 2);
     lua_pushinteger(L, (lua_Integer)st->merge_tiles[p]);

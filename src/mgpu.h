@@ -171,6 +171,9 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
 typedef struct mgpu_sort_stats {
   int passes;
   int64_t tiles, blocksort_tiles;
+  /* tile boundaries merged in place by the one-launch early exit (no
+   * passes then); 0 when the passes ran */
+  int64_t windows;
   int64_t merge_tiles[MGPU_MAX_PASSES];
   int64_t copy_tiles[MGPU_MAX_PASSES];
 } mgpu_sort_stats;

@@ -1,0 +1,227 @@
+/*
+ * sort_windows.cuh - the early exit that replaces every global pass of a
+ * segmented or locality sort when nothing has far to go.
+ *
+ * After the blocksort each tile is sorted (within segments).  At the
+ * boundary p between two tiles only a window [h0, h1) around p can still
+ * be out of order: for a segmented sort, the segment straddling p; for a
+ * locality sort, the keys of the left tile that belong after the right
+ * tile's first key and the keys of the right tile that belong before the
+ * left tile's last one.  Merging A = [h0, p) with B = [p, h1) in place
+ * leaves both tiles sorted and ordered against each other, so when every
+ * window is at most W keys and W is at most half a tile (windows of
+ * neighbouring boundaries cannot overlap), one launch that merges all of
+ * them finishes the sort, and the log2(tiles) passes are not needed.
+ *
+ * The check runs first and reports through one download whether any
+ * window is too long; only then does the host choose between the one
+ * launch and the passes.  For a segmented sort the windows depend only on
+ * the heads, so the check runs before the blocksort.
+ */
+#ifndef MGPU_SORT_WINDOWS_CUH
+#define MGPU_SORT_WINDOWS_CUH
+
+#include "merge_agent.cuh"
+
+namespace mgpu {
+
+/* window[t] for the boundary p = (t + 1) * tile: A = [h0, p), B = [p, h1);
+ * h0 == h1 == p when nothing straddles it. */
+struct sort_window {
+  int h0, h1;
+};
+
+/* What the check reports: too_far != 0 when some window is longer than W
+ * (the passes must run), and how many windows are not empty. */
+struct window_report {
+  int too_far, windows;
+};
+
+__device__ __forceinline__ void report_window(sort_window *windows, int t,
+                                              int h0, int p, int h1,
+                                              bool too_far,
+                                              window_report *report) {
+  windows[t] = too_far ? sort_window{p, p} : sort_window{h0, h1};
+  const unsigned far = __ballot_sync(__activemask(), too_far);
+  const unsigned used = __ballot_sync(__activemask(), !too_far && h0 < h1);
+  const int lane = threadIdx.x & 31;
+  const int leader = __ffs(__activemask()) - 1;
+  if (lane == leader) {
+    if (far) atomicOr(&report->too_far, 1);
+    if (used) atomicAdd(&report->windows, __popc(used));
+  }
+}
+
+/* The last set bit in [lo, p] of a bitfield, or -1; the whole warp
+ * searches, 32 words a step (one thread per boundary took 22 us on the
+ * H200 for segments of ~10^4 keys, reading a window's words one by one). */
+__device__ __forceinline__ int warp_last_bit_in(const unsigned *bits, int lo,
+                                                int p) {
+  const int lane = threadIdx.x & 31;
+  for (int top = p >> 5; top >= (lo >> 5); top -= 32) {
+    const int w = top - lane;
+    unsigned x = 0;
+    if (w >= (lo >> 5)) {
+      x = bits[w];
+      if (w == (p >> 5)) x &= (2u << (p & 31)) - 1u; /* bits <= p */
+      if (w == (lo >> 5)) x &= ~0u << (lo & 31);     /* bits >= lo */
+    }
+    const unsigned found = __ballot_sync(0xffffffffu, x != 0);
+    if (found) {
+      const int l = __ffs(found) - 1; /* the highest word */
+      return (top - l) * 32 + 31 - __clz(__shfl_sync(0xffffffffu, x, l));
+    }
+  }
+  return -1;
+}
+
+/* The first set bit in [p, hi) of a bitfield, or hi (whole warp). */
+__device__ __forceinline__ int warp_first_bit_in(const unsigned *bits, int p,
+                                                 int hi) {
+  const int lane = threadIdx.x & 31;
+  if (p >= hi) return hi;
+  for (int bottom = p >> 5; bottom <= ((hi - 1) >> 5); bottom += 32) {
+    const int w = bottom + lane;
+    unsigned x = 0;
+    if (w <= ((hi - 1) >> 5)) {
+      x = bits[w];
+      if (w == (p >> 5)) x &= ~0u << (p & 31);
+    }
+    const unsigned found = __ballot_sync(0xffffffffu, x != 0);
+    if (found) {
+      const int l = __ffs(found) - 1; /* the lowest word */
+      const int b =
+          (bottom + l) * 32 + __ffs(__shfl_sync(0xffffffffu, x, l)) - 1;
+      return b < hi ? b : hi;
+    }
+  }
+  return hi;
+}
+
+/* Segmented sort, one warp per boundary: the window of boundary t is the
+ * segment straddling it (heads as a bitfield; element 0 always starts a
+ * segment). */
+static __global__ void segment_windows_kernel(const unsigned *bits, int n,
+                                              int tile, int w, int boundaries,
+                                              sort_window *windows,
+                                              window_report *report) {
+  const int t = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
+  if (t >= boundaries) return; /* whole warps */
+  const int p = (t + 1) * tile;
+  const int lo = max(0, p - w);
+  int h0 = warp_last_bit_in(bits, lo, p);
+  bool too_far = false;
+  if (h0 < 0) {
+    h0 = 0;
+    too_far = lo > 0;
+  }
+  int h1 = p;
+  if (!too_far && h0 < p) {
+    const int hi = (int)min((long long)n, (long long)h0 + w + 1);
+    h1 = warp_first_bit_in(bits, p + 1, hi);
+    too_far = (h1 == hi && hi < n) || h1 - h0 > w;
+  }
+  if ((threadIdx.x & 31) == 0)
+    report_window(windows, t, h0, p, h1, too_far, report);
+}
+
+/* The first i in [lo, hi) where pred(i) holds, pred being false then
+ * true; probes from hi downward in doubling steps (short windows settle in
+ * a few reads next to the boundary), then bisects. */
+template <typename Pred>
+__device__ __forceinline__ int first_true_from_top(int lo, int hi, Pred pred) {
+  int top = hi, step = 1;
+  while (top > lo) {
+    const int probe = top - step < lo ? lo : top - step;
+    if (!pred(probe)) {
+      lo = probe + 1;
+      break;
+    }
+    top = probe;
+    step <<= 1;
+  }
+  while (lo < top) {
+    const int mid = lo + ((top - lo) >> 1);
+    if (pred(mid))
+      top = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* The same, probing upward from lo. */
+template <typename Pred>
+__device__ __forceinline__ int first_true_from_bottom(int lo, int hi, Pred pred) {
+  int step = 1;
+  while (lo < hi) {
+    const int probe = lo + step - 1 >= hi ? hi - 1 : lo + step - 1;
+    if (pred(probe)) {
+      hi = probe;
+      break;
+    }
+    lo = probe + 1;
+    step <<= 1;
+  }
+  while (lo < hi) {
+    const int mid = lo + ((hi - lo) >> 1);
+    if (pred(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* Locality sort: the window of boundary t from the sorted tiles around it.
+ * A's keys after B's first key and B's keys before A's last key (equal
+ * keys stay where they are: A's before B's, which keeps the sort stable). */
+template <typename K, typename Comp>
+__global__ void locality_windows_kernel(const K *keys, int n, int tile, int w,
+                                        int boundaries, sort_window *windows,
+                                        window_report *report, Comp comp) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= boundaries) return;
+  const int p = (t + 1) * tile;
+  const int end = (int)min((long long)n, (long long)p + tile);
+  const K b_first = keys[p], a_last = keys[p - 1];
+  int h0 = p, h1 = p;
+  bool too_far = false;
+  if (comp(b_first, a_last)) {
+    const int lo = max(p - tile, p - w);
+    h0 = first_true_from_top(lo, p, [&](int i) { return comp(b_first, keys[i]); });
+    const int hi = min(end, p + w);
+    h1 = first_true_from_bottom(p, hi, [&](int i) { return !comp(keys[i], a_last); });
+    too_far = (h0 == lo && lo > p - tile) || (h1 == hi && hi < end) ||
+              h1 - h0 > w;
+  }
+  report_window(windows, t, h0, p, h1, too_far, report);
+}
+
+/* One block per boundary merges its window in place (windows are disjoint,
+ * and each block reads its window into shared memory before writing it). */
+template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+__global__ void __launch_bounds__(P::NT)
+    window_merge_kernel(K *keys, V *vals, int tile,
+                        const sort_window *windows, Comp comp) {
+  auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
+  const sort_window win = windows[blockIdx.x];
+  const int p = (blockIdx.x + 1) * tile;
+  if (win.h0 >= win.h1) return;
+  tile_io<K, V> io;
+  io.a = keys + win.h0;
+  io.b = keys + p;
+  io.av = HAS_V ? vals + win.h0 : vals;
+  io.bv = HAS_V ? vals + p : vals;
+  io.na = p - win.h0;
+  io.nb = win.h1 - p;
+  io.out = keys + win.h0;
+  io.outv = HAS_V ? vals + win.h0 : vals;
+  io.samples = nullptr;
+  io.out0 = win.h0;
+  merge_tile<P::NT, P::VT, 0, HAS_V>(io, comp, sm);
+}
+
+} // namespace mgpu
+
+#endif
