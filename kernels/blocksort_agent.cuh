@@ -82,7 +82,7 @@ __device__ __forceinline__ void blocksort_tile_body(
     shared_to_global<NT, VT>(sm.keys, count, keys_out2);
     if (HAS_V) shared_to_global<NT, VT>(sm.vals, count, vals_out2);
   }
-  store_samples<NT, S>(sm.keys, count, t0, samples);
+  if (samples) store_samples<NT, S>(sm.keys, count, t0, samples);
 }
 
 template <int NT, int VT, int S, bool HAS_V, typename K, typename V,

@@ -67,6 +67,18 @@ __global__ void __launch_bounds__(P::NT)
   auto &sm = *shared_as<segblocksort_smem<P::NT, P::VT, HAS_V, K, V>>();
   const long long t0 = (long long)blockIdx.x * P::NV;
   const int count = (int)min((long long)P::NV, n - t0);
+  if (bits && !__syncthreads_or(head_bits_at<P::VT>(bits, t0 + P::VT * threadIdx.x,
+                                                     n) != 0)) {
+    /* no head inside the tile: it is one segment, and mergesort's
+     * blocksort is cheaper (long segments, where most tiles are like this) */
+    blocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
+        keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
+        HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,
+        HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, (K *)nullptr, t0,
+        comp, sm.tile);
+    if (ranges && threadIdx.x == 0) ranges[blockIdx.x] = head_range{kNoHead, -1};
+    return;
+  }
   segblocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
       keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
       HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,

@@ -904,19 +904,20 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     local c = a:copy()
     mgpu.segsort(c, heads, { values = cpu:iota(n) })
     C.same_array(g, c, "mean 10, cuda equals cpu")
-    -- mean 100000: segments longer than a window, so passes, with early exit
-    heads = S.random_heads(rng, n, 100000, false)
+    -- mean 3000 (lengths up to 5999): some straddling segments are longer
+    -- than a window, so passes, which mostly find tiles in place
+    heads = S.random_heads(rng, n, 3000, false)
     g = a:to(gpu)
     local merged
     _, _, st = mgpu.segsort(g, heads, { values = cpu:iota(n):to(gpu), stats = true })
-    passes, merged = check_stats(st, "cuda stats, mean 100000")
-    assert.is_true(passes >= 1, "mean 100000: merge passes")
-    assert.are.equal(0, st.windows, "mean 100000: no windows")
+    passes, merged = check_stats(st, "cuda stats, mean 3000")
+    assert.is_true(passes >= 1, "mean 3000: merge passes")
+    assert.are.equal(0, st.windows, "mean 3000: no windows")
     assert.is_true(merged < 0.5 * passes * st.tiles,
       string.format("merged %d tiles over %d passes of %d tiles: no early exit", merged, passes, st.tiles))
     c = a:copy()
     mgpu.segsort(c, heads, { values = cpu:iota(n) })
-    C.same_array(g, c, "mean 100000, cuda equals cpu")
+    C.same_array(g, c, "mean 3000, cuda equals cpu")
   end)
 
   it("segment lengths around the one-launch window limit, keys and pairs", function()
