@@ -16,44 +16,7 @@ local W = C.word
 local FREED = { "array has been freed", "has been freed" }
 local nan = R.nan
 
--- Checks the shape of a stats result (see segsort_spec.lua): integer
--- fields tiles and blocksort_tiles, and an array part of {merge, copy}
--- entries with 0 <= merge, copy and merge + copy <= tiles.  Returns the
--- number of passes and the total of merged tiles.
-local function check_stats(st, label)
-  label = label or "stats"
-  assert.are.equal("table", type(st), label .. ": stats is not a table")
-  assert.are.equal("integer", math.type(st.tiles), label .. ": tiles is not an integer")
-  assert.are.equal("integer", math.type(st.blocksort_tiles), label .. ": blocksort_tiles is not an integer")
-  assert.is_true(st.tiles >= 0 and st.blocksort_tiles >= 0, label .. ": negative tile counts")
-  local passes, merged = #st, 0
-  assert.is_true(passes <= 32, label .. ": more than 32 passes")
-  for p = 1, passes do
-    local e = st[p]
-    assert.are.equal("table", type(e), label .. ": pass " .. p .. " is not a table")
-    local m, c = e.merge, e.copy
-    assert.are.equal("integer", math.type(m), label .. ": pass " .. p .. " merge is not an integer")
-    assert.are.equal("integer", math.type(c), label .. ": pass " .. p .. " copy is not an integer")
-    assert.is_true(m >= 0 and m <= st.tiles,
-      string.format("%s: pass %d merge = %d, tiles = %d", label, p, m, st.tiles))
-    assert.is_true(c >= 0 and c <= st.tiles,
-      string.format("%s: pass %d copy = %d, tiles = %d", label, p, c, st.tiles))
-    assert.is_true(m + c <= st.tiles,
-      string.format("%s: pass %d merge %d + copy %d > tiles %d", label, p, m, c, st.tiles))
-    merged = merged + m
-  end
-  if st.blocksort_tiles <= 1 then
-    assert.are.equal(0, passes, label .. ": merge passes after a single blocksort tile")
-  end
-  -- windows: tile boundaries merged in place by the one-launch early exit
-  assert.are.equal("integer", math.type(st.windows), label .. ": windows is not an integer")
-  assert.is_true(st.windows >= 0 and st.windows <= math.max(0, st.blocksort_tiles - 1),
-    string.format("%s: windows = %d, blocksort_tiles = %d", label, st.windows, st.blocksort_tiles))
-  if st.windows > 0 then
-    assert.are.equal(0, passes, label .. ": merge passes after the one-launch early exit")
-  end
-  return passes, merged
-end
+local check_stats = C.sort_stats
 
 -- Sorts the Lua table keys (dtype dt) with mgpu.locality_sort on ctx, with
 -- values 1..n of dtype vdt (keys only when nil), and checks the results
