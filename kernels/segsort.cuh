@@ -396,7 +396,6 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
       return MGPU_OK;
     }
   }
-  if (a->stats) a->stats->passes = passes;
 
   /* Every temporary of the passes is taken before the blocksort (see
    * mergesort): if memory runs out, the keys are untouched. */
@@ -452,15 +451,13 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
               keys, vals, PB::NV, windows.as<sort_window>(), comp);
           CUDA_LAUNCHED(ctx, "locality window merge kernel");
         }
-        if (a->stats) {
-          a->stats->passes = 0;
-          a->stats->windows = found.windows;
-        }
+        if (a->stats) a->stats->windows = found.windows;
         return MGPU_OK;
       }
     }
   }
   if (!passes) return MGPU_OK;
+  if (a->stats) a->stats->passes = passes;
 
   if (ss)
     CUDA_TRY(ctx, cudaMemcpyAsync(ds, ss, sizeof(K) * (size_t)samples_of(n, S),

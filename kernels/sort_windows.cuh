@@ -21,6 +21,7 @@
 #ifndef MGPU_SORT_WINDOWS_CUH
 #define MGPU_SORT_WINDOWS_CUH
 
+#include "device/gallop.cuh"
 #include "merge_agent.cuh"
 
 namespace mgpu {
@@ -123,54 +124,6 @@ static __global__ void segment_windows_kernel(const unsigned *bits, int n,
   }
   if ((threadIdx.x & 31) == 0)
     report_window(windows, t, h0, p, h1, too_far, report);
-}
-
-/* The first i in [lo, hi) where pred(i) holds, pred being false then
- * true; probes from hi downward in doubling steps (short windows settle in
- * a few reads next to the boundary), then bisects. */
-template <typename Pred>
-__device__ __forceinline__ int first_true_from_top(int lo, int hi, Pred pred) {
-  int top = hi, step = 1;
-  while (top > lo) {
-    const int probe = top - step < lo ? lo : top - step;
-    if (!pred(probe)) {
-      lo = probe + 1;
-      break;
-    }
-    top = probe;
-    step <<= 1;
-  }
-  while (lo < top) {
-    const int mid = lo + ((top - lo) >> 1);
-    if (pred(mid))
-      top = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
-/* The same, probing upward from lo. */
-template <typename Pred>
-__device__ __forceinline__ int first_true_from_bottom(int lo, int hi, Pred pred) {
-  int step = 1;
-  while (lo < hi) {
-    const int probe = lo + step - 1 >= hi ? hi - 1 : lo + step - 1;
-    if (pred(probe)) {
-      hi = probe;
-      break;
-    }
-    lo = probe + 1;
-    step <<= 1;
-  }
-  while (lo < hi) {
-    const int mid = lo + ((hi - lo) >> 1);
-    if (pred(mid))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
 }
 
 /* Locality sort: the window of boundary t from the sorted tiles around it.

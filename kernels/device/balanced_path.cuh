@@ -13,33 +13,17 @@
 #ifndef MGPU_BALANCED_PATH_CUH
 #define MGPU_BALANCED_PATH_CUH
 
+#include "gallop.cuh"
+
 namespace mgpu {
 
-/* The first i in [lo, hi) with !comp(a[i], x), searching backward from hi:
+/* The first i in [lo, hi) with !comp(a[i], x), galloping down from hi:
  * runs of equal keys are usually short, so a few probes next to hi (which
- * the caller has just read) settle it; long runs cost O(log run).  For
- * unsorted input the answer is still some i in [lo, hi]. */
+ * the caller has just read) settle it; long runs cost O(log run). */
 template <typename I, typename It, typename T, typename Comp>
 __device__ __forceinline__ I run_start_before(It a, I lo, I hi, T x,
                                               Comp comp) {
-  I step = 1;
-  while (hi > lo) {
-    I probe = hi - step < lo ? lo : hi - step;
-    if (comp(a[probe], x)) {
-      lo = probe + 1; /* the run starts after probe */
-      break;
-    }
-    hi = probe;
-    step <<= 1;
-  }
-  while (lo < hi) {
-    I mid = lo + ((hi - lo) >> 1);
-    if (comp(a[mid], x))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return first_true_from_top(lo, hi, [&](I i) { return !comp(a[i], x); });
 }
 
 /* The first i in [lo, hi) with comp(x, a[i]) (upper bound). */

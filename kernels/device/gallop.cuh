@@ -1,0 +1,64 @@
+/*
+ * gallop.cuh - where a monotone predicate (false ... false true ... true)
+ * over [lo, hi) turns true, found by probing outward from one end in
+ * doubling steps and then bisecting the last step.  Answers that lie close
+ * to the starting end (a short run of equal keys next to a Merge Path
+ * point, a short out-of-order window next to a tile boundary) cost a few
+ * reads there instead of a search over the whole range.  For predicates
+ * that are not monotone (unsorted input) the answer is still some index in
+ * [lo, hi].
+ */
+#ifndef MGPU_GALLOP_CUH
+#define MGPU_GALLOP_CUH
+
+namespace mgpu {
+
+/* The first i in [lo, hi) with pred(i), or hi; probes from hi downward. */
+template <typename I, typename Pred>
+__device__ __forceinline__ I first_true_from_top(I lo, I hi, Pred pred) {
+  I top = hi, step = 1;
+  while (top > lo) {
+    const I probe = top - step < lo ? lo : top - step;
+    if (!pred(probe)) {
+      lo = probe + 1;
+      break;
+    }
+    top = probe;
+    step <<= 1;
+  }
+  while (lo < top) {
+    const I mid = lo + ((top - lo) >> 1);
+    if (pred(mid))
+      top = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* The same, probing from lo upward. */
+template <typename I, typename Pred>
+__device__ __forceinline__ I first_true_from_bottom(I lo, I hi, Pred pred) {
+  I step = 1;
+  while (lo < hi) {
+    const I probe = lo + step - 1 >= hi ? hi - 1 : lo + step - 1;
+    if (pred(probe)) {
+      hi = probe;
+      break;
+    }
+    lo = probe + 1;
+    step <<= 1;
+  }
+  while (lo < hi) {
+    const I mid = lo + ((hi - lo) >> 1);
+    if (pred(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+} // namespace mgpu
+
+#endif
