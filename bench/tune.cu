@@ -344,13 +344,14 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
   if (!ok) ++failures;
   double base = HAS_V ? d.memcpy_pairs : d.memcpy_keys;
-  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d    %8.4f ms  (count %zu)  "
+  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d MB=%2d %8.4f ms  (count %zu)  "
          "%5.1f%% of memcpy of the inputs (%.4f ms)%s\n",
          setop_name(op), what, sizeof(K) == 4 ? "i32" : "i64", P::NT, P::VT,
+         P::MIN_BLOCKS,
          ms, count, 100 * base / ms, base, ok ? "" : "  MISMATCH");
 }
 
-template <int NT, int VT> using T = tile_policy<NT, VT>;
+template <int NT, int VT, int MB = 1> using T = tile_policy<NT, VT, MB>;
 
 template <typename K, typename V> void tune_all_merge(int n) {
   merge_data<K, V> d(n);
@@ -394,10 +395,10 @@ template <typename K, typename V> void tune_all_sort(int n) {
   }
 }
 
-/* serial_set_op returns one commit bit per slot in 32 bits: VT < 32. */
+/* serial_set_op keeps one bit per slot in 32-bit words: VT <= 32. */
 template <typename P, bool HAS_V, typename K, typename V>
 void tune_setop_ops(setop_data<K, V> &d, const char *what) {
-  static_assert(P::VT < 32, "serial_set_op's commit mask has 32 bits");
+  static_assert(P::VT <= 32, "serial_set_op keeps a slot per bit");
   tune_setop<P, HAS_V>(d, MGPU_SET_INTERSECTION, what);
   tune_setop<P, HAS_V>(d, MGPU_SET_UNION, what);
 }
@@ -406,29 +407,23 @@ void tune_setop_ops(setop_data<K, V> &d, const char *what) {
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   if (sizeof(K) == 4) {
-    tune_setop_ops<T<128, 23>, false>(d, "keys");
-    tune_setop_ops<T<128, 15>, false>(d, "keys");
-    tune_setop_ops<T<128, 31>, false>(d, "keys");
-    tune_setop_ops<T<128, 27>, false>(d, "keys");
-    tune_setop_ops<T<256, 23>, false>(d, "keys");
-    tune_setop_ops<T<64, 31>, false>(d, "keys");
-    tune_setop_ops<T<256, 15>, false>(d, "keys");
+    tune_setop_ops<T<128, 23, 10>, false>(d, "keys");
+    tune_setop_ops<T<128, 23, 8>, false>(d, "keys");
+    tune_setop_ops<T<256, 23, 5>, false>(d, "keys");
+    tune_setop_ops<T<256, 15, 6>, false>(d, "keys");
+    tune_setop_ops<T<128, 15, 12>, false>(d, "keys");
     d.reset_refs();
-    tune_setop_ops<T<256, 11>, true>(d, "pairs");
-    tune_setop_ops<T<128, 15>, true>(d, "pairs");
-    tune_setop_ops<T<128, 23>, true>(d, "pairs");
-    tune_setop_ops<T<256, 15>, true>(d, "pairs");
-    tune_setop_ops<T<128, 11>, true>(d, "pairs");
+    tune_setop_ops<T<256, 11, 8>, true>(d, "pairs");
+    tune_setop_ops<T<256, 11, 6>, true>(d, "pairs");
+    tune_setop_ops<T<128, 23, 10>, true>(d, "pairs");
+    tune_setop_ops<T<128, 15, 10>, true>(d, "pairs");
   } else {
-    tune_setop_ops<T<256, 11>, false>(d, "keys");
-    tune_setop_ops<T<128, 11>, false>(d, "keys");
-    tune_setop_ops<T<128, 15>, false>(d, "keys");
-    tune_setop_ops<T<128, 19>, false>(d, "keys");
-    tune_setop_ops<T<256, 15>, false>(d, "keys");
+    tune_setop_ops<T<128, 15, 8>, false>(d, "keys");
+    tune_setop_ops<T<256, 15, 4>, false>(d, "keys");
+    tune_setop_ops<T<128, 19, 6>, false>(d, "keys");
     d.reset_refs();
-    tune_setop_ops<T<128, 11>, true>(d, "pairs");
-    tune_setop_ops<T<256, 11>, true>(d, "pairs");
-    tune_setop_ops<T<128, 15>, true>(d, "pairs");
+    tune_setop_ops<T<256, 11, 4>, true>(d, "pairs");
+    tune_setop_ops<T<128, 11, 8>, true>(d, "pairs");
   }
 }
 

@@ -14,10 +14,14 @@
 
 namespace mgpu {
 
-template <int NT_, int VT_> struct tile_policy {
+/* MIN_BLOCKS: resident blocks per SM asked of the compiler
+ * (__launch_bounds__), for kernels whose occupancy is register-bound; only
+ * the kernels that say so use it. */
+template <int NT_, int VT_, int MIN_BLOCKS_ = 1> struct tile_policy {
   static constexpr int NT = NT_;
   static constexpr int VT = VT_;
   static constexpr int NV = NT_ * VT_;
+  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
 };
 
 /* merge: a tile of NT * VT outputs per block. */
@@ -93,23 +97,28 @@ template <> struct mergesort_policy<8, 8> {
 template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
     : mergesort_policy<KEY_BYTES, VALUE_BYTES> {};
 
-/* setop: a tile of NT * VT inputs per block.  mgpu_tune setop, H200,
- * 2^26 keys (half in each input, ~50% matches), intersection / union ms:
- *   i32 keys:  128x23 0.308 / 0.347, 128x15 0.345 / 0.376, 256x15 0.332 /
- *              0.372, 128x11 0.373 / 0.403, 256x7 0.433 / 0.465
- *   i32 pairs: 256x11 0.446 / 0.624, 128x15 0.458 / 0.660, 128x11 0.463 /
- *              0.642
- *   i64 keys:  256x11 0.501 / 0.580, 128x15 0.521 / 0.594, 128x11 0.535 /
- *              0.584
- *   i64 pairs: 128x11 0.621 / 0.919, 128x7 0.667 / 0.931
- * (before the look-back overlapped the compaction; docs/TUNING.md). */
+/* setop: a tile of NT * VT inputs per block, and MIN_BLOCKS resident
+ * blocks asked of the compiler.  Since the walk keeps two bitfields instead
+ * of VT keys and sources, ptxas spends registers freely unless bounded; the
+ * bound (a few spilled bytes at most) is worth more than the spills.
+ * mgpu_tune setop, H200, 2^26 keys (half in each input, ~50% matches),
+ * intersection / union ms (NTxVT/MIN_BLOCKS):
+ *   i32 keys:  128x23/10 0.311 / 0.352, 256x23/5 0.309 / 0.352, 128x23/8
+ *              0.325 / 0.358, 256x15/6 0.323 / 0.359, 128x15/12 0.336 / 0.373
+ *   i32 pairs: 256x11/8 0.364 / 0.513, 128x23/10 0.362 / 0.551, 256x11/6
+ *              0.400 / 0.558, 128x15/10 0.428 / 0.605; unbounded 256x11
+ *              0.598 / 0.793
+ *   i64 keys:  128x19/6 0.429 / 0.514, 256x15/4 0.443 / 0.529, 128x15/8
+ *              0.478 / 0.535
+ *   i64 pairs: 256x11/4 0.611 / 0.892, 128x11/8 0.633 / 0.962
+ * (docs/TUNING.md has the history). */
 template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   typedef typename std::conditional<
       KEY_BYTES == 4,
-      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 23>,
-                                tile_policy<256, 11>>::type,
-      typename std::conditional<VALUE_BYTES == 0, tile_policy<256, 11>,
-                                tile_policy<128, 11>>::type>::type type;
+      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 23, 10>,
+                                tile_policy<256, 11, 8>>::type,
+      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 19, 6>,
+                                tile_policy<256, 11, 4>>::type>::type type;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).

@@ -61,22 +61,24 @@ template <typename K, typename V> struct setop_tiles {
   bool duplicates;
 };
 
-template <int NT, int VT, bool HAS_V, typename K> struct setop_smem {
-  union {
-    K keys[NT * VT + 1]; /* the tile's A then B (a starred end adds one) */
-    K kept[NT * VT];     /* then the keys it keeps, compacted */
-  };
-  int src[HAS_V ? NT * VT : 1];
+template <int NT, int VT, typename K> struct setop_smem {
+  /* the tile's A then B (a starred end adds one), and one spare slot:
+   * serial_set_op reads the key at the end of a range */
+  K keys[NT * VT + 2];
+  /* where the kept keys sit in keys[], in output order */
+  unsigned short kept[NT * VT];
   int start_a[NT + 1], start_b[NT + 1];
   typename cub::BlockScan<int, NT>::TempStorage scan;
   long long base;
 };
 
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
-__global__ void __launch_bounds__(P::NT)
+__global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
     setop_kernel(setop_tiles<K, V> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  auto &sm = *shared_as<setop_smem<NT, VT, HAS_V, K>>();
+  static_assert(VT <= 32, "a thread's slots are bits of one word");
+  static_assert(NV < 65535, "kept[] holds tile positions in 16 bits");
+  auto &sm = *shared_as<setop_smem<NT, VT, K>>();
   const int tid = threadIdx.x, tile = blockIdx.x;
 
   /* The tile's intervals, from its two Balanced Path points; clamped so
@@ -101,26 +103,25 @@ __global__ void __launch_bounds__(P::NT)
   const int p = merge_path(sm.keys, na, sm.keys + na, nb, diag, comp);
   const path_point bp =
       balanced_path<int>(sm.keys, na, sm.keys + na, nb, diag, p, t.duplicates, comp);
-  const int ta = (int)bp.a, tb = diag - ta + bp.star;
+  const int ta = (int)bp.a, tb = na + diag - ta + bp.star;
   sm.start_a[tid] = ta;
   sm.start_b[tid] = tb;
   if (tid == NT - 1) {
     sm.start_a[NT] = na;
-    sm.start_b[NT] = nb;
+    sm.start_b[NT] = count;
   }
   __syncthreads();
   const int ea = max(ta, sm.start_a[tid + 1]);
   const int eb = max(tb, sm.start_b[tid + 1]);
-  K kept[VT];
-  int src[VT];
-  const unsigned commit = serial_set_op<VT>(sm.keys, ta, ea, na + tb, na + eb,
-                                            t.keeps, kept, src, comp);
+  unsigned took_a, took_b;
+  serial_set_op<VT>(sm.keys, ta, ea, tb, eb, &took_a, &took_b, comp);
+  const unsigned commit = set_op_commit(t.keeps, took_a, took_b);
 
   /* Compact: thread offsets by a block scan, the tile's by look-back.  The
-   * scan's barrier also means every thread is done reading sm.keys, so the
-   * other warps compact into shared memory while warp 0 looks back
-   * (ncu: 36% of the stalls were at the barrier that used to follow the
-   * look-back). */
+   * keys stay where they are; kept[] lists their places, found again by
+   * replaying the walk's bits.  kept[] is not keys[], so the other warps
+   * compact while warp 0 looks back (ncu: 36% of the stalls were at the
+   * barrier that used to follow the look-back). */
   int offset, tile_count;
   cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                 tile_count);
@@ -131,12 +132,14 @@ __global__ void __launch_bounds__(P::NT)
       if (tile == (int)gridDim.x - 1) *t.total = base + tile_count;
     }
   }
+  {
+    int a = ta, b = tb;
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    if (commit & (1u << i)) {
-      sm.kept[offset] = kept[i];
-      if (HAS_V) sm.src[offset] = src[i];
-      ++offset;
+    for (int i = 0; i < VT; ++i) {
+      const unsigned from_a = (took_a >> i) & 1, from_b = (took_b >> i) & 1;
+      if ((commit >> i) & 1) sm.kept[offset++] = (unsigned short)(from_a ? a : b);
+      a += from_a;
+      b += from_b;
     }
   }
   __syncthreads();
@@ -144,11 +147,9 @@ __global__ void __launch_bounds__(P::NT)
   /* capacity bounds the writes even if unsorted input over-counts */
   const int room = (int)min((long long)tile_count, t.capacity - base);
   for (int i = tid; i < room; i += NT) {
-    t.out[base + i] = sm.kept[i];
-    if (HAS_V) {
-      const int s = sm.src[i];
-      t.outv[base + i] = s < na ? t.av[a0 + s] : t.bv[b0 + (s - na)];
-    }
+    const int s = sm.kept[i];
+    t.out[base + i] = sm.keys[s];
+    if (HAS_V) t.outv[base + i] = s < na ? t.av[a0 + s] : t.bv[b0 + (s - na)];
   }
 }
 
@@ -186,7 +187,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          (K *)m->keys, (V *)m->vals, (long long)m->capacity,
                          set_op_keeps(m->op), m->duplicates != 0};
   auto kernel = setop_kernel<P, HAS_V, K, V, Comp>;
-  const size_t smem = sizeof(setop_smem<P::NT, P::VT, HAS_V, K>);
+  const size_t smem = sizeof(setop_smem<P::NT, P::VT, K>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   kernel<<<tiles, P::NT, smem, s>>>(t, comp);
   CUDA_LAUNCHED(ctx, "setop kernel");

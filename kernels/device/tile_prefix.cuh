@@ -61,6 +61,10 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
       prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
       const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
       if (!(invalid & needed)) break;
+      /* back off: without it the spinning warps issued ~8% of a
+       * set-operation launch's instructions (ncu), taking issue slots
+       * from the warps doing the work */
+      __nanosleep(100);
     }
     /* sum up to and including the nearest lane holding a prefix */
     const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
