@@ -38,6 +38,69 @@ struct segblocksort_smem {
   int splits[NT];
 };
 
+/* How many keys each thread can place in a group_rank_merge: an upper
+ * level takes that path only when every interface's straddling segment has
+ * at most coop * kRankPerThread keys; from coop = kRankFrom up. */
+constexpr int kRankPerThread = 4;
+constexpr int kRankFrom = 16;
+
+/* The coop threads of one merge group merge the active parts of their
+ * interface in place: keys[a_lo, mid) (the tail of A from its last head)
+ * with keys[mid, mid + nb) (the head of B up to its first head), the two
+ * halves of the one segment that straddles mid.  Thread `lane` of the
+ * group takes keys lane, lane + coop, ... and finds its place by its rank
+ * in the other part (ties: A first, as in the serial merge); the caller's
+ * barrier separates these reads from the writes in store().  At short
+ * segments the upper levels have a few dozen active keys per interface:
+ * one search per key does them, where the serial merge made every thread
+ * of the block walk VT keys (ncu: the segmented blocksort at L = 32 spent
+ * 70% of its 858 us in the nine merge levels). */
+template <bool HAS_V, typename K, typename V, typename Comp>
+struct group_rank_merge {
+  K key[kRankPerThread];
+  V val[kRankPerThread];
+  int pos[kRankPerThread];
+
+  __device__ __forceinline__ void load(const K *keys, const V *vals, int lane,
+                                       int coop, int a_lo, int mid, int nb,
+                                       Comp comp) {
+    const int na = mid - a_lo, n = na + nb;
+#pragma unroll
+    for (int r = 0; r < kRankPerThread; ++r) {
+      const int e = lane + coop * r;
+      pos[r] = -1;
+      if (e >= n) continue;
+      const bool from_a = e < na;
+      const int src = from_a ? a_lo + e : mid + (e - na);
+      const K k = keys[src];
+      /* rank in the other part: B keys strictly before an A key; A keys
+       * not after a B key */
+      const K *other = from_a ? keys + mid : keys + a_lo;
+      int lo = 0, hi = from_a ? nb : na;
+      while (lo < hi) {
+        const int m = (lo + hi) >> 1;
+        if (from_a ? comp(other[m], k) : !comp(k, other[m]))
+          lo = m + 1;
+        else
+          hi = m;
+      }
+      const int p = (from_a ? e : e - na) + lo;
+      pos[r] = a_lo + min(p, n - 1); /* a bad comparator cannot escape */
+      key[r] = k;
+      if (HAS_V) val[r] = vals[src];
+    }
+  }
+
+  __device__ __forceinline__ void store(K *keys, V *vals) const {
+#pragma unroll
+    for (int r = 0; r < kRankPerThread; ++r) {
+      if (pos[r] < 0) continue;
+      keys[pos[r]] = key[r];
+      if (HAS_V) vals[pos[r]] = val[r];
+    }
+  }
+};
+
 /* Sorts keys_in[0, count) of the tile starting at global index t0 into
  * keys_out (and keys_out2 when not null); *range (when range is not null)
  * gets the tile's head range (global positions), and samples (when not
@@ -86,6 +149,26 @@ __device__ __forceinline__ void segblocksort_tile(
   __syncthreads();
 #pragma unroll 1
   for (int coop = 2, level = 0; coop <= NT; coop *= 2, ++level) {
+    if (coop >= kRankFrom) {
+      /* Few interfaces: each group merges its straddling segment by ranks
+       * (group_rank_merge), if every one of them fits. */
+      const int g = tid / coop, lane = tid - g * coop;
+      const int start = min(VT * coop * g, count);
+      const int mid = min(start + VT * (coop / 2), count);
+      const int end = min(start + VT * coop, count);
+      const head_range ra = sm.ranges[2 * g], rb = sm.ranges[2 * g + 1];
+      const int a_lo = start + max(0, min(max(start, ra.last) - start, mid - start));
+      const int hb = max(0, min(min(end, rb.first) - mid, end - mid));
+      if (!__syncthreads_or((mid - a_lo) + hb > coop * kRankPerThread)) {
+        group_rank_merge<HAS_V, K, V, Comp> w;
+        w.load(sm.tile.keys, sm.tile.vals, lane, coop, a_lo, mid, hb, comp);
+        __syncthreads();
+        w.store(sm.tile.keys, sm.tile.vals);
+        if (lane == 0) sm.ranges[g] = combine(ra, rb);
+        __syncthreads();
+        continue;
+      }
+    }
     /* threads [g0, g0 + coop) merge runs [start, mid) and [mid, end) */
     const int g0 = tid & ~(coop - 1);
     const int start = min(VT * g0, count);
