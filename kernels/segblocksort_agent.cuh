@@ -6,7 +6,9 @@
  * mixing only the segment that straddles their interface.  Which segment
  * that is comes from a tree of head ranges built alongside: each thread
  * starts with the first and last head among its keys, and every level
- * combines the ranges of the two runs it merged.
+ * combines the ranges of the two runs it merged.  The upper levels, where
+ * a straddling segment is a few keys against a run of thousands, place
+ * those keys by rank (group_rank_merge) when they are short enough.
  */
 #ifndef MGPU_SEGBLOCKSORT_AGENT_CUH
 #define MGPU_SEGBLOCKSORT_AGENT_CUH
