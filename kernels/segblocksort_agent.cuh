@@ -151,26 +151,6 @@ __device__ __forceinline__ void segblocksort_tile(
   __syncthreads();
 #pragma unroll 1
   for (int coop = 2, level = 0; coop <= NT; coop *= 2, ++level) {
-    if (coop >= kRankFrom) {
-      /* Few interfaces: each group merges its straddling segment by ranks
-       * (group_rank_merge), if every one of them fits. */
-      const int g = tid / coop, lane = tid - g * coop;
-      const int start = min(VT * coop * g, count);
-      const int mid = min(start + VT * (coop / 2), count);
-      const int end = min(start + VT * coop, count);
-      const head_range ra = sm.ranges[2 * g], rb = sm.ranges[2 * g + 1];
-      const int a_lo = start + max(0, min(max(start, ra.last) - start, mid - start));
-      const int hb = max(0, min(min(end, rb.first) - mid, end - mid));
-      if (!__syncthreads_or((mid - a_lo) + hb > coop * kRankPerThread)) {
-        group_rank_merge<HAS_V, K, V, Comp> w;
-        w.load(sm.tile.keys, sm.tile.vals, lane, coop, a_lo, mid, hb, comp);
-        __syncthreads();
-        w.store(sm.tile.keys, sm.tile.vals);
-        if (lane == 0) sm.ranges[g] = combine(ra, rb);
-        __syncthreads();
-        continue;
-      }
-    }
     /* threads [g0, g0 + coop) merge runs [start, mid) and [mid, end) */
     const int g0 = tid & ~(coop - 1);
     const int start = min(VT * g0, count);
@@ -182,6 +162,18 @@ __device__ __forceinline__ void segblocksort_tile(
     const head_range rb = sm.ranges[(g0 >> level) + 1];
     const int ha = max(0, min(max(start, ra.last) - start, na)); /* A locked below */
     const int hb = max(0, min(min(end, rb.first) - mid, nb));   /* B locked from */
+    /* Few interfaces: each group merges its straddling segment by ranks
+     * (group_rank_merge), if every one of them fits. */
+    if (coop >= kRankFrom &&
+        !__syncthreads_or((na - ha) + hb > coop * kRankPerThread)) {
+      group_rank_merge<HAS_V, K, V, Comp> w;
+      w.load(sm.tile.keys, sm.tile.vals, tid - g0, coop, start + ha, mid, hb, comp);
+      __syncthreads();
+      w.store(sm.tile.keys, sm.tile.vals);
+      if (tid == g0) sm.ranges[g0 >> (level + 1)] = combine(ra, rb);
+      __syncthreads();
+      continue;
+    }
     /* Each thread's start on the segmented Merge Path; its end is the next
      * thread's start (na for the last of the group).  A thread whose
      * outputs all come from their own places - all from A up to its end,

@@ -57,9 +57,9 @@ __global__ void flags_to_bits_kernel(const F *flags, int n, unsigned *bits) {
 /* ---- blocksort ------------------------------------------------------------ */
 
 /* Segmented blocksort (bits, ranges) or, without them, the blocksort of
- * locality sort (which writes samples for the sampled partitions). */
-/* The register bound keeps the occupancy the kernel had before the rank
- * merge levels (group_rank_merge), which ptxas would otherwise pay for with
+ * locality sort (which writes samples for the sampled partitions).  The
+ * register bound keeps the occupancy the kernel had before the rank merge
+ * levels (group_rank_merge), which ptxas would otherwise pay for with
  * registers: i32 pairs went from 64 to 100 without it. */
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT, P::NT >= 512 ? 2 : 3)
