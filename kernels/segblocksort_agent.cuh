@@ -103,6 +103,92 @@ struct group_rank_merge {
   }
 };
 
+/* How many outputs each thread merges when a level closes every window at
+ * once (run_windows below). */
+constexpr int kWindowPerThread = 16;
+
+/* Once runs are longer than the segments, no segment can reach across two
+ * interfaces, and the merges of every level still to come touch disjoint
+ * windows: at interface m = j * run, the segment from the last head of run
+ * j - 1 to the first head of run j.  All those windows are then merged in
+ * one step instead of a level each (at L = 32: levels 8 ... 512, 57% of
+ * the segmented blocksort's instructions, ncu).  The T = NT / runs threads
+ * of run j take the window at its start, merge-path split by T.
+ *
+ * fits(): can this level close every window (call on thread j < runs,
+ * with the level's head ranges)?  Interior runs must hold a head (the
+ * first and last run may not: their segment reaches only one interface),
+ * and each window must fit T * kWindowPerThread outputs. */
+struct run_window {
+  int s, m, e; /* A = [s, m), B = [m, e), tile positions */
+
+  __device__ __forceinline__ static run_window at(const head_range *ranges,
+                                                  int j, int run, int count) {
+    const head_range ra = ranges[j - 1], rb = ranges[j];
+    return run_window{ra.last >= 0 ? ra.last : 0, j * run,
+                      rb.first != kNoHead ? rb.first : count};
+  }
+
+  __device__ __forceinline__ static bool fits(const head_range *ranges, int j,
+                                              int runs, int run, int count,
+                                              int threads) {
+    if (j < 1 || j >= runs) return true;
+    if (ranges[j - 1].last < 0 && j - 1 > 0) return false;
+    if (ranges[j].first == kNoHead && j + 1 < runs) return false;
+    const run_window w = at(ranges, j, run, count);
+    return w.e - w.s <= threads * kWindowPerThread;
+  }
+};
+
+/* Thread `lane` of the T threads at window w: its share of merge(A, B),
+ * keys (and their sources) in registers; the caller's barrier separates
+ * these reads from put().  Ties take A first, as the serial merge does.
+ * Reads stay inside [s, e) whatever the data. */
+template <bool HAS_V, typename K, typename V, typename Comp>
+struct window_share {
+  K key[kWindowPerThread];
+  V val[kWindowPerThread];
+  int out, n; /* outputs [out, out + n) */
+
+  __device__ __forceinline__ void take(const K *keys, const V *vals,
+                                       run_window w, int lane, int threads,
+                                       Comp comp) {
+    const int na = w.m - w.s, nb = w.e - w.m, total = na + nb;
+    n = 0;
+    out = w.s;
+    if (na == 0 || nb == 0) return; /* one piece: already in place */
+    const int per = (total + threads - 1) / threads;
+    const int d = min(lane * per, total);
+    n = min(per, total - d);
+    out = w.s + d;
+    if (n <= 0) return;
+    int a = w.s + merge_path(keys + w.s, na, keys + w.m, nb, d, comp);
+    int b = w.m + d - (a - w.s);
+    const int last = w.e - 1;
+    K ak = keys[min(a, last)], bk = keys[min(b, last)];
+#pragma unroll
+    for (int i = 0; i < kWindowPerThread; ++i) {
+      if (i >= n) break;
+      const bool take_b = b < w.e && (a >= w.m || comp(bk, ak));
+      key[i] = take_b ? bk : ak;
+      if (HAS_V) val[i] = vals[take_b ? b : a];
+      if (take_b)
+        bk = keys[min(++b, last)];
+      else
+        ak = keys[min(++a, last)];
+    }
+  }
+
+  __device__ __forceinline__ void put(K *keys, V *vals) const {
+#pragma unroll
+    for (int i = 0; i < kWindowPerThread; ++i) {
+      if (i >= n) break;
+      keys[out + i] = key[i];
+      if (HAS_V) vals[out + i] = val[i];
+    }
+  }
+};
+
 /* Sorts keys_in[0, count) of the tile starting at global index t0 into
  * keys_out (and keys_out2 when not null); *range (when range is not null)
  * gets the tile's head range (global positions), and samples (when not
@@ -149,8 +235,30 @@ __device__ __forceinline__ void segblocksort_tile(
   thread_to_shared<VT>(k, count, sm.tile.keys);
   if (HAS_V) thread_to_shared<VT>(v, count, sm.tile.vals);
   __syncthreads();
+  int runs_left = NT; /* runs whose head ranges sit in sm.ranges */
 #pragma unroll 1
   for (int coop = 2, level = 0; coop <= NT; coop *= 2, ++level) {
+    /* Runs of this level: VT << level keys, one per 1 << level threads. */
+    {
+      const int run = VT << level, runs = (count + run - 1) / run;
+      const int threads = 1 << level, j = tid >> level;
+      if (!__syncthreads_or(tid < runs && !run_window::fits(
+                                               sm.ranges, tid, runs, run,
+                                               count, threads))) {
+        window_share<HAS_V, K, V, Comp> w;
+        if (j >= 1 && j < runs)
+          w.take(sm.tile.keys, sm.tile.vals,
+                 run_window::at(sm.ranges, j, run, count), tid & (threads - 1),
+                 threads, comp);
+        else
+          w.n = 0;
+        __syncthreads();
+        w.put(sm.tile.keys, sm.tile.vals);
+        runs_left = runs;
+        __syncthreads();
+        break;
+      }
+    }
     /* threads [g0, g0 + coop) merge runs [start, mid) and [mid, end) */
     const int g0 = tid & ~(coop - 1);
     const int start = min(VT * g0, count);
@@ -171,6 +279,7 @@ __device__ __forceinline__ void segblocksort_tile(
       __syncthreads();
       w.store(sm.tile.keys, sm.tile.vals);
       if (tid == g0) sm.ranges[g0 >> (level + 1)] = combine(ra, rb);
+      runs_left = NT / coop;
       __syncthreads();
       continue;
     }
@@ -200,6 +309,7 @@ __device__ __forceinline__ void segblocksort_tile(
     }
     __syncthreads();
     if (tid == g0) sm.ranges[g0 >> (level + 1)] = combine(ra, rb);
+    runs_left = NT / coop;
     if (!in_place) {
       thread_to_shared<VT>(k, count, sm.tile.keys);
       if (HAS_V) thread_to_shared<VT>(v, count, sm.tile.vals);
@@ -213,10 +323,17 @@ __device__ __forceinline__ void segblocksort_tile(
     if (HAS_V) shared_to_global<NT, VT>(sm.tile.vals, count, vals_out2);
   }
   if (samples) store_samples<NT, S>(sm.tile.keys, count, t0, samples);
-  if (range && tid == 0) {
-    const head_range r = sm.ranges[0];
+  if (range && tid < 32) {
+    /* the tile's first and last head: the runs left when the levels
+     * stopped */
+    head_range r = {kNoHead, -1};
+    for (int j = tid; j < runs_left; j += 32) r = combine(r, sm.ranges[j]);
+    r.first = __reduce_min_sync(0xffffffffu, r.first);
+    r.last = __reduce_max_sync(0xffffffffu, r.last);
+    if (tid == 0) {
     range->first = r.first == kNoHead ? kNoHead : (int)(t0 + r.first);
     range->last = r.last < 0 ? -1 : (int)(t0 + r.last);
+    }
   }
 }
 
