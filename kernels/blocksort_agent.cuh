@@ -41,8 +41,8 @@ __device__ __forceinline__ void blocksort_tile_body(
       if (HAS_V) v[i] = sm.vals[idx];
     }
   }
-  int valid = count - VT * tid;
-  thread_sort<VT, FULL, HAS_V>(k, v, valid, comp);
+  thread_sort<VT, HAS_V>(k, v, FULL ? 0u : tail_walls<VT>(count - VT * tid),
+                        comp);
   __syncthreads();
   thread_to_shared<VT>(k, count, sm.keys);
   if (HAS_V) thread_to_shared<VT>(v, count, sm.vals);

@@ -208,7 +208,9 @@ __device__ __forceinline__ void segblocksort_tile(
   head_range mine = {heads ? VT * tid + __ffs(heads) - 1 : kNoHead,
                      heads ? VT * tid + 31 - __clz(heads) : -1};
   sm.ranges[tid] = mine;
-  __syncthreads();
+  /* threads holding a head: a level whose interior runs outnumber them
+   * cannot close its windows, and skips the test (and its barrier) */
+  const int head_threads = __syncthreads_count(heads != 0);
   K k[VT];
   V v[VT];
 #pragma unroll
@@ -219,18 +221,8 @@ __device__ __forceinline__ void segblocksort_tile(
       if (HAS_V) v[i] = sm.tile.vals[idx];
     }
   }
-  /* odd-even transposition; a head at i + 1 walls i off from i + 1 */
-  const int valid = count - VT * tid;
-#pragma unroll
-  for (int pass = 0; pass < VT; ++pass) {
-#pragma unroll
-    for (int i = pass & 1; i + 1 < VT; i += 2) {
-      if (i + 1 < valid && !((heads >> (i + 1)) & 1) && comp(k[i + 1], k[i])) {
-        swap_regs(k[i], k[i + 1]);
-        if (HAS_V) swap_regs(v[i], v[i + 1]);
-      }
-    }
-  }
+  /* a head at i walls it off from the keys before it */
+  thread_sort<VT, HAS_V>(k, v, heads | tail_walls<VT>(count - VT * tid), comp);
   __syncthreads();
   thread_to_shared<VT>(k, count, sm.tile.keys);
   if (HAS_V) thread_to_shared<VT>(v, count, sm.tile.vals);
@@ -242,7 +234,8 @@ __device__ __forceinline__ void segblocksort_tile(
     {
       const int run = VT << level, runs = (count + run - 1) / run;
       const int threads = 1 << level, j = tid >> level;
-      if (!__syncthreads_or(tid < runs && !run_window::fits(
+      if (runs - 2 <= head_threads &&
+          !__syncthreads_or(tid < runs && !run_window::fits(
                                                sm.ranges, tid, runs, run,
                                                count, threads))) {
         window_share<HAS_V, K, V, Comp> w;
