@@ -1,14 +1,16 @@
 /*
  * segblocksort_agent.cuh - the blocksort of a segmented sort: one block
  * sorts a tile of NT * VT keys within segments.  Each thread sorts its VT
- * keys with a transposition network that never swaps across a head, then
- * log2(NT) merge levels in shared memory merge pairs of runs, each
+ * keys with a sorting network walled at the heads (sorting_network.cuh),
+ * then log2(NT) merge levels in shared memory merge pairs of runs, each
  * mixing only the segment that straddles their interface.  Which segment
  * that is comes from a tree of head ranges built alongside: each thread
  * starts with the first and last head among its keys, and every level
- * combines the ranges of the two runs it merged.  The upper levels, where
- * a straddling segment is a few keys against a run of thousands, place
- * those keys by rank (group_rank_merge) when they are short enough.
+ * combines the ranges of the two runs it merged.  Once the runs are longer
+ * than the segments, one step merges the windows of every interface left
+ * (run_window); before that, the upper levels, where a straddling segment
+ * is a few keys against a run of thousands, place those keys by rank
+ * (group_rank_merge) when they are short enough.
  */
 #ifndef MGPU_SEGBLOCKSORT_AGENT_CUH
 #define MGPU_SEGBLOCKSORT_AGENT_CUH

@@ -911,4 +911,48 @@ backends.cuda_vs_cpu(function(gpu, cpu)
       end
     end
   end)
+
+  it("inside a blocksort tile: fixed lengths around the window step's limits, short segments with a long one", function()
+    -- The segmented blocksort merges the windows of every run interface in
+    -- one step once each run (23 << level keys at i32) holds a head and each
+    -- window fits 16 keys per thread: lengths around 16 << level and
+    -- 23 << level, then short segments broken by one long segment per tile,
+    -- which keeps the level loop going.  Few distinct keys, so ties abound.
+    local n = 100000
+    local rng = R.rng(2004)
+    local a = cpu:random(n, 0, 40, "i32", 2004)
+    local function heads_every(len)
+      local h = {}
+      for i = 1, n, len do h[#h + 1] = i end
+      return h
+    end
+    local function short_with_long(long)
+      local h, i = {}, 1
+      while i <= n do
+        h[#h + 1] = i
+        i = i + ((#h % 97 == 0) and long or rng:int(1, 20))
+      end
+      return h
+    end
+    local sets = {}
+    for _, len in ipairs { 2, 3, 15, 16, 17, 23, 24, 32, 33, 46, 47, 63, 64, 65, 92, 93, 128, 129, 185, 400 } do
+      sets[#sets + 1] = heads_every(len)
+    end
+    sets[#sets + 1] = short_with_long(300)
+    sets[#sets + 1] = short_with_long(3000)
+    for hi, heads in ipairs(sets) do
+      for _, case in ipairs { { "i32", nil }, { "i64", nil }, { "f32", nil }, { "i32", "i32" } } do
+        local k1 = a:astype(case[1])
+        local v1 = case[2] and cpu:iota(n, 1, 1, case[2])
+        local k2, v2 = k1:to(gpu), v1 and v1:to(gpu)
+        local comp = (hi % 2 == 0) and "greater" or "less"
+        mgpu.segsort(k1, heads, { values = v1, comp = comp })
+        mgpu.segsort(k2, heads, { values = v2, comp = comp })
+        local label = string.format("heads set %d (%d heads), %s keys, %s values, %s", hi, #heads,
+          case[1], tostring(case[2]), comp)
+        C.same_array(k2, k1, label)
+        if v1 then C.same_array(v2, v1, label) end
+      end
+    end
+  end)
 end)
