@@ -772,6 +772,13 @@ backends.each(function(ctx, device)
   end)
 end)
 
+-- Heads 1, 1 + len, 1 + 2 len, ... of n elements (segments of length len).
+local function every_nth_head(n, len)
+  local h = {}
+  for i = 1, n, len do h[#h + 1] = i end
+  return h
+end
+
 backends.cuda_vs_cpu(function(gpu, cpu)
   -- 10^6 random keys with random segment lengths: cuda equals cpu byte for
   -- byte (the stable result is unique), and cpu's is checked in Lua.
@@ -888,11 +895,7 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     -- below, at and above it, and a mix with one long segment
     local n = 300000
     local a = cpu:random(n, 0, 1000, "i32", 2003)
-    local function heads_every(len)
-      local h = {}
-      for i = 1, n, len do h[#h + 1] = i end
-      return h
-    end
+    local function heads_every(len) return every_nth_head(n, len) end
     local mixed = heads_every(700)
     for i = #mixed, 1, -1 do
       if mixed[i] > 100000 and mixed[i] < 130000 then table.remove(mixed, i) end
@@ -921,11 +924,7 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     local n = 100000
     local rng = R.rng(2004)
     local a = cpu:random(n, 0, 40, "i32", 2004)
-    local function heads_every(len)
-      local h = {}
-      for i = 1, n, len do h[#h + 1] = i end
-      return h
-    end
+    local function heads_every(len) return every_nth_head(n, len) end
     local function short_with_long(long)
       local h, i = {}, 1
       while i <= n do
