@@ -422,8 +422,8 @@ template <typename K, typename V> void tune_all_setop(int n) {
     tune_setop_ops<T<256, 15, 4>, false>(d, "keys");
     tune_setop_ops<T<128, 19, 6>, false>(d, "keys");
     d.reset_refs();
-    tune_setop_ops<T<256, 11, 4>, true>(d, "pairs");
     tune_setop_ops<T<128, 11, 8>, true>(d, "pairs");
+    tune_setop_ops<T<256, 11, 4>, true>(d, "pairs");
   }
 }
 

@@ -111,6 +111,14 @@ template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
  *   i64 keys:  128x19/6 0.429 / 0.514, 256x15/4 0.443 / 0.529, 128x15/8
  *              0.478 / 0.535
  *   i64 pairs: 256x11/4 0.611 / 0.892, 128x11/8 0.633 / 0.962
+ * With the tile loaded by bulk copy (same sweep, a machine later):
+ *   i32 keys:  128x23/10 0.272 / 0.317, 128x23/8 0.278 / 0.310, 256x23/5
+ *              0.275 / 0.313, 256x15/6 0.286 / 0.323, 128x15/12 0.299 / 0.337
+ *   i32 pairs: 256x11/8 0.344 / 0.500, 128x23/10 0.325 / 0.513, 256x11/6
+ *              0.375 / 0.515, 128x15/10 0.364 / 0.525
+ *   i64 keys:  128x19/6 0.370 / 0.444, 256x15/4 0.403 / 0.470, 128x15/8
+ *              0.411 / 0.468
+ *   i64 pairs: 128x11/8 0.538 / 0.807, 256x11/4 0.552 / 0.821
  * (docs/TUNING.md has the history). */
 template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   typedef typename std::conditional<
@@ -118,7 +126,7 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
       typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 23, 10>,
                                 tile_policy<256, 11, 8>>::type,
       typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 19, 6>,
-                                tile_policy<256, 11, 4>>::type>::type type;
+                                tile_policy<128, 11, 8>>::type>::type type;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).

@@ -1,12 +1,13 @@
 /*
  * setop.cuh - mgpu_setop on the GPU.  A partition launch finds, for every
  * tile boundary, the Balanced Path point (starred when it would cut a
- * matched pair); then one block per tile loads its share of A and B,
- * splits it per thread with a second Balanced Path search in shared
- * memory, walks VT key-rank slots per thread, and compacts what it keeps.
- * Tiles learn where their output goes by a decoupled look-back over the
- * tiles before them, so the inputs are read once and the output written
- * once; the total reaches the host in the call's one download.
+ * matched pair); then one block per tile has its share of A and B brought
+ * into shared memory by bulk copy, splits it per thread with a second
+ * Balanced Path search there, walks VT key-rank slots per thread, and
+ * compacts what it keeps.  Tiles learn where their output goes by a
+ * decoupled look-back over the tiles before them, so the inputs are read
+ * once and the output written once; the total reaches the host in the
+ * call's one download.
  */
 #ifndef MGPU_SETOP_CUH
 #define MGPU_SETOP_CUH
@@ -16,6 +17,7 @@
 
 #include "merge.cuh"
 #include "device/balanced_path.cuh"
+#include "device/bulk_copy.cuh"
 #include "device/serial_set_op.cuh"
 #include "device/tile_prefix.cuh"
 
@@ -52,7 +54,8 @@ template <typename K, typename V> struct setop_tiles {
   const V *av, *bv;
   int na, nb;
   const unsigned *splits;
-  unsigned long long *status; /* one word per tile, zeroed */
+  unsigned long long *status;  /* one word per tile, zeroed */
+  unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
   unsigned long long *total;  /* written by the last tile */
   K *out;
   V *outv;
@@ -62,14 +65,20 @@ template <typename K, typename V> struct setop_tiles {
 };
 
 template <int NT, int VT, typename K> struct setop_smem {
-  /* the tile's A then B (a starred end adds one), and one spare slot:
-   * serial_set_op reads the key at the end of a range */
-  K keys[NT * VT + 2];
+  static constexpr int NV = NT * VT;
+  static constexpr int E = 16 / sizeof(K); /* keys per 16 bytes */
+  /* The tile's A at keys[sa, sa + na) and B at keys[sb, sb + nb), each at
+   * its global address's alignment so that bulk copies can fill them: NV
+   * keys, one more for a starred end, the two alignment offsets, and a
+   * spare slot (serial_set_op reads the key at the end of a range). */
+  static constexpr int BUF = NV + 2 + 2 * (E - 1);
+  alignas(16) K keys[BUF];
   /* where the kept keys sit in keys[], in output order */
-  unsigned short kept[NT * VT];
+  unsigned short kept[NV];
   int start_a[NT + 1], start_b[NT + 1];
   typename cub::BlockScan<int, NT>::TempStorage scan;
   long long base;
+  unsigned long long loaded; /* mbarrier: the bulk copies have landed */
 };
 
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
@@ -77,7 +86,9 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
     setop_kernel(setop_tiles<K, V> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   static_assert(VT <= 32, "a thread's slots are bits of one word");
-  static_assert(NV < 65535, "kept[] holds tile positions in 16 bits");
+  static_assert(NT >= 64, "two warps copy the ends of the bulk copies");
+  static_assert(setop_smem<NT, VT, K>::BUF < 65535,
+                "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<setop_smem<NT, VT, K>>();
   const int tid = threadIdx.x, tile = blockIdx.x;
 
@@ -93,22 +104,37 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   const int b1 = (int)(d1 - a1 + (s1 >> 31));
   const int na = max(0, min(a1 - a0, NV + 1));
   const int nb = max(0, min(b1 - b0, NV + 1 - na));
-  load_two_to_shared<NT, VT + 1>(t.a + a0, na, t.b + b0, nb, sm.keys);
+  constexpr int E = setop_smem<NT, VT, K>::E;
+  const int sa = stage_offset(t.a + a0);
+  const int sb = sa + na + ((stage_offset(t.b + b0) - (sa + na)) & (E - 1));
+  const bulk_split<K> ca = split_for_bulk(t.a + a0, na);
+  const bulk_split<K> cb = split_for_bulk(t.b + b0, nb);
+  if (tid == 0) {
+    mbarrier_init(&sm.loaded, 1);
+    mbarrier_init_fence();
+    mbarrier_arrive_expect_tx(&sm.loaded, ca.bytes + cb.bytes);
+    bulk_copy_middle(sm.keys + sa, t.a + a0, ca, &sm.loaded);
+    bulk_copy_middle(sm.keys + sb, t.b + b0, cb, &sm.loaded);
+  }
+  /* the few keys outside the bulk copies' 16-byte units */
+  if (tid < 32) copy_ragged_ends(sm.keys + sa, t.a + a0, na, ca, tid);
+  else if (tid < 64) copy_ragged_ends(sm.keys + sb, t.b + b0, nb, cb, tid - 32);
   __syncthreads();
+  mbarrier_wait(&sm.loaded, 0);
 
   /* Each thread's start: the Balanced Path point on its diagonal of the
    * tile; its end is the next thread's start. */
   const int count = na + nb;
   const int diag = min(VT * tid, count);
-  const int p = merge_path(sm.keys, na, sm.keys + na, nb, diag, comp);
-  const path_point bp =
-      balanced_path<int>(sm.keys, na, sm.keys + na, nb, diag, p, t.duplicates, comp);
-  const int ta = (int)bp.a, tb = na + diag - ta + bp.star;
+  const int p = merge_path(sm.keys + sa, na, sm.keys + sb, nb, diag, comp);
+  const path_point bp = balanced_path<int>(sm.keys + sa, na, sm.keys + sb, nb,
+                                           diag, p, t.duplicates, comp);
+  const int ta = sa + (int)bp.a, tb = sb + diag - (int)bp.a + bp.star;
   sm.start_a[tid] = ta;
   sm.start_b[tid] = tb;
   if (tid == NT - 1) {
-    sm.start_a[NT] = na;
-    sm.start_b[NT] = count;
+    sm.start_a[NT] = sa + na;
+    sm.start_b[NT] = sb + nb;
   }
   __syncthreads();
   const int ea = max(ta, sm.start_a[tid + 1]);
@@ -126,7 +152,8 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                 tile_count);
   if (tid < 32) {
-    const long long base = tile_exclusive_prefix(t.status, tile, tile_count);
+    const long long base =
+        tile_exclusive_prefix(t.status, t.gstatus, tile, tile_count);
     if (tid == 0) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1) *t.total = base + tile_count;
@@ -149,7 +176,8 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   for (int i = tid; i < room; i += NT) {
     const int s = sm.kept[i];
     t.out[base + i] = sm.keys[s];
-    if (HAS_V) t.outv[base + i] = s < na ? t.av[a0 + s] : t.bv[b0 + (s - na)];
+    if (HAS_V)
+      t.outv[base + i] = s < sb ? t.av[a0 + (s - sa)] : t.bv[b0 + (s - sb)];
   }
 }
 
@@ -164,7 +192,10 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const int tiles = tiles_of(total, P::NV);
   cuda_scratch splits, status, samples;
   MGPU_TRY(splits.take(ctx, sizeof(unsigned) * ((size_t)tiles + 1)));
-  MGPU_TRY(status.take(ctx, sizeof(unsigned long long) * ((size_t)tiles + 1)));
+  /* a word per tile, the total, and a word per 32 tiles */
+  const size_t groups = ((size_t)tiles + 31) / 32;
+  MGPU_TRY(status.take(ctx, sizeof(unsigned long long) *
+                                ((size_t)tiles + 1 + groups)));
   const K *sa = nullptr, *sb = nullptr;
   if (total >= kMergeSampleFrom && total <= INT_MAX) {
     const int ca = samples_of(na, S), cb = samples_of(nb, S);
@@ -183,7 +214,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   CUDA_LAUNCHED(ctx, "setop partition kernel");
   unsigned long long *st = status.as<unsigned long long>();
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
-                         na, nb, splits.as<unsigned>(), st, st + tiles,
+                         na, nb, splits.as<unsigned>(), st,
+                         st + tiles + 1, st + tiles,
                          (K *)m->keys, (V *)m->vals, (long long)m->capacity,
                          set_op_keeps(m->op), m->duplicates != 0};
   auto kernel = setop_kernel<P, HAS_V, K, V, Comp>;

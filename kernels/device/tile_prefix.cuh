@@ -6,11 +6,12 @@
  * This lets a compaction write its output in the same launch that computes
  * the counts, reading the inputs once.
  *
- * status[] holds one 64-bit word per tile, zeroed before the launch: the
- * flag in the top two bits and the value below, in one word so that a
- * single relaxed load sees both.  Tiles must be numbered in launch order
- * (blockIdx.x): a tile only waits for lower-numbered ones, which the
- * hardware has already started.
+ * status[] holds one 64-bit word per tile (and gstatus[] one per group of
+ * 32 tiles), zeroed before the launch: the flag in the top two bits and
+ * the value below, in one word so that a single relaxed load sees both.
+ * Tiles must be numbered in the order running blocks take them (launch
+ * order, or a counter): a tile only waits for lower-numbered ones, which
+ * running blocks hold.
  */
 #ifndef MGPU_TILE_PREFIX_CUH
 #define MGPU_TILE_PREFIX_CUH
@@ -35,49 +36,96 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
       v, cuda::memory_order_relaxed);
 }
 
-/* Called by all 32 lanes of one warp of tile `tile` with its count; returns
- * (to every lane) the sum of the counts of tiles 0 .. tile-1. */
-__device__ __forceinline__ long long tile_exclusive_prefix(
-    unsigned long long *status, int tile, long long count) {
+/* Waits until every lane's word that matters is published, and returns
+ * the sum of the values up to and including the nearest lane (lane 0
+ * nearest) holding a prefix, or of all 32 when none does; *found says
+ * whether one did.  A lane whose word is missing (idx < 0 in the caller)
+ * passes kTilePrefix: an empty prefix. */
+template <typename Load>
+__device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
+  unsigned long long w;
+  unsigned prefixes;
+  /* Wait only for the words nearer than the nearest published prefix (all
+   * 32 when there is none): waiting for the whole window made each
+   * set-operation tile spin ~36 times on the H200, for predecessors whose
+   * counts it did not need. */
+  for (;;) {
+    w = load();
+    const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
+    prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
+    const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
+    if (!(invalid & needed)) break;
+    /* back off: without it the spinning warps issued ~8% of a
+     * set-operation launch's instructions (ncu), taking issue slots from
+     * the warps doing the work */
+    __nanosleep(100);
+  }
   const int lane = threadIdx.x & 31;
+  const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
+  long long v = lane <= stop ? (long long)(w & kTileValue) : 0;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, off);
+  *found = prefixes != 0;
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+
+/* The look-back in two levels.  Tiles form groups of 32; the last tile of
+ * a group publishes the group's total in gstatus[] as soon as it has seen
+ * the counts of the group's other tiles, and later its inclusive prefix.
+ * A tile sums its own group's earlier counts (one window), then whole
+ * groups, 32 a window, back to the nearest group holding a prefix.
+ *
+ * Why: with one level a tile reads 32 predecessors a round trip, and the
+ * persistent set-operation kernel keeps ~800 tiles in flight that reach
+ * their look-back nearly together, so the nearest prefix was often
+ * hundreds of tiles back (ncu: ~50 polls a tile, and 29% of all warp
+ * samples were the other warps waiting for that look-back).  A group
+ * window covers 1024 tiles.
+ *
+ * Called by all 32 lanes of one warp of tile `tile` with its count;
+ * returns (to every lane) the sum of the counts of tiles 0 .. tile-1.
+ * status[] has a word per tile and gstatus[] one per 32 tiles. */
+__device__ __forceinline__ long long tile_exclusive_prefix(
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    long long count) {
+  const int lane = threadIdx.x & 31;
+  const int group = tile >> 5, first = group << 5;
+  const bool last_of_group = (tile & 31) == 31;
   if (tile == 0) {
-    if (lane == 0) tile_status_store(status, kTilePrefix | (unsigned long long)count);
+    if (lane == 0) {
+      tile_status_store(status, kTilePrefix | (unsigned long long)count);
+      if (last_of_group) tile_status_store(gstatus, kTilePrefix | (unsigned long long)count);
+    }
     return 0;
   }
   if (lane == 0)
     tile_status_store(status + tile, kTileCount | (unsigned long long)count);
-  long long before = 0;
-  for (int end = tile - 1;; end -= 32) {
-    const int idx = end - lane; /* lane 0 = nearest predecessor */
-    unsigned long long w;
-    unsigned prefixes;
-    /* Wait only for the tiles nearer than the nearest published prefix
-     * (all 32 when there is none): waiting for the whole window made each
-     * set-operation tile spin ~36 times on the H200, for predecessors
-     * whose counts it did not need. */
-    for (;;) {
-      w = idx >= 0 ? tile_status_load(status + idx) : kTilePrefix;
-      const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
-      prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
-      const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
-      if (!(invalid & needed)) break;
-      /* back off: without it the spinning warps issued ~8% of a
-       * set-operation launch's instructions (ncu), taking issue slots
-       * from the warps doing the work */
-      __nanosleep(100);
-    }
-    /* sum up to and including the nearest lane holding a prefix */
-    const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
-    long long v = lane <= stop ? (long long)(w & kTileValue) : 0;
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-      v += __shfl_down_sync(0xffffffffu, v, off);
-    before += __shfl_sync(0xffffffffu, v, 0);
-    if (prefixes) break;
+  /* the group's earlier tiles, nearest first; before the group's first
+   * tile an empty prefix stands for "the groups before" */
+  bool found;
+  const int idx = tile - 1 - lane;
+  long long before = sum_back_window(
+      [&] {
+        return idx >= first ? tile_status_load(status + idx)
+                            : (first == 0 ? kTilePrefix : kTileCount);
+      },
+      &found);
+  if (!found && last_of_group && lane == 0)
+    tile_status_store(gstatus + group,
+                      kTileCount | (unsigned long long)(before + count));
+  for (int end = group - 1; !found; end -= 32) {
+    const int g = end - lane; /* lane 0 = nearest group */
+    before += sum_back_window(
+        [&] { return g >= 0 ? tile_status_load(gstatus + g) : kTilePrefix; },
+        &found);
   }
-  if (lane == 0)
-    tile_status_store(status + tile,
-                      kTilePrefix | (unsigned long long)(before + count));
+  if (lane == 0) {
+    const unsigned long long inclusive =
+        kTilePrefix | (unsigned long long)(before + count);
+    tile_status_store(status + tile, inclusive);
+    if (last_of_group) tile_status_store(gstatus + group, inclusive);
+  }
   return before;
 }
 
