@@ -56,7 +56,7 @@ template <typename K, typename V> struct setop_tiles {
   const unsigned *splits;
   unsigned long long *status;  /* one word per tile, zeroed */
   unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
-  unsigned long long *total;  /* written by the last tile */
+  unsigned long long *total;   /* written by the last tile */
   K *out;
   V *outv;
   long long capacity;

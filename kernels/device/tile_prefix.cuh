@@ -39,8 +39,8 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
 /* Waits until every lane's word that matters is published, and returns
  * the sum of the values up to and including the nearest lane (lane 0
  * nearest) holding a prefix, or of all 32 when none does; *found says
- * whether one did.  A lane whose word is missing (idx < 0 in the caller)
- * passes kTilePrefix: an empty prefix. */
+ * whether one did.  load() gives the lane's word; a lane with nothing to
+ * read passes kTilePrefix (nothing before it) or kTileCount (adds 0). */
 template <typename Load>
 __device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
   unsigned long long w;
@@ -76,12 +76,12 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
  * A tile sums its own group's earlier counts (one window), then whole
  * groups, 32 a window, back to the nearest group holding a prefix.
  *
- * Why: with one level a tile reads 32 predecessors a round trip, and the
- * persistent set-operation kernel keeps ~800 tiles in flight that reach
- * their look-back nearly together, so the nearest prefix was often
- * hundreds of tiles back (ncu: ~50 polls a tile, and 29% of all warp
- * samples were the other warps waiting for that look-back).  A group
- * window covers 1024 tiles.
+ * Why: with one level a tile reads 32 predecessors a round trip, and when
+ * hundreds of tiles reach their look-back nearly together the nearest
+ * prefix is often hundreds of tiles back (ncu, in a persistent
+ * set-operation kernel since dropped: ~50 polls a tile, 29% of all warp
+ * samples waiting for the look-back).  A group window covers 1024 tiles;
+ * the one-tile-per-block kernel gained 1-2% (docs/TUNING.md).
  *
  * Called by all 32 lanes of one warp of tile `tile` with its count;
  * returns (to every lane) the sum of the counts of tiles 0 .. tile-1.
@@ -93,10 +93,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
   const int group = tile >> 5, first = group << 5;
   const bool last_of_group = (tile & 31) == 31;
   if (tile == 0) {
-    if (lane == 0) {
-      tile_status_store(status, kTilePrefix | (unsigned long long)count);
-      if (last_of_group) tile_status_store(gstatus, kTilePrefix | (unsigned long long)count);
-    }
+    if (lane == 0) tile_status_store(status, kTilePrefix | (unsigned long long)count);
     return 0;
   }
   if (lane == 0)
