@@ -407,23 +407,23 @@ void tune_setop_ops(setop_data<K, V> &d, const char *what) {
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   if (sizeof(K) == 4) {
+    tune_setop_ops<T<128, 31, 8>, false>(d, "keys");
     tune_setop_ops<T<128, 23, 10>, false>(d, "keys");
-    tune_setop_ops<T<128, 23, 8>, false>(d, "keys");
+    tune_setop_ops<T<256, 31, 4>, false>(d, "keys");
+    tune_setop_ops<T<128, 31, 9>, false>(d, "keys");
     tune_setop_ops<T<256, 23, 5>, false>(d, "keys");
-    tune_setop_ops<T<256, 15, 6>, false>(d, "keys");
-    tune_setop_ops<T<128, 15, 12>, false>(d, "keys");
     d.reset_refs();
     tune_setop_ops<T<256, 11, 8>, true>(d, "pairs");
-    tune_setop_ops<T<256, 11, 6>, true>(d, "pairs");
+    tune_setop_ops<T<128, 31, 8>, true>(d, "pairs");
+    tune_setop_ops<T<256, 23, 4>, true>(d, "pairs");
     tune_setop_ops<T<128, 23, 10>, true>(d, "pairs");
-    tune_setop_ops<T<128, 15, 10>, true>(d, "pairs");
   } else {
-    tune_setop_ops<T<128, 15, 8>, false>(d, "keys");
-    tune_setop_ops<T<256, 15, 4>, false>(d, "keys");
+    tune_setop_ops<T<128, 31, 5>, false>(d, "keys");
     tune_setop_ops<T<128, 19, 6>, false>(d, "keys");
     d.reset_refs();
+    tune_setop_ops<T<128, 23, 6>, true>(d, "pairs");
+    tune_setop_ops<T<128, 31, 5>, true>(d, "pairs");
     tune_setop_ops<T<128, 11, 8>, true>(d, "pairs");
-    tune_setop_ops<T<256, 11, 4>, true>(d, "pairs");
   }
 }
 

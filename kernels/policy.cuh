@@ -119,14 +119,24 @@ template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
  *   i64 keys:  128x19/6 0.370 / 0.444, 256x15/4 0.403 / 0.470, 128x15/8
  *              0.411 / 0.468
  *   i64 pairs: 128x11/8 0.538 / 0.807, 256x11/4 0.552 / 0.821
+ * Longer threads (fifth round, same sweep; 64 registers at 8 blocks):
+ *   i32 keys:  128x31/8 0.257 / 0.298, 256x31/4 0.253 / 0.298, 128x23/10
+ *              0.271 / 0.320, 128x31/9 0.280 / 0.328; with 64-bit slot
+ *              masks 128x39/7 0.261 / 0.308, 128x47/6 0.277 / 0.331,
+ *              128x63/4 0.267 / 0.304 (not kept)
+ *   i32 pairs: 256x11/8 0.333 / 0.487, 128x31/8 0.314 / 0.518, 256x23/4
+ *              0.324 / 0.510
+ *   i64 keys:  128x31/5 0.366 / 0.438, 128x19/6 0.383 / 0.442
+ *   i64 pairs: 128x23/6 0.433 / 0.739, 128x31/5 0.463 / 0.805, 128x11/8
+ *              0.539 / 0.802
  * (docs/TUNING.md has the history). */
 template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   typedef typename std::conditional<
       KEY_BYTES == 4,
-      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 23, 10>,
+      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 31, 8>,
                                 tile_policy<256, 11, 8>>::type,
-      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 19, 6>,
-                                tile_policy<128, 11, 8>>::type>::type type;
+      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 31, 5>,
+                                tile_policy<128, 23, 6>>::type>::type type;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).
