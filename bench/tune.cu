@@ -298,7 +298,7 @@ template <typename K, typename V> struct setop_data {
   }
 };
 
-template <typename P, bool HAS_V, typename K, typename V>
+template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V>
 void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   mgpu_setop_args m;
   memset(&m, 0, sizeof m);
@@ -318,7 +318,8 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   m.capacity = d.capacity;
   size_t count = 0;
   double ms = time_ms([] {}, [&] {
-    MCHECK((setop_run<P, HAS_V, K, V>(ctx, &m, &count, ascending<K>())));
+    MCHECK((setop_run<P, HAS_V, STAGE_V, K, V>(ctx, &m, &count,
+                                               ascending<K>())));
   });
   const int o = (int)op;
   bool ok = true;
@@ -399,8 +400,16 @@ template <typename K, typename V> void tune_all_sort(int n) {
 template <typename P, bool HAS_V, typename K, typename V>
 void tune_setop_ops(setop_data<K, V> &d, const char *what) {
   static_assert(P::VT <= 32, "serial_set_op keeps a slot per bit");
-  tune_setop<P, HAS_V>(d, MGPU_SET_INTERSECTION, what);
-  tune_setop<P, HAS_V>(d, MGPU_SET_UNION, what);
+  tune_setop<P, HAS_V, false>(d, MGPU_SET_INTERSECTION, what);
+  tune_setop<P, HAS_V, false>(d, MGPU_SET_UNION, what);
+}
+
+/* Values staged in shared memory (what union and symmetric difference of
+ * 4-byte pairs use); the reference is still the first candidate. */
+template <typename P, typename K, typename V>
+void tune_setop_staged(setop_data<K, V> &d) {
+  tune_setop<P, true, true>(d, MGPU_SET_INTERSECTION, "stage");
+  tune_setop<P, true, true>(d, MGPU_SET_UNION, "stage");
 }
 
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
@@ -416,7 +425,9 @@ template <typename K, typename V> void tune_all_setop(int n) {
     tune_setop_ops<T<256, 11, 8>, true>(d, "pairs");
     tune_setop_ops<T<128, 31, 8>, true>(d, "pairs");
     tune_setop_ops<T<256, 23, 4>, true>(d, "pairs");
-    tune_setop_ops<T<128, 23, 10>, true>(d, "pairs");
+    tune_setop_staged<T<128, 23, 7>>(d);
+    tune_setop_staged<T<128, 31, 5>>(d);
+    tune_setop_staged<T<256, 11, 7>>(d);
   } else {
     tune_setop_ops<T<128, 31, 5>, false>(d, "keys");
     tune_setop_ops<T<128, 19, 6>, false>(d, "keys");

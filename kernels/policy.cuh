@@ -137,6 +137,10 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
                                 tile_policy<256, 11, 8>>::type,
       typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 31, 5>,
                                 tile_policy<128, 23, 6>>::type>::type type;
+  /* Union and symmetric difference of 4-byte keys and values stage the
+   * values in shared memory, in this tile; 8-byte pairs did not gain. */
+  static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
+  typedef tile_policy<128, 23, 7> staged;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).

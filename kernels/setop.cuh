@@ -64,15 +64,20 @@ template <typename K, typename V> struct setop_tiles {
   bool duplicates;
 };
 
-template <int NT, int VT, typename K> struct setop_smem {
+template <int NT, int VT, bool STAGE_V, typename K, typename V>
+struct setop_smem {
   static constexpr int NV = NT * VT;
   static constexpr int E = 16 / sizeof(K); /* keys per 16 bytes */
+  static constexpr int EV = 16 / sizeof(V); /* values per 16 bytes */
   /* The tile's A at keys[sa, sa + na) and B at keys[sb, sb + nb), each at
    * its global address's alignment so that bulk copies can fill them: NV
    * keys, one more for a starred end, the two alignment offsets, and a
    * spare slot (serial_set_op reads the key at the end of a range). */
   static constexpr int BUF = NV + 2 + 2 * (E - 1);
   alignas(16) K keys[BUF];
+  /* With STAGE_V, the tile's values, laid out like its keys (A's at
+   * vals[va], B's at vals[vb]) but at their own alignment; no spare slot. */
+  alignas(16) V vals[STAGE_V ? NV + 1 + 2 * (EV - 1) : 1];
   /* where the kept keys sit in keys[], in output order */
   unsigned short kept[NV];
   int start_a[NT + 1], start_b[NT + 1];
@@ -81,15 +86,23 @@ template <int NT, int VT, typename K> struct setop_smem {
   unsigned long long loaded; /* mbarrier: the bulk copies have landed */
 };
 
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+/* STAGE_V: the values come into shared memory by bulk copy with the keys
+ * (set_union and set_symmetric_difference, which emit most of the tile:
+ * i32 pairs union 0.49 -> 0.43 ms); otherwise the stores gather the kept
+ * ones from the inputs (intersection and difference emit ~20%, and
+ * staging all values made them 6-10% slower; docs/TUNING.md). */
+template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V,
+          typename Comp>
 __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
     setop_kernel(setop_tiles<K, V> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   static_assert(VT <= 32, "a thread's slots are bits of one word");
-  static_assert(NT >= 64, "two warps copy the ends of the bulk copies");
-  static_assert(setop_smem<NT, VT, K>::BUF < 65535,
-                "kept[] holds tile positions in 16 bits");
-  auto &sm = *shared_as<setop_smem<NT, VT, K>>();
+  static_assert(HAS_V || !STAGE_V, "only values can be staged");
+  static_assert(NT >= (STAGE_V ? 128 : 64),
+                "a warp copies the ends of each bulk copy");
+  typedef setop_smem<NT, VT, STAGE_V, K, V> smem_t;
+  static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
+  auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
 
   /* The tile's intervals, from its two Balanced Path points; clamped so
@@ -104,21 +117,38 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   const int b1 = (int)(d1 - a1 + (s1 >> 31));
   const int na = max(0, min(a1 - a0, NV + 1));
   const int nb = max(0, min(b1 - b0, NV + 1 - na));
-  constexpr int E = setop_smem<NT, VT, K>::E;
+  constexpr int E = smem_t::E, EV = smem_t::EV;
   const int sa = stage_offset(t.a + a0);
   const int sb = sa + na + ((stage_offset(t.b + b0) - (sa + na)) & (E - 1));
   const bulk_split<K> ca = split_for_bulk(t.a + a0, na);
   const bulk_split<K> cb = split_for_bulk(t.b + b0, nb);
+  const int va = STAGE_V ? stage_offset(t.av + a0) : 0;
+  const int vb = STAGE_V ? va + na +
+                               ((stage_offset(t.bv + b0) - (va + na)) & (EV - 1))
+                         : 0;
+  const bulk_split<V> cva =
+      split_for_bulk(STAGE_V ? t.av + a0 : t.av, STAGE_V ? na : 0);
+  const bulk_split<V> cvb =
+      split_for_bulk(STAGE_V ? t.bv + b0 : t.bv, STAGE_V ? nb : 0);
   if (tid == 0) {
     mbarrier_init(&sm.loaded, 1);
     mbarrier_init_fence();
-    mbarrier_arrive_expect_tx(&sm.loaded, ca.bytes + cb.bytes);
+    mbarrier_arrive_expect_tx(&sm.loaded,
+                              ca.bytes + cb.bytes + cva.bytes + cvb.bytes);
     bulk_copy_middle(sm.keys + sa, t.a + a0, ca, &sm.loaded);
     bulk_copy_middle(sm.keys + sb, t.b + b0, cb, &sm.loaded);
+    if (STAGE_V) {
+      bulk_copy_middle(sm.vals + va, t.av + a0, cva, &sm.loaded);
+      bulk_copy_middle(sm.vals + vb, t.bv + b0, cvb, &sm.loaded);
+    }
   }
-  /* the few keys outside the bulk copies' 16-byte units */
+  /* the few keys (and values) outside the bulk copies' 16-byte units */
   if (tid < 32) copy_ragged_ends(sm.keys + sa, t.a + a0, na, ca, tid);
   else if (tid < 64) copy_ragged_ends(sm.keys + sb, t.b + b0, nb, cb, tid - 32);
+  else if (STAGE_V && tid < 96)
+    copy_ragged_ends(sm.vals + va, t.av + a0, na, cva, tid - 64);
+  else if (STAGE_V && tid < 128)
+    copy_ragged_ends(sm.vals + vb, t.bv + b0, nb, cvb, tid - 96);
   __syncthreads();
   mbarrier_wait(&sm.loaded, 0);
 
@@ -189,7 +219,8 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   for (int i = tid; i < room; i += NT) {
     const int s = sm.kept[i];
     out[i] = sm.keys[s];
-    if (HAS_V) outv[i] = s < sb ? t.av[a0 + (s - sa)] : t.bv[b0 + (s - sb)];
+    if (STAGE_V) outv[i] = sm.vals[s < sb ? va + (s - sa) : vb + (s - sb)];
+    else if (HAS_V) outv[i] = s < sb ? t.av[a0 + (s - sa)] : t.bv[b0 + (s - sb)];
   }
 }
 
@@ -199,7 +230,8 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
  * more, and the calls were 0-1% faster (merge keeps 256). */
 constexpr int kSetopSampleStride = 512;
 
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V,
+          typename Comp>
 mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                       size_t *count, Comp comp) {
   constexpr int S = kSetopSampleStride;
@@ -236,8 +268,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          st + tiles + 1, st + tiles,
                          (K *)m->keys, (V *)m->vals, (long long)m->capacity,
                          set_op_keeps(m->op), m->duplicates != 0};
-  auto kernel = setop_kernel<P, HAS_V, K, V, Comp>;
-  const size_t smem = sizeof(setop_smem<P::NT, P::VT, K>);
+  auto kernel = setop_kernel<P, HAS_V, STAGE_V, K, V, Comp>;
+  const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   kernel<<<tiles, P::NT, smem, s>>>(t, comp);
   CUDA_LAUNCHED(ctx, "setop kernel");
@@ -252,8 +284,15 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
 template <typename K, int VB> struct setop_launch {
   template <typename Comp>
   static mgpu_status run(mgpu_context *ctx, const cuda_setop_call *c, Comp comp) {
-    typedef typename setop_policy<sizeof(K), VB>::type P;
-    return setop_run<P, VB != 0, K, value_t<VB>>(ctx, c->args, c->count, comp);
+    typedef setop_policy<sizeof(K), VB> SP;
+    typedef value_t<VB> V;
+    if constexpr (SP::stage_values) {
+      if (set_op_keeps(c->args->op) & kKeepB)
+        return setop_run<typename SP::staged, true, true, K, V>(
+            ctx, c->args, c->count, comp);
+    }
+    return setop_run<typename SP::type, VB != 0, false, K, V>(ctx, c->args,
+                                                              c->count, comp);
   }
 };
 
