@@ -129,6 +129,10 @@ template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
  *   i64 keys:  128x31/5 0.366 / 0.438, 128x19/6 0.383 / 0.442
  *   i64 pairs: 128x23/6 0.433 / 0.739, 128x31/5 0.463 / 0.805, 128x11/8
  *              0.539 / 0.802
+ * Values staged in shared memory (the `staged` tile, union and symmetric
+ * difference of 4-byte pairs): i32 128x23/7 0.349 / 0.428, 128x31/5
+ * 0.357 / 0.427, 256x11/7 0.364 / 0.452; i64 128x23/4 0.577 / 0.734,
+ * 128x11/8 0.605 / 0.760 (no gain over gathering: not staged).
  * (docs/TUNING.md has the history). */
 template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   typedef typename std::conditional<

@@ -1,9 +1,10 @@
 /*
  * setop.cuh - mgpu_setop on the GPU.  A partition launch finds, for every
  * tile boundary, the Balanced Path point (starred when it would cut a
- * matched pair); then one block per tile has its share of A and B brought
- * into shared memory by bulk copy, splits it per thread with a second
- * Balanced Path search there, walks VT key-rank slots per thread, and
+ * matched pair); then one block per tile has its share of A and B (and,
+ * for a union or symmetric difference of 4-byte pairs, their values)
+ * brought into shared memory by bulk copy, splits it per thread with a
+ * second Balanced Path search there, walks VT key-rank slots per thread, and
  * compacts what it keeps.  Tiles learn where their output goes by a
  * decoupled look-back over the tiles before them, so the inputs are read
  * once and the output written once; the total reaches the host in the
@@ -220,7 +221,8 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
     const int s = sm.kept[i];
     out[i] = sm.keys[s];
     if (STAGE_V) outv[i] = sm.vals[s < sb ? va + (s - sa) : vb + (s - sb)];
-    else if (HAS_V) outv[i] = s < sb ? t.av[a0 + (s - sa)] : t.bv[b0 + (s - sb)];
+    else if (HAS_V)
+      outv[i] = s < sb ? t.av[a0 + (s - sa)] : t.bv[b0 + (s - sb)];
   }
 }
 
