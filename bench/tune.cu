@@ -416,18 +416,18 @@ void tune_setop_staged(setop_data<K, V> &d) {
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   if (sizeof(K) == 4) {
-    tune_setop_ops<T<128, 31, 8>, false>(d, "keys");
-    tune_setop_ops<T<128, 23, 10>, false>(d, "keys");
     tune_setop_ops<T<256, 31, 4>, false>(d, "keys");
-    tune_setop_ops<T<128, 31, 9>, false>(d, "keys");
-    tune_setop_ops<T<256, 23, 5>, false>(d, "keys");
+    tune_setop_ops<T<128, 31, 8>, false>(d, "keys");
+    tune_setop_ops<T<128, 27, 10>, false>(d, "keys");
+    tune_setop_ops<T<128, 23, 12>, false>(d, "keys");
+    tune_setop_ops<T<96, 31, 11>, false>(d, "keys");
     d.reset_refs();
-    tune_setop_ops<T<256, 11, 8>, true>(d, "pairs");
+    tune_setop_ops<T<128, 23, 10>, true>(d, "pairs");
     tune_setop_ops<T<128, 31, 8>, true>(d, "pairs");
-    tune_setop_ops<T<256, 23, 4>, true>(d, "pairs");
-    tune_setop_staged<T<128, 23, 7>>(d);
+    tune_setop_ops<T<256, 11, 8>, true>(d, "pairs");
     tune_setop_staged<T<128, 31, 5>>(d);
-    tune_setop_staged<T<256, 11, 7>>(d);
+    tune_setop_staged<T<128, 23, 7>>(d);
+    tune_setop_staged<T<128, 19, 8>>(d);
   } else {
     tune_setop_ops<T<128, 31, 5>, false>(d, "keys");
     tune_setop_ops<T<128, 19, 6>, false>(d, "keys");

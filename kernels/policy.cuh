@@ -133,18 +133,29 @@ template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
  * difference of 4-byte pairs): i32 128x23/7 0.349 / 0.428, 128x31/5
  * 0.357 / 0.427, 256x11/7 0.364 / 0.452; i64 128x23/4 0.577 / 0.734,
  * 128x11/8 0.605 / 0.760 (no gain over gathering: not staged).
+ * With the walk's step written in PTX (sixth round; 40 registers for i32
+ * keys, so shared memory bounds 128x31 to 8 blocks):
+ *   i32 keys:  256x31/4 0.224 / 0.267, 128x31/8 0.231 / 0.266, 128x27/10
+ *              0.230 / 0.271, 128x23/12 0.231 / 0.272, 96x31/11 0.237 /
+ *              0.279
+ *   i32 pairs: 128x23/10 0.281 / 0.436, 128x31/8 0.284 / 0.480, 256x11/8
+ *              0.315 / 0.452; staged 128x31/5 0.345 / 0.422, 128x23/7
+ *              0.343 / 0.431, 128x19/8 0.354 / 0.446
+ *   i64 keys:  128x31/5 0.385 / 0.440, 128x19/6 0.364 / 0.443
+ *   i64 pairs: 128x23/6 0.435 / 0.740, 128x31/5 0.459 / 0.807, 128x11/8
+ *              0.542 / 0.800
  * (docs/TUNING.md has the history). */
 template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   typedef typename std::conditional<
       KEY_BYTES == 4,
-      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 31, 8>,
-                                tile_policy<256, 11, 8>>::type,
+      typename std::conditional<VALUE_BYTES == 0, tile_policy<256, 31, 4>,
+                                tile_policy<128, 23, 10>>::type,
       typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 31, 5>,
                                 tile_policy<128, 23, 6>>::type>::type type;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain. */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
-  typedef tile_policy<128, 23, 7> staged;
+  typedef tile_policy<128, 31, 5> staged;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).

@@ -7,7 +7,25 @@
 #ifndef MGPU_SERIAL_SET_OP_CUH
 #define MGPU_SERIAL_SET_OP_CUH
 
+#include "key_order.cuh"
+
 namespace mgpu {
+
+/* A key from a 32-bit shared-memory address (what __cvta_generic_to_shared
+ * gives).  Plain loads through a generic pointer had the compiler add the
+ * shared window's base to every address. */
+template <typename K> __device__ __forceinline__ K lds(unsigned addr) {
+  static_assert(sizeof(K) == 4 || sizeof(K) == 8, "4- or 8-byte keys");
+  if constexpr (sizeof(K) == 4) {
+    unsigned v;
+    asm("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr));
+    return __builtin_bit_cast(K, v);
+  } else {
+    unsigned long long v;
+    asm("ld.shared.b64 %0, [%1];" : "=l"(v) : "r"(addr));
+    return __builtin_bit_cast(K, v);
+  }
+}
 
 /* Which slots an operation keeps, as bits: unmatched A, unmatched B,
  * matched pair (which emits A's key and value). */
@@ -33,29 +51,113 @@ __host__ __device__ constexpr unsigned set_op_keeps(mgpu_setop_kind op) {
  * two words instead of VT keys and sources leaves the registers free for
  * occupancy.  Reads stay inside [a, a_end] and [b, b_end] whatever the
  * data, so an unsorted tile only gives meaningless slots. */
+/* One step of the walk over 32-bit shared-memory byte addresses: pa / pb
+ * point at the keys ak / bk waiting on each side, ea / eb at the ends.
+ * The generic step is C++; integer keys in either order have it written
+ * out in PTX, because the compiler's own version of the same logic took
+ * ~18 instructions a step (a shared-window base added to every address,
+ * predicates reset before each conditional compare, bits cleared before
+ * being set: cuobjdump, i32 keys) where this one takes 12: two bounds
+ * tests, two compares that fold in the other side's test, two ANDs, two
+ * conditional advances, two conditional bit sets and two loads. */
+template <typename K, typename Comp> struct set_op_step {
+  static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,
+                                             unsigned ea, unsigned eb, K &ak,
+                                             K &bk, unsigned &ta, unsigned &tb,
+                                             unsigned bit) {
+    const bool has_a = pa < ea, has_b = pb < eb;
+    /* take A when it is not after B; take B when it is not after A */
+    const bool take_a = has_a & !(has_b & Comp()(bk, ak));
+    const bool take_b = has_b & !(has_a & Comp()(ak, bk));
+    if (take_a) {
+      ta |= bit;
+      pa += sizeof(K);
+    }
+    if (take_b) {
+      tb |= bit;
+      pb += sizeof(K);
+    }
+    ak = lds<K>(pa);
+    bk = lds<K>(pb);
+  }
+};
+
+/* PTX of one step.  GE_A is "A is not after B" (take A unless B is
+ * strictly first), GE_B the reverse, each a setp folding in !has_other. */
+#define MGPU_SET_OP_STEP_PTX(GE_A, GE_B, BYTES, LD)                          \
+  "{\n\t.reg .pred ha, hb, ta, tb;\n\t"                                      \
+  "setp.lt.u32 ha, %0, %6;\n\t"                                              \
+  "setp.lt.u32 hb, %1, %7;\n\t"                                              \
+  GE_A " ta, %2, %3, !hb;\n\t"                                               \
+  GE_B " tb, %2, %3, !ha;\n\t"                                               \
+  "and.pred ta, ta, ha;\n\t"                                                 \
+  "and.pred tb, tb, hb;\n\t"                                                 \
+  "@ta add.u32 %0, %0, " #BYTES ";\n\t"                                      \
+  "@tb add.u32 %1, %1, " #BYTES ";\n\t"                                      \
+  "@ta or.b32 %4, %4, %8;\n\t"                                               \
+  "@tb or.b32 %5, %5, %8;\n\t"                                               \
+  LD " %2, [%0];\n\t"                                                        \
+  LD " %3, [%1];\n\t}"
+
+/* %2 = ak, %3 = bk.  Ascending: take A when bk >= ak, i.e. ak <= bk
+ * ("setp.le ta, ak, bk"), take B when ak >= bk.  Descending reverses. */
+#define MGPU_SET_OP_STEP(T, C, S, BYTES, LD)                                  \
+  template <> struct set_op_step<T, ascending<T>> {                           \
+    static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,    \
+                                               unsigned ea, unsigned eb,      \
+                                               T &ak, T &bk, unsigned &ta,    \
+                                               unsigned &tb, unsigned bit) {  \
+      asm(MGPU_SET_OP_STEP_PTX("setp.le.or." S, "setp.ge.or." S, BYTES, LD)  \
+          : "+r"(pa), "+r"(pb), "+" C(ak), "+" C(bk), "+r"(ta), "+r"(tb)      \
+          : "r"(ea), "r"(eb), "r"(bit));                                      \
+    }                                                                         \
+  };                                                                          \
+  template <> struct set_op_step<T, descending<T>> {                          \
+    static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,    \
+                                               unsigned ea, unsigned eb,      \
+                                               T &ak, T &bk, unsigned &ta,    \
+                                               unsigned &tb, unsigned bit) {  \
+      asm(MGPU_SET_OP_STEP_PTX("setp.ge.or." S, "setp.le.or." S, BYTES, LD)  \
+          : "+r"(pa), "+r"(pb), "+" C(ak), "+" C(bk), "+r"(ta), "+r"(tb)      \
+          : "r"(ea), "r"(eb), "r"(bit));                                      \
+    }                                                                         \
+  };
+MGPU_SET_OP_STEP(int, "r", "s32", 4, "ld.shared.b32")
+MGPU_SET_OP_STEP(unsigned, "r", "u32", 4, "ld.shared.b32")
+MGPU_SET_OP_STEP(long long, "l", "s64", 8, "ld.shared.b64")
+MGPU_SET_OP_STEP(unsigned long long, "l", "u64", 8, "ld.shared.b64")
+#undef MGPU_SET_OP_STEP
+#undef MGPU_SET_OP_STEP_PTX
+
+/* Walks keys[a, a_end) (A) against keys[b, b_end) (B, in the same shared
+ * array) for at most VT slots.  Bit i of *took_a / *took_b says that slot
+ * i consumed a key of A / of B (both: a matched pair), which is all the
+ * caller needs: which slots an operation keeps is a function of the two
+ * bits (set_op_commit), and a slot's key is A's when it took one, else
+ * B's, so replaying the bits from (a, b) finds every key again.  Keeping
+ * two words instead of VT keys and sources leaves the registers free for
+ * occupancy.  Reads stay inside [a, a_end] and [b, b_end] whatever the
+ * data, so an unsorted tile only gives meaningless slots. */
 template <int VT, typename K, typename Comp>
 __device__ __forceinline__ void serial_set_op(const K *keys, int a, int a_end,
                                               int b, int b_end, unsigned *took_a,
-                                              unsigned *took_b, Comp comp) {
+                                              unsigned *took_b, Comp) {
+  const unsigned base = (unsigned)__cvta_generic_to_shared(keys);
+  unsigned pa = base + (unsigned)a * sizeof(K);
+  unsigned pb = base + (unsigned)b * sizeof(K);
+  const unsigned ea = base + (unsigned)a_end * sizeof(K);
+  const unsigned eb = base + (unsigned)b_end * sizeof(K);
   unsigned ta = 0, tb = 0;
   /* keys[a_end] and keys[b_end] must be readable: a key is fetched as soon
-   * as its side advances, before knowing whether it is needed, which keeps
-   * the step to two compares and two loads (ncu: ~21 instructions a step
-   * when both keys were fetched under bounds tests every step) */
-  K ak = keys[a], bk = keys[b];
+   * as its side advances, before knowing whether it is needed */
+  K ak = lds<K>(pa), bk = lds<K>(pb);
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const bool has_a = a < a_end, has_b = b < b_end;
-    /* take A when it is not after B; take B when it is not after A */
-    const bool take_a = has_a && (!has_b || !comp(bk, ak));
-    const bool take_b = has_b && (!has_a || !comp(ak, bk));
-    ta |= (unsigned)take_a << i;
-    tb |= (unsigned)take_b << i;
-    a += take_a;
-    b += take_b;
-    ak = keys[a];
-    bk = keys[b];
-  }
+  for (int i = 0; i < VT; ++i)
+    set_op_step<K, Comp>::run(pa, pb, ea, eb, ak, bk, ta, tb, 1u << i);
+  /* Opaque from here: otherwise the compiler carries the VT steps' take
+   * predicates into the caller's replay, runs out of predicate registers
+   * and spills them (P2R/STL after the walk, 84 bytes at 128 x 31). */
+  asm("" : "+r"(ta), "+r"(tb));
   *took_a = ta;
   *took_b = tb;
 }
