@@ -236,6 +236,9 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
 
 /* ---- setop ---------------------------------------------------------------- */
 
+/* How far ahead a tile prefetches its successor's inputs (setop_run). */
+int prefetch_pct = 50;
+
 const char *setop_name(mgpu_setop_kind op) {
   switch (op) {
   case MGPU_SET_INTERSECTION: return "intersection";
@@ -319,7 +322,7 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   size_t count = 0;
   double ms = time_ms([] {}, [&] {
     MCHECK((setop_run<P, HAS_V, STAGE_V, K, V>(ctx, &m, &count,
-                                               ascending<K>())));
+                                               ascending<K>(), prefetch_pct)));
   });
   const int o = (int)op;
   bool ok = true;
@@ -345,10 +348,10 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
   if (!ok) ++failures;
   double base = HAS_V ? d.memcpy_pairs : d.memcpy_keys;
-  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d MB=%2d %8.4f ms  (count %zu)  "
+  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d MB=%2d PF=%3d %8.4f ms  (count %zu)  "
          "%5.1f%% of memcpy of the inputs (%.4f ms)%s\n",
          setop_name(op), what, sizeof(K) == 4 ? "i32" : "i64", P::NT, P::VT,
-         P::MIN_BLOCKS,
+         P::MIN_BLOCKS, prefetch_pct,
          ms, count, 100 * base / ms, base, ok ? "" : "  MISMATCH");
 }
 
@@ -416,12 +419,23 @@ void tune_setop_staged(setop_data<K, V> &d) {
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   if (sizeof(K) == 4) {
+    for (int pf : {50, 0, 25}) {
+      prefetch_pct = pf;
+      tune_setop_ops<T<256, 31, 4>, false>(d, "keys");
+    }
+    prefetch_pct = 50;
     tune_setop_ops<T<256, 31, 4>, false>(d, "keys");
     tune_setop_ops<T<128, 31, 8>, false>(d, "keys");
     tune_setop_ops<T<128, 27, 10>, false>(d, "keys");
     tune_setop_ops<T<128, 23, 12>, false>(d, "keys");
     tune_setop_ops<T<96, 31, 11>, false>(d, "keys");
     d.reset_refs();
+    for (int pf : {50, 0, 25}) {
+      prefetch_pct = pf;
+      tune_setop_ops<T<128, 23, 10>, true>(d, "pairs");
+      tune_setop_staged<T<128, 31, 5>>(d);
+    }
+    prefetch_pct = 50;
     tune_setop_ops<T<128, 23, 10>, true>(d, "pairs");
     tune_setop_ops<T<128, 31, 8>, true>(d, "pairs");
     tune_setop_ops<T<256, 11, 8>, true>(d, "pairs");
@@ -429,10 +443,14 @@ template <typename K, typename V> void tune_all_setop(int n) {
     tune_setop_staged<T<128, 23, 7>>(d);
     tune_setop_staged<T<128, 19, 8>>(d);
   } else {
-    tune_setop_ops<T<128, 31, 5>, false>(d, "keys");
     tune_setop_ops<T<128, 19, 6>, false>(d, "keys");
+    tune_setop_ops<T<128, 31, 5>, false>(d, "keys");
     d.reset_refs();
-    tune_setop_ops<T<128, 23, 6>, true>(d, "pairs");
+    for (int pf : {50, 0}) {
+      prefetch_pct = pf;
+      tune_setop_ops<T<128, 23, 6>, true>(d, "pairs");
+    }
+    prefetch_pct = 50;
     tune_setop_ops<T<128, 31, 5>, true>(d, "pairs");
     tune_setop_ops<T<128, 11, 8>, true>(d, "pairs");
   }

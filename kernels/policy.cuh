@@ -144,18 +144,35 @@ template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
  *   i64 keys:  128x31/5 0.385 / 0.440, 128x19/6 0.364 / 0.443
  *   i64 pairs: 128x23/6 0.435 / 0.740, 128x31/5 0.459 / 0.807, 128x11/8
  *              0.542 / 0.800
+ * With a tile asking L2 for the keys of the tile `prefetch` percent of a
+ * wave ahead (same sweep; PF = percent, 0 = none):
+ *   i32 keys 256x31/4: PF 0 0.228 / 0.267, 25 0.211 / 0.248, 50 0.208-
+ *              0.217 / 0.248-0.252, 75 0.214 / 0.253, 100 0.214 / 0.262,
+ *              200 0.247 / 0.283 (128x31/8 alike)
+ *   i32 pairs 128x23/10 (keys prefetched, values gathered): PF 0 0.298 /
+ *              0.463, 25 0.276 / 0.448, 50 0.275 / 0.459, 75 0.280 / 0.481;
+ *              prefetching the values as well was slower (PF 100 0.333)
+ *   i32 staged 128x31/5: PF 0 0.351 / 0.431, 25 0.314 / 0.388, 50 0.317 /
+ *              0.388, 75 0.321 / 0.414; 128x23/7 PF 50 0.309 / 0.384
+ *   i64 keys:  128x19/6 PF 50 0.332 / 0.400, 128x31/5 PF 50 0.355 / 0.404,
+ *              PF 0 0.376 / 0.442
+ *   i64 pairs 128x23/6: PF 50 0.414 / 0.767, PF 0 0.444 / 0.752
  * (docs/TUNING.md has the history). */
 template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   typedef typename std::conditional<
       KEY_BYTES == 4,
       typename std::conditional<VALUE_BYTES == 0, tile_policy<256, 31, 4>,
                                 tile_policy<128, 23, 10>>::type,
-      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 31, 5>,
+      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 19, 6>,
                                 tile_policy<128, 23, 6>>::type>::type type;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain. */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
   typedef tile_policy<128, 31, 5> staged;
+  /* How far ahead (percent of a wave of resident tiles) a tile asks L2 for
+   * the keys (and staged values) of a later tile; 0: no prefetch. */
+  static constexpr int prefetch = 50;
+  static constexpr int staged_prefetch = 50;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).

@@ -139,6 +139,21 @@ __device__ __forceinline__ void bulk_copy_middle(T *dst, const T *src,
 #endif
 }
 
+/* Asks L2 to fetch the aligned middle of src[0, n) (a hint: nothing is
+ * waited for, and nothing outside the range is touched). */
+template <typename T>
+__device__ __forceinline__ void bulk_prefetch_l2(const T *src, int n) {
+#if __CUDA_ARCH__ >= 900
+  const bulk_split<T> s = split_for_bulk(src, n);
+  if (s.bytes == 0) return;
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src + s.head),
+               "r"(s.bytes)
+               : "memory");
+#else
+  (void)src, (void)n;
+#endif
+}
+
 /* The one-by-one keys of the split, by the lanes of a warp. */
 template <typename T>
 __device__ __forceinline__ void copy_ragged_ends(T *dst, const T *src, int n,
