@@ -73,6 +73,14 @@ mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
     delete st;
     return cuda_fail(ctx, e, "creating the context's memory pool");
   }
+  e = cudaHostAlloc((void **)&st->word, 64,
+                    cudaHostAllocMapped | cudaHostAllocPortable);
+  if (e != cudaSuccess) {
+    cudaMemPoolDestroy(st->pool);
+    cudaStreamDestroy(st->stream);
+    delete st;
+    return cuda_fail(ctx, e, "allocating the context's pinned host word");
+  }
   ctx->impl = st;
   live_add(ctx);
   return MGPU_OK;
@@ -88,6 +96,7 @@ void cuda_context_destroy(mgpu_context *ctx) {
     cudaStreamSynchronize(st->stream);
     cudaMemPoolDestroy(st->pool);
     cudaStreamDestroy(st->stream);
+    cudaFreeHost(st->word);
   }
   cudaGetLastError();
   delete st;

@@ -14,6 +14,10 @@ struct cuda_state {
   cudaMemPool_t pool;
   int device;
   int sm_count;
+  /* Pinned host memory mapped into the device: a kernel writes a result
+   * the host needs (a set operation's size) straight into it, so reading
+   * it back costs no copy, only the stream synchronisation. */
+  unsigned long long *word;
 };
 
 static inline cuda_state *cuda_of(const mgpu_context *ctx) {

@@ -13,6 +13,7 @@
 #ifndef MGPU_SETOP_CUH
 #define MGPU_SETOP_CUH
 
+#include <atomic>
 #include <climits>
 #include <cub/block/block_scan.cuh>
 
@@ -21,28 +22,36 @@
 #include "device/bulk_copy.cuh"
 #include "device/serial_set_op.cuh"
 #include "device/tile_prefix.cuh"
+#include "device/warp_merge_path.cuh"
 
 namespace mgpu {
 
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
- * low 31 bits, the star in bit 31. */
+ * low 31 bits, the star in bit 31.  One warp a point (warp_merge_path);
+ * the launch also zeroes the words of the tile kernel's look-back, which
+ * saves that kernel a memset launch. */
 template <int S, typename K, typename Comp>
-__global__ void setop_partition_kernel(const K *a, const K *sa, int na,
-                                       const K *b, const K *sb, int nb, int nv,
-                                       int count, bool duplicates,
-                                       unsigned *splits, Comp comp) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
+__global__ void __launch_bounds__(128)
+    setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
+                           const K *sb, int nb, int nv, int count,
+                           bool duplicates, unsigned *splits,
+                           unsigned long long *status, int status_words,
+                           Comp comp) {
+  const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int w = gid; w < status_words; w += gridDim.x * blockDim.x) status[w] = 0;
+  const int i = gid >> 5, lane = threadIdx.x & 31;
+  if (i >= count) return; /* whole warps: count is per warp */
   const long long total = (long long)na + nb;
   long long d = (long long)i * nv;
   d = d < total ? d : total;
   path_point bp;
   if (total <= INT_MAX) {
     const int diag = (int)d;
-    const int p = sa ? sampled_merge_path<S>(a, sa, na, b, sb, nb, diag, comp)
-                     : merge_path(a, na, b, nb, diag, comp);
+    const int p = warp_merge_path<S>(a, sa, na, b, sb, nb, diag, comp);
+    if (lane != 0) return;
     bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
   } else {
+    if (lane != 0) return;
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
     bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
                                   duplicates, comp);
@@ -80,7 +89,7 @@ template <typename K, typename V> struct setop_tiles {
   const unsigned *splits;
   unsigned long long *status;  /* one word per tile, zeroed */
   unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
-  unsigned long long *total;   /* written by the last tile */
+  unsigned long long *total;   /* written by the last tile (pinned host) */
   K *out;
   V *outv;
   long long capacity;
@@ -268,50 +277,61 @@ template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V,
 mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                       size_t *count, Comp comp, int prefetch_percent) {
   constexpr int S = kSetopSampleStride;
-  cudaStream_t s = cuda_of(ctx)->stream;
+  cuda_state *st = cuda_of(ctx);
+  cudaStream_t s = st->stream;
   const K *a = (const K *)m->a_keys, *b = (const K *)m->b_keys;
   const int na = (int)m->na, nb = (int)m->nb;
   const long long total = (long long)na + nb;
   const int tiles = tiles_of(total, P::NV);
-  cuda_scratch splits, status, samples;
-  MGPU_TRY(splits.take(ctx, sizeof(unsigned) * ((size_t)tiles + 1)));
-  /* a word per tile, the total, and a word per 32 tiles */
-  const size_t groups = ((size_t)tiles + 31) / 32;
-  MGPU_TRY(status.take(ctx, sizeof(unsigned long long) *
-                                ((size_t)tiles + 1 + groups)));
+  /* One scratch block: the tiles' look-back words (one a tile and one a
+   * group of 32), their partition points, and the samples. */
+  const int groups = (tiles + 31) / 32;
+  const int status_words = tiles + groups;
+  const bool sampled = total >= kMergeSampleFrom && total <= INT_MAX;
+  const int ca = sampled ? samples_of(na, S) : 0;
+  const int cb = sampled ? samples_of(nb, S) : 0;
+  const size_t status_bytes = sizeof(unsigned long long) * (size_t)status_words;
+  const size_t splits_at = status_bytes;
+  const size_t samples_at =
+      (splits_at + sizeof(unsigned) * ((size_t)tiles + 1) + 15) & ~(size_t)15;
+  cuda_scratch scratch;
+  MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
+  char *base = scratch.as<char>();
+  unsigned long long *status = (unsigned long long *)base;
+  unsigned *splits = (unsigned *)(base + splits_at);
   const K *sa = nullptr, *sb = nullptr;
-  if (total >= kMergeSampleFrom && total <= INT_MAX) {
-    const int ca = samples_of(na, S), cb = samples_of(nb, S);
-    MGPU_TRY(samples.take(ctx, sizeof(K) * ((size_t)ca + cb)));
-    K *pa = samples.as<K>();
+  if (sampled) {
+    K *pa = (K *)(base + samples_at);
     gather_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0, s>>>(
         a, na, pa, b, nb, pa + ca);
     CUDA_LAUNCHED(ctx, "setop sample kernel");
     sa = pa;
     sb = pa + ca;
   }
-  CUDA_TRY(ctx, cudaMemsetAsync(status.ptr, 0, status.bytes, s));
-  setop_partition_kernel<S><<<grid_for((size_t)tiles + 1, 128), 128, 0, s>>>(
-      a, sa, na, b, sb, nb, P::NV, tiles + 1, m->duplicates != 0,
-      splits.as<unsigned>(), comp);
+  setop_partition_kernel<S><<<grid_for(32 * ((size_t)tiles + 1), 128), 128, 0,
+                              s>>>(a, sa, na, b, sb, nb, P::NV, tiles + 1,
+                                   m->duplicates != 0, splits, status,
+                                   status_words, comp);
   CUDA_LAUNCHED(ctx, "setop partition kernel");
-  unsigned long long *st = status.as<unsigned long long>();
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
-                         na, nb, splits.as<unsigned>(), st,
-                         st + tiles + 1, st + tiles,
+                         na, nb, splits, status, status + tiles, st->word,
                          (K *)m->keys, (V *)m->vals, (long long)m->capacity,
                          set_op_keeps(m->op), m->duplicates != 0,
-                         cuda_of(ctx)->sm_count * P::MIN_BLOCKS *
-                             prefetch_percent / 100};
+                         st->sm_count * P::MIN_BLOCKS * prefetch_percent / 100};
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, K, V, Comp>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
-  MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+  /* once per device: the attribute call costs the host ~1 us a call */
+  static std::atomic<unsigned long long> smem_allowed{0};
+  const unsigned long long dev_bit =
+      st->device < 64 ? 1ull << st->device : 0ull;
+  if (!(smem_allowed.load(std::memory_order_relaxed) & dev_bit)) {
+    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+    smem_allowed.fetch_or(dev_bit, std::memory_order_relaxed);
+  }
   kernel<<<tiles, P::NT, smem, s>>>(t, comp);
   CUDA_LAUNCHED(ctx, "setop kernel");
-  unsigned long long n = 0;
-  CUDA_TRY(ctx, cudaMemcpyAsync(&n, st + tiles, sizeof n,
-                                cudaMemcpyDeviceToHost, s));
   CUDA_TRY(ctx, cudaStreamSynchronize(s));
+  const unsigned long long n = *(volatile unsigned long long *)st->word;
   *count = n < m->capacity ? (size_t)n : m->capacity;
   return MGPU_OK;
 }
