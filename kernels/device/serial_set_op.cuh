@@ -99,34 +99,32 @@ template <typename K, typename Comp> struct set_op_step {
   LD " %2, [%0];\n\t"                                                        \
   LD " %3, [%1];\n\t}"
 
-/* %2 = ak, %3 = bk.  Ascending: take A when bk >= ak, i.e. ak <= bk
- * ("setp.le ta, ak, bk"), take B when ak >= bk.  Descending reverses. */
-#define MGPU_SET_OP_STEP(T, C, S, BYTES, LD)                                  \
-  template <> struct set_op_step<T, ascending<T>> {                           \
+/* One order's specialisation; GE_A / GE_B as for MGPU_SET_OP_STEP_PTX. */
+#define MGPU_SET_OP_STEP_IN(T, ORDER, C, GE_A, GE_B, BYTES, LD)              \
+  template <> struct set_op_step<T, ORDER<T>> {                               \
     static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,    \
                                                unsigned ea, unsigned eb,      \
                                                T &ak, T &bk, unsigned &ta,    \
                                                unsigned &tb, unsigned bit) {  \
-      asm(MGPU_SET_OP_STEP_PTX("setp.le.or." S, "setp.ge.or." S, BYTES, LD)  \
-          : "+r"(pa), "+r"(pb), "+" C(ak), "+" C(bk), "+r"(ta), "+r"(tb)      \
-          : "r"(ea), "r"(eb), "r"(bit));                                      \
-    }                                                                         \
-  };                                                                          \
-  template <> struct set_op_step<T, descending<T>> {                          \
-    static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,    \
-                                               unsigned ea, unsigned eb,      \
-                                               T &ak, T &bk, unsigned &ta,    \
-                                               unsigned &tb, unsigned bit) {  \
-      asm(MGPU_SET_OP_STEP_PTX("setp.ge.or." S, "setp.le.or." S, BYTES, LD)  \
+      asm(MGPU_SET_OP_STEP_PTX(GE_A, GE_B, BYTES, LD)                         \
           : "+r"(pa), "+r"(pb), "+" C(ak), "+" C(bk), "+r"(ta), "+r"(tb)      \
           : "r"(ea), "r"(eb), "r"(bit));                                      \
     }                                                                         \
   };
+
+/* %2 = ak, %3 = bk.  Ascending: take A when bk >= ak, i.e. ak <= bk
+ * ("setp.le ta, ak, bk"), take B when ak >= bk.  Descending reverses. */
+#define MGPU_SET_OP_STEP(T, C, S, BYTES, LD)                                  \
+  MGPU_SET_OP_STEP_IN(T, ascending, C, "setp.le.or." S, "setp.ge.or." S,     \
+                      BYTES, LD)                                              \
+  MGPU_SET_OP_STEP_IN(T, descending, C, "setp.ge.or." S, "setp.le.or." S,    \
+                      BYTES, LD)
 MGPU_SET_OP_STEP(int, "r", "s32", 4, "ld.shared.b32")
 MGPU_SET_OP_STEP(unsigned, "r", "u32", 4, "ld.shared.b32")
 MGPU_SET_OP_STEP(long long, "l", "s64", 8, "ld.shared.b64")
 MGPU_SET_OP_STEP(unsigned long long, "l", "u64", 8, "ld.shared.b64")
 #undef MGPU_SET_OP_STEP
+#undef MGPU_SET_OP_STEP_IN
 #undef MGPU_SET_OP_STEP_PTX
 
 /* Walks keys[a, a_end) (A) against keys[b, b_end) (B, in the same shared
