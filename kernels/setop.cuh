@@ -7,8 +7,9 @@
  * second Balanced Path search there, walks VT key-rank slots per thread, and
  * compacts what it keeps.  Tiles learn where their output goes by a
  * decoupled look-back over the tiles before them, so the inputs are read
- * once and the output written once; the total reaches the host in the
- * call's one download.
+ * once and the output written once; the last tile writes the total into
+ * the context's pinned host word, read after the call's one
+ * synchronisation.
  */
 #ifndef MGPU_SETOP_CUH
 #define MGPU_SETOP_CUH
@@ -143,8 +144,8 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   const int a0 = span.a0, na = span.na, b0 = span.b0, nb = span.nb;
   /* The last thread asks L2 for the inputs of the tile `prefetch` ahead,
    * which starts about when this one ends, so that its bulk copies find
-   * them there instead of in DRAM (ncu clock reads: the load was ~25% of
-   * a tile's time, the wait for its predecessors' counts ~30%). */
+   * them there instead of in DRAM (clock64 reads per tile: the load was
+   * ~25% of a tile's time, the wait for its predecessors' counts ~30%). */
   const int ahead = tile + t.prefetch;
   const bool prefetcher =
       t.prefetch > 0 && tid == NT - 1 && ahead < (int)gridDim.x;
