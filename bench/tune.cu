@@ -9,10 +9,8 @@
  * the inputs, for the set operations).  The winners go into
  * kernels/policy.cuh with these numbers; docs/TUNING.md keeps the history.
  *
- *   mgpu_tune [log2 n = 26] [reps = 15]
- *             [all | merge | merge32 | sort | setop | setop32]
+ *   mgpu_tune [log2 n = 26] [reps = 15] [all | merge | merge32 | sort | setop]
  */
-#include <cstdio>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -303,8 +301,7 @@ template <typename K, typename V> struct setop_data {
   }
 };
 
-template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V,
-          bool PIPE = false>
+template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V>
 void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   mgpu_setop_args m;
   memset(&m, 0, sizeof m);
@@ -324,8 +321,8 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   m.capacity = d.capacity;
   size_t count = 0;
   double ms = time_ms([] {}, [&] {
-    MCHECK((setop_run<P, HAS_V, STAGE_V, K, V, ascending<K>, PIPE>(
-        ctx, &m, &count, ascending<K>(), prefetch_pct)));
+    MCHECK((setop_run<P, HAS_V, STAGE_V, K, V>(ctx, &m, &count,
+                                               ascending<K>(), prefetch_pct)));
   });
   const int o = (int)op;
   bool ok = true;
@@ -410,13 +407,6 @@ void tune_setop_ops(setop_data<K, V> &d, const char *what) {
   tune_setop<P, HAS_V, false>(d, MGPU_SET_UNION, what);
 }
 
-/* The pipelined kernel (persistent blocks, setop_pipelined.cuh). */
-template <typename P, bool HAS_V, typename K, typename V>
-void tune_setop_pipe(setop_data<K, V> &d, const char *what) {
-  tune_setop<P, HAS_V, false, K, V, true>(d, MGPU_SET_INTERSECTION, what);
-  tune_setop<P, HAS_V, false, K, V, true>(d, MGPU_SET_UNION, what);
-}
-
 /* Values staged in shared memory (what union and symmetric difference of
  * 4-byte pairs use); the reference is still the first candidate. */
 template <typename P, typename K, typename V>
@@ -434,14 +424,6 @@ template <typename K, typename V> void tune_all_setop(int n) {
       tune_setop_ops<T<256, 31, 4>, false>(d, "keys");
     }
     prefetch_pct = 50;
-    tune_setop_pipe<T<256, 31, 2>, false>(d, "kpipe");
-    tune_setop_pipe<T<128, 31, 4>, false>(d, "kpipe");
-    setenv("MGPU_PIPE_ATOMIC", "1", 1);
-    tune_setop_pipe<T<256, 31, 2>, false>(d, "katom");
-    tune_setop_pipe<T<128, 31, 4>, false>(d, "katom");
-    unsetenv("MGPU_PIPE_ATOMIC");
-    if (getenv("MGPU_PIPE_ONLY")) return;
-    prefetch_pct = 50;
     tune_setop_ops<T<256, 31, 4>, false>(d, "keys");
     tune_setop_ops<T<128, 31, 8>, false>(d, "keys");
     tune_setop_ops<T<128, 27, 10>, false>(d, "keys");
@@ -454,10 +436,6 @@ template <typename K, typename V> void tune_all_setop(int n) {
       tune_setop_staged<T<128, 31, 5>>(d);
     }
     prefetch_pct = 50;
-    tune_setop_pipe<T<128, 23, 5>, true>(d, "ppipe");
-    tune_setop_pipe<T<128, 31, 4>, true>(d, "ppipe");
-    tune_setop_pipe<T<256, 15, 3>, true>(d, "ppipe");
-    tune_setop_pipe<T<128, 15, 8>, true>(d, "ppipe");
     tune_setop_ops<T<128, 23, 10>, true>(d, "pairs");
     tune_setop_ops<T<128, 31, 8>, true>(d, "pairs");
     tune_setop_ops<T<256, 11, 8>, true>(d, "pairs");
@@ -485,9 +463,9 @@ int main(int argc, char **argv) {
   if (argc > 2) reps = atoi(argv[2]);
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
-      only != "setop" && only != "setop32") {
+      only != "setop") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
-                    "[all | merge | merge32 | sort | setop | setop32]\n");
+                    "[all | merge | merge32 | sort | setop]\n");
     return 2;
   }
   char err[256];
@@ -510,9 +488,9 @@ int main(int argc, char **argv) {
     tune_all_sort<int32_t, uint32_t>(n);
     tune_all_sort<int64_t, uint64_t>(n);
   }
-  if (only == "all" || only == "setop" || only == "setop32") {
+  if (only == "all" || only == "setop") {
     tune_all_setop<int32_t, uint32_t>(n);
-    if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);
+    tune_all_setop<int64_t, uint64_t>(n);
   }
   printf("%d mismatches\n", failures);
   mgpu_context_release(ctx);

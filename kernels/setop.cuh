@@ -16,8 +16,6 @@
 
 #include <atomic>
 #include <climits>
-#include <cstdio>
-#include <cstdlib>
 #include <cub/block/block_scan.cuh>
 
 #include "merge.cuh"
@@ -269,12 +267,6 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   }
 }
 
-} // namespace mgpu
-
-#include "setop_pipelined.cuh"
-
-namespace mgpu {
-
 /* Every S-th key of each input is gathered for the partition's coarse
  * search.  The gather is random access to DRAM (10 us at S = 256 for
  * 2^26 keys on the H200); at 512 it halves, the fine search takes one step
@@ -282,7 +274,7 @@ namespace mgpu {
 constexpr int kSetopSampleStride = 512;
 
 template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Comp, bool PIPE = false>
+          typename Comp>
 mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                       size_t *count, Comp comp, int prefetch_percent) {
   constexpr int S = kSetopSampleStride;
@@ -295,8 +287,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   /* One scratch block: the tiles' look-back words (one a tile and one a
    * group of 32), their partition points, and the samples. */
   const int groups = (tiles + 31) / 32;
-  /* and, for the pipelined kernel, its tile counter */
-  const int status_words = tiles + groups + (PIPE ? 1 : 0);
+  const int status_words = tiles + groups;
   const bool sampled = total >= kMergeSampleFrom && total <= INT_MAX;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
@@ -328,36 +319,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          (K *)m->keys, (V *)m->vals, (long long)m->capacity,
                          set_op_keeps(m->op), m->duplicates != 0,
                          st->sm_count * P::MIN_BLOCKS * prefetch_percent / 100};
-  if constexpr (PIPE) {
-    static_assert(!STAGE_V, "the pipelined kernel gathers values");
-    auto kernel = setop_pipelined_kernel<P, HAS_V, K, V, Comp>;
-    const size_t smem = sizeof(setop_pipe_smem<P::NT, P::VT, HAS_V, K>);
-    /* once per device: the attribute, and the resident blocks per SM (the
-     * host calls cost a few microseconds) */
-    static std::atomic<int> per_sm[64];
-    const int dev = st->device < 64 ? st->device : 63;
-    int blocks = per_sm[dev].load(std::memory_order_relaxed);
-    if (blocks == 0 || st->device >= 64) {
-      MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-      CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &blocks, kernel, P::NT, smem));
-      blocks = blocks > 0 ? blocks : 1;
-      per_sm[dev].store(blocks, std::memory_order_relaxed);
-    }
-    const int resident = st->sm_count * blocks;
-    t.prefetch = resident * prefetch_percent / 100;
-    const char *diag = getenv("MGPU_PIPE_ATOMIC");
-    if (getenv("MGPU_PIPE_VERBOSE"))
-      fprintf(stderr, "pipe: %d blocks/SM, grid %d, tiles %d, smem %zu\n",
-              blocks, min(tiles, resident), tiles, smem);
-    kernel<<<min(tiles, resident), P::NT, smem, s>>>(
-        t, tiles, (int *)(status + status_words - 1), diag && *diag == '1', comp);
-    CUDA_LAUNCHED(ctx, "setop kernel");
-    CUDA_TRY(ctx, cudaStreamSynchronize(s));
-    const unsigned long long n = *(volatile unsigned long long *)st->word;
-    *count = n < m->capacity ? (size_t)n : m->capacity;
-    return MGPU_OK;
-  }
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, K, V, Comp>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
   /* once per device: the attribute call costs the host ~1 us a call */

@@ -70,15 +70,6 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
   return __shfl_sync(0xffffffffu, v, 0);
 }
 
-/* A tile's own count, published as soon as it is known (tile 0's count is
- * its inclusive prefix).  Lane 0 stores; the other lanes may call too. */
-__device__ __forceinline__ void tile_publish_count(unsigned long long *status,
-                                                   int tile, long long count) {
-  if ((threadIdx.x & 31) != 0) return;
-  tile_status_store(status + tile, (tile == 0 ? kTilePrefix : kTileCount) |
-                                       (unsigned long long)count);
-}
-
 /* The look-back in two levels.  Tiles form groups of 32; the last tile of
  * a group publishes the group's total in gstatus[] as soon as it has seen
  * the counts of the group's other tiles, and later its inclusive prefix.
@@ -92,18 +83,21 @@ __device__ __forceinline__ void tile_publish_count(unsigned long long *status,
  * samples waiting for the look-back).  A group window covers 1024 tiles;
  * the one-tile-per-block kernel gained 1-2% (docs/TUNING.md).
  *
- * Called by all 32 lanes of one warp of tile `tile` with its count, after
- * tile_publish_count (at once or much later: a tile that resolves late only
- * makes its successors sum further back); returns (to every lane) the sum
- * of the counts of tiles 0 .. tile-1 and publishes the tile's inclusive
- * prefix.  status[] has a word per tile and gstatus[] one per 32 tiles. */
-__device__ __forceinline__ long long tile_resolve_prefix(
+ * Called by all 32 lanes of one warp of tile `tile` with its count;
+ * returns (to every lane) the sum of the counts of tiles 0 .. tile-1.
+ * status[] has a word per tile and gstatus[] one per 32 tiles. */
+__device__ __forceinline__ long long tile_exclusive_prefix(
     unsigned long long *status, unsigned long long *gstatus, int tile,
     long long count) {
-  if (tile == 0) return 0;
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   const bool last_of_group = (tile & 31) == 31;
+  if (tile == 0) {
+    if (lane == 0) tile_status_store(status, kTilePrefix | (unsigned long long)count);
+    return 0;
+  }
+  if (lane == 0)
+    tile_status_store(status + tile, kTileCount | (unsigned long long)count);
   /* the group's earlier tiles, nearest first; before the group's first
    * tile an empty prefix stands for "the groups before" */
   bool found;
@@ -130,14 +124,6 @@ __device__ __forceinline__ long long tile_resolve_prefix(
     if (last_of_group) tile_status_store(gstatus + group, inclusive);
   }
   return before;
-}
-
-/* Publish and resolve at once: the tile waits for its predecessors. */
-__device__ __forceinline__ long long tile_exclusive_prefix(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    long long count) {
-  tile_publish_count(status, tile, count);
-  return tile_resolve_prefix(status, gstatus, tile, count);
 }
 
 } // namespace mgpu
