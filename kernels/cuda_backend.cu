@@ -4,6 +4,7 @@
  * generated per-dtype translation units.
  */
 #include <mutex>
+#include <vector>
 #include <stdio.h>
 
 #include "cuda_internal.cuh"
@@ -35,6 +36,16 @@ void live_remove(mgpu_context *ctx) {
     }
   }
 }
+
+/* What allow_shared_memory has set, per kernel and device: a few dozen
+ * entries at most, one per kernel that needs more than 48 KB. */
+std::mutex allowance_mutex;
+struct allowance {
+  const void *kernel;
+  int device;
+  size_t bytes;
+};
+std::vector<allowance> allowances;
 
 mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
   int supported = 0;
@@ -272,3 +283,24 @@ extern "C" int mgpu_cuda_backend_device_count(void) {
   }
   return count;
 }
+
+namespace mgpu {
+
+size_t shared_memory_allowance(const void *kernel, int device) {
+  std::lock_guard<std::mutex> lock(allowance_mutex);
+  for (const allowance &a : allowances)
+    if (a.kernel == kernel && a.device == device) return a.bytes;
+  return 0;
+}
+
+void shared_memory_allowed(const void *kernel, int device, size_t bytes) {
+  std::lock_guard<std::mutex> lock(allowance_mutex);
+  for (allowance &a : allowances)
+    if (a.kernel == kernel && a.device == device) {
+      a.bytes = a.bytes > bytes ? a.bytes : bytes;
+      return;
+    }
+  allowances.push_back({kernel, device, bytes});
+}
+
+} // namespace mgpu

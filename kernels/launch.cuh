@@ -6,14 +6,25 @@
 
 namespace mgpu {
 
+/* The shared memory a kernel has been allowed on a device (0: the
+ * default), and recording a new allowance; cuda_backend.cu keeps them. */
+size_t shared_memory_allowance(const void *kernel, int device);
+void shared_memory_allowed(const void *kernel, int device, size_t bytes);
+
 /* Kernels whose tiles need more than the default 48 KB of shared memory
- * must say so before their launch. */
+ * must say so before their launch.  The attribute stays with the kernel on
+ * its device, and setting it cost the host ~1 us a call (H200, set
+ * operations at 2^20), so it is set once per kernel and device. */
 template <typename F>
 mgpu_status allow_shared_memory(mgpu_context *ctx, F *kernel, size_t bytes) {
-  if (bytes > 48 * 1024)
-    CUDA_TRY(ctx, cudaFuncSetAttribute(kernel,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)bytes));
+  if (bytes <= 48 * 1024) return MGPU_OK;
+  const int device = cuda_of(ctx)->device;
+  if (shared_memory_allowance((const void *)kernel, device) >= bytes)
+    return MGPU_OK;
+  CUDA_TRY(ctx, cudaFuncSetAttribute(kernel,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)bytes));
+  shared_memory_allowed((const void *)kernel, device, bytes);
   return MGPU_OK;
 }
 

@@ -14,7 +14,6 @@
 #ifndef MGPU_SETOP_CUH
 #define MGPU_SETOP_CUH
 
-#include <atomic>
 #include <climits>
 #include <cub/block/block_scan.cuh>
 
@@ -321,14 +320,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          st->sm_count * P::MIN_BLOCKS * prefetch_percent / 100};
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, K, V, Comp>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
-  /* once per device: the attribute call costs the host ~1 us a call */
-  static std::atomic<unsigned long long> smem_allowed{0};
-  const unsigned long long dev_bit =
-      st->device < 64 ? 1ull << st->device : 0ull;
-  if (!(smem_allowed.load(std::memory_order_relaxed) & dev_bit)) {
-    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-    smem_allowed.fetch_or(dev_bit, std::memory_order_relaxed);
-  }
+  MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   kernel<<<tiles, P::NT, smem, s>>>(t, comp);
   CUDA_LAUNCHED(ctx, "setop kernel");
   CUDA_TRY(ctx, cudaStreamSynchronize(s));
