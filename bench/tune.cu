@@ -151,9 +151,13 @@ void tune_merge(merge_data<K, V> &d, const char *what) {
   });
   bool ok = true;
   if (!d.have_ref) {
-    CHECK(cudaMemcpy(d.ref_out, d.out, sizeof(K) * n, cudaMemcpyDeviceToDevice));
+    /* on the context's stream (see tune_setop) */
+    CHECK(cudaMemcpyAsync(d.ref_out, d.out, sizeof(K) * n,
+                          cudaMemcpyDeviceToDevice, stream));
     if (HAS_V)
-      CHECK(cudaMemcpy(d.ref_outv, d.outv, sizeof(V) * n, cudaMemcpyDeviceToDevice));
+      CHECK(cudaMemcpyAsync(d.ref_outv, d.outv, sizeof(V) * n,
+                            cudaMemcpyDeviceToDevice, stream));
+    CHECK(cudaStreamSynchronize(stream));
     d.have_ref = true;
   } else {
     ok = same_bytes(d.out, d.ref_out, sizeof(K) * n) &&
@@ -237,8 +241,9 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
 
 /* ---- setop ---------------------------------------------------------------- */
 
-/* How far ahead a tile prefetches its successor's inputs (setop_run). */
-int prefetch_pct = 50;
+/* How the candidates launch (setop_run): prefetch distance, early
+ * launches, early return with the count. */
+setop_options setop_opt = {50, false, false};
 
 const char *setop_name(mgpu_setop_kind op) {
   switch (op) {
@@ -302,7 +307,8 @@ template <typename K, typename V> struct setop_data {
   }
 };
 
-template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V>
+template <typename P, bool HAS_V, bool STAGE_V, bool LBW = false, typename K,
+          typename V>
 void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   mgpu_setop_args m;
   memset(&m, 0, sizeof m);
@@ -321,9 +327,15 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   m.vals = HAS_V ? d.outv : nullptr;
   m.capacity = d.capacity;
   size_t count = 0;
-  double ms = time_ms([] {}, [&] {
-    MCHECK((setop_run<P, HAS_V, STAGE_V, K, V>(ctx, &m, &count,
-                                               ascending<K>(), prefetch_pct)));
+  /* outputs poisoned before every run: an element a candidate leaves
+   * unwritten cannot keep an earlier candidate's right answer */
+  double ms = time_ms([&] {
+    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
+    if (HAS_V)
+      CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
+  }, [&] {
+    MCHECK((setop_run<P, HAS_V, STAGE_V, LBW, K, V>(ctx, &m, &count,
+                                                    ascending<K>(), setop_opt)));
   });
   const int o = (int)op;
   bool ok = true;
@@ -332,27 +344,45 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
       d.ref_out[o] = device_alloc<K>(d.capacity);
       d.ref_outv[o] = device_alloc<V>(d.capacity);
     }
+    /* on the context's stream: a device-to-device cudaMemcpy does not
+     * wait, and the next candidate's runs would overwrite the outputs */
     if (count) {
-      CHECK(cudaMemcpy(d.ref_out[o], d.out, sizeof(K) * count,
-                       cudaMemcpyDeviceToDevice));
+      CHECK(cudaMemcpyAsync(d.ref_out[o], d.out, sizeof(K) * count,
+                            cudaMemcpyDeviceToDevice, stream));
       if (HAS_V)
-        CHECK(cudaMemcpy(d.ref_outv[o], d.outv, sizeof(V) * count,
-                         cudaMemcpyDeviceToDevice));
+        CHECK(cudaMemcpyAsync(d.ref_outv[o], d.outv, sizeof(V) * count,
+                              cudaMemcpyDeviceToDevice, stream));
+      CHECK(cudaStreamSynchronize(stream));
     }
     d.ref_count[o] = count;
     d.have_ref[o] = true;
   } else {
-    ok = count == d.ref_count[o] &&
-         (!count ||
-          (same_bytes(d.out, d.ref_out[o], sizeof(K) * count) &&
-           (!HAS_V || same_bytes(d.outv, d.ref_outv[o], sizeof(V) * count))));
+    const bool keys_ok =
+        !count || same_bytes(d.out, d.ref_out[o], sizeof(K) * count);
+    const bool vals_ok = !count || !HAS_V ||
+                         same_bytes(d.outv, d.ref_outv[o], sizeof(V) * count);
+    ok = count == d.ref_count[o] && keys_ok && vals_ok;
+    if (count == d.ref_count[o] && !vals_ok) {
+      std::vector<V> x(count), y(count);
+      CHECK(cudaMemcpy(x.data(), d.outv, sizeof(V) * count, cudaMemcpyDeviceToHost));
+      CHECK(cudaMemcpy(y.data(), d.ref_outv[o], sizeof(V) * count,
+                       cudaMemcpyDeviceToHost));
+      size_t i = 0, diffs = 0, first = 0;
+      for (; i < count; ++i)
+        if (x[i] != y[i] && diffs++ == 0) first = i;
+      printf("  values differ at %zu places, first %zu: %lld, reference %lld%s\n",
+             diffs, first, (long long)x[first], (long long)y[first],
+             keys_ok ? " (keys equal)" : "");
+    }
   }
   if (!ok) ++failures;
   double base = HAS_V ? d.memcpy_pairs : d.memcpy_keys;
-  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d MB=%2d PF=%3d %8.4f ms  (count %zu)  "
+  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d MB=%2d PF=%3d %c%c%c %8.4f ms  (count %zu)  "
          "%5.1f%% of memcpy of the inputs (%.4f ms)%s\n",
          setop_name(op), what, sizeof(K) == 4 ? "i32" : "i64", P::NT, P::VT,
-         P::MIN_BLOCKS, prefetch_pct,
+         P::MIN_BLOCKS, setop_opt.prefetch_percent,
+         LBW ? 'W' : '-', setop_opt.early_launch ? 'L' : '-',
+         setop_opt.early_count ? 'C' : '-',
          ms, count, 100 * base / ms, base, ok ? "" : "  MISMATCH");
 }
 
@@ -401,60 +431,57 @@ template <typename K, typename V> void tune_all_sort(int n) {
 }
 
 /* serial_set_op keeps one bit per slot in 32-bit words: VT <= 32. */
-template <typename P, bool HAS_V, typename K, typename V>
+template <typename P, bool HAS_V, bool LBW = false, typename K, typename V>
 void tune_setop_ops(setop_data<K, V> &d, const char *what) {
   static_assert(P::VT <= 32, "serial_set_op keeps a slot per bit");
-  tune_setop<P, HAS_V, false>(d, MGPU_SET_INTERSECTION, what);
-  tune_setop<P, HAS_V, false>(d, MGPU_SET_UNION, what);
+  tune_setop<P, HAS_V, false, LBW>(d, MGPU_SET_INTERSECTION, what);
+  tune_setop<P, HAS_V, false, LBW>(d, MGPU_SET_UNION, what);
 }
 
 /* Values staged in shared memory (what union and symmetric difference of
  * 4-byte pairs use); the reference is still the first candidate. */
-template <typename P, typename K, typename V>
+template <typename P, bool LBW = false, typename K, typename V>
 void tune_setop_staged(setop_data<K, V> &d) {
-  tune_setop<P, true, true>(d, MGPU_SET_INTERSECTION, "stage");
-  tune_setop<P, true, true>(d, MGPU_SET_UNION, "stage");
+  tune_setop<P, true, true, LBW>(d, MGPU_SET_INTERSECTION, "stage");
+  tune_setop<P, true, true, LBW>(d, MGPU_SET_UNION, "stage");
 }
 
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
+  /* W: a look-back warp, L: early launches, C: early count; each candidate
+   * with the policy's launch options, then the old kernel (no W) */
+  const setop_options all = {50, true, true};
+  setop_opt = all;
   if (sizeof(K) == 4) {
-    for (int pf : {50, 0, 25}) {
-      prefetch_pct = pf;
-      tune_setop_ops<T<256, 31, 4>, false>(d, "keys");
-    }
-    prefetch_pct = 50;
-    tune_setop_ops<T<256, 31, 4>, false>(d, "keys");
-    tune_setop_ops<T<128, 31, 8>, false>(d, "keys");
-    tune_setop_ops<T<128, 27, 10>, false>(d, "keys");
-    tune_setop_ops<T<128, 23, 12>, false>(d, "keys");
-    tune_setop_ops<T<96, 31, 11>, false>(d, "keys");
+    tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
+    tune_setop_ops<T<256, 31, 4>, false, false>(d, "keys");
+    setop_opt.prefetch_percent = 25;
+    tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
+    setop_opt.prefetch_percent = 50;
+    tune_setop_ops<T<128, 31, 8>, false, true>(d, "keys");
+    tune_setop_ops<T<256, 23, 5>, false, true>(d, "keys");
     d.reset_refs();
-    for (int pf : {50, 0, 25}) {
-      prefetch_pct = pf;
-      tune_setop_ops<T<128, 23, 10>, true>(d, "pairs");
-      tune_setop_staged<T<128, 31, 5>>(d);
-    }
-    prefetch_pct = 50;
-    tune_setop_ops<T<128, 23, 10>, true>(d, "pairs");
-    tune_setop_ops<T<128, 31, 8>, true>(d, "pairs");
-    tune_setop_ops<T<256, 11, 8>, true>(d, "pairs");
-    tune_setop_staged<T<128, 31, 5>>(d);
-    tune_setop_staged<T<128, 23, 7>>(d);
-    tune_setop_staged<T<128, 19, 8>>(d);
+    tune_setop_ops<T<128, 23, 10>, true, true>(d, "pairs");
+    tune_setop_staged<T<128, 31, 5>, true>(d);
+    tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
+    tune_setop_staged<T<128, 31, 5>, false>(d);
+    tune_setop_ops<T<192, 23, 7>, true, true>(d, "pairs");
+    tune_setop_staged<T<128, 27, 6>, true>(d);
+    tune_setop_staged<T<128, 23, 7>, true>(d);
+    setop_opt = {50, false, false};
+    tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
+    tune_setop_staged<T<128, 31, 5>, false>(d);
   } else {
-    tune_setop_ops<T<128, 19, 6>, false>(d, "keys");
-    tune_setop_ops<T<128, 31, 5>, false>(d, "keys");
+    tune_setop_ops<T<128, 31, 5>, false, true>(d, "keys");
+    tune_setop_ops<T<128, 19, 6>, false, false>(d, "keys");
+    tune_setop_ops<T<128, 19, 6>, false, true>(d, "keys");
     d.reset_refs();
-    for (int pf : {50, 0}) {
-      prefetch_pct = pf;
-      tune_setop_ops<T<128, 23, 6>, true>(d, "pairs");
-    }
-    prefetch_pct = 50;
-    tune_setop_ops<T<128, 31, 5>, true>(d, "pairs");
-    tune_setop_ops<T<128, 11, 8>, true>(d, "pairs");
+    tune_setop_ops<T<128, 23, 6>, true, false>(d, "pairs");
+    tune_setop_ops<T<128, 23, 6>, true, true>(d, "pairs");
+    tune_setop_ops<T<128, 15, 8>, true, true>(d, "pairs");
   }
+  setop_opt = all;
 }
 
 } // namespace

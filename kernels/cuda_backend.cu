@@ -92,6 +92,7 @@ mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
     delete st;
     return cuda_fail(ctx, e, "allocating the context's pinned host word");
   }
+  memset(st->word, 0, 64); /* no ticket yet (cuda_state::tickets) */
   ctx->impl = st;
   live_add(ctx);
   return MGPU_OK;

@@ -18,6 +18,10 @@ struct cuda_state {
    * the host needs (a set operation's size) straight into it, so reading
    * it back costs no copy, only the stream synchronisation. */
   unsigned long long *word;
+  /* Numbers the calls that publish a result in word[]: a kernel writes the
+   * result, then its call's ticket in word[1], so the host can wait for
+   * that word instead of for the whole stream. */
+  unsigned long long tickets;
 };
 
 static inline cuda_state *cuda_of(const mgpu_context *ctx) {

@@ -28,6 +28,27 @@ mgpu_status allow_shared_memory(mgpu_context *ctx, F *kernel, size_t bytes) {
   return MGPU_OK;
 }
 
+/* kernel<<<grid, block, smem, s>>>(args...), allowed when `early` to start
+ * before the kernel ahead of it in the stream has finished (programmatic
+ * dependent launch: the kernel must wait_for_prior_grid before it reads
+ * what that kernel writes; device/grid_dependency.cuh). */
+template <typename... Params, typename... Args>
+cudaError_t launch_early(bool early, void (*kernel)(Params...), unsigned grid,
+                         unsigned block, size_t smem, cudaStream_t s,
+                         Args... args) {
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(block);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cfg.attrs = &attr;
+  cfg.numAttrs = early ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
 template <typename T> __device__ __forceinline__ T *shared_as() {
   extern __shared__ __align__(16) unsigned char mgpu_dynamic_smem[];
   return reinterpret_cast<T *>(mgpu_dynamic_smem);

@@ -157,13 +157,26 @@ template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
  *   i64 keys:  128x19/6 PF 50 0.332 / 0.400, 128x31/5 PF 50 0.355 / 0.404,
  *              PF 0 0.376 / 0.442
  *   i64 pairs 128x23/6: PF 50 0.414 / 0.767, PF 0 0.444 / 0.752
+ * With a look-back warp (eighth round; W = the warp, launches early and
+ * the early count in all; same sweep, 5 reps):
+ *   i32 keys:  256x31/4 W 0.192-0.194 / 0.234, no W 0.198 / 0.239, W PF 25
+ *              0.191 / 0.234, 128x31/8 W 0.198 / 0.241, 256x23/5 W 0.198 /
+ *              0.238, 192x31/6 W 0.199 / 0.243
+ *   i32 pairs: 128x23/10 W 0.245-0.247 / 0.417-0.422 (gathered), no W 0.266
+ *              / 0.444; 192x23/7 W 0.244 / 0.424; 128x31/8 W 0.246 / 0.458;
+ *              staged 128x31/5 W 0.289-0.293 / 0.363-0.370, no W 0.307 /
+ *              0.376; staged 128x27/6 W 0.287 / 0.365
+ *   i64 keys:  128x31/5 W 0.327-0.328 / 0.389-0.391, 128x19/6 no W 0.336-
+ *              0.342 / 0.396-0.400, 128x19/6 W 0.359 / 0.425
+ *   i64 pairs: 128x23/6 no W 0.408-0.409 / 0.753-0.754, W 0.413 / 0.766-
+ *              0.769; 128x15/8 W 0.428 / 0.726
  * (docs/TUNING.md has the history). */
 template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   typedef typename std::conditional<
       KEY_BYTES == 4,
       typename std::conditional<VALUE_BYTES == 0, tile_policy<256, 31, 4>,
                                 tile_policy<128, 23, 10>>::type,
-      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 19, 6>,
+      typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 31, 5>,
                                 tile_policy<128, 23, 6>>::type>::type type;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain. */
@@ -173,6 +186,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * the keys (and staged values) of a later tile; 0: no prefetch. */
   static constexpr int prefetch = 50;
   static constexpr int staged_prefetch = 50;
+  /* A warp of its own looks back from the tile's start (setop_kernel);
+   * not for 8-byte pairs, where it was 1-2% slower. */
+  static constexpr bool lookback_warp = !(KEY_BYTES == 8 && VALUE_BYTES != 0);
+  /* The partition and tile launches start early (grid_dependency.cuh). */
+  static constexpr bool early_launch = true;
+  /* The call returns once the total is known (wait_for_total). */
+  static constexpr bool early_count = true;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).

@@ -20,6 +20,8 @@
 #include "merge.cuh"
 #include "device/balanced_path.cuh"
 #include "device/bulk_copy.cuh"
+#include "device/grid_dependency.cuh"
+#include "device/named_barrier.cuh"
 #include "device/serial_set_op.cuh"
 #include "device/tile_prefix.cuh"
 #include "device/warp_merge_path.cuh"
@@ -38,7 +40,11 @@ __global__ void __launch_bounds__(128)
                            unsigned long long *status, int status_words,
                            Comp comp) {
   const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  /* the look-back words are this call's own scratch: zeroed before the
+   * wait for the sample launch, which does not touch them */
   for (int w = gid; w < status_words; w += gridDim.x * blockDim.x) status[w] = 0;
+  allow_dependent_grids();
+  wait_for_prior_grid();
   const int i = gid >> 5, lane = threadIdx.x & 31;
   if (i >= count) return; /* whole warps: count is per warp */
   const long long total = (long long)na + nb;
@@ -89,7 +95,9 @@ template <typename K, typename V> struct setop_tiles {
   const unsigned *splits;
   unsigned long long *status;  /* one word per tile, zeroed */
   unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
-  unsigned long long *total;   /* written by the last tile (pinned host) */
+  unsigned long long *total;   /* pinned host words: the total, then the
+                                  ticket, written by the last tile */
+  unsigned long long ticket;   /* this call's, to tell its total from older */
   K *out;
   V *outv;
   long long capacity;
@@ -116,20 +124,64 @@ struct setop_smem {
   unsigned short kept[NV];
   int start_a[NT + 1], start_b[NT + 1];
   typename cub::BlockScan<int, NT>::TempStorage scan;
+  int warp_totals[NT / 32]; /* the scan with a look-back warp */
+  int count_slot; /* the tile's count for the look-back warp; -1: not yet */
   long long base;
   unsigned long long loaded; /* mbarrier: the bulk copies have landed */
 };
+
+/* The exclusive sum of x over a block's NT compute threads, with barrier 1
+ * among them only (the look-back warp is elsewhere); *total gets the sum. */
+template <int NT>
+__device__ __forceinline__ int compute_exclusive_sum(int x, int *warp_totals,
+                                                     int *total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int inc = x;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int y = __shfl_up_sync(0xffffffffu, inc, o);
+    if (lane >= o) inc += y;
+  }
+  if (lane == 31) warp_totals[warp] = inc;
+  named_sync(1, NT);
+  int before = 0, all = 0;
+#pragma unroll
+  for (int w = 0; w < NT / 32; ++w) {
+    const int v = warp_totals[w];
+    before += w < warp ? v : 0;
+    all += v;
+  }
+  *total = all;
+  return before + inc - x;
+}
+
+/* The last tile's total for the host: the count, then (after a system
+ * fence) this call's ticket, which the host waits for before reading it. */
+__device__ __forceinline__ void publish_total(unsigned long long *words,
+                                              unsigned long long total,
+                                              unsigned long long ticket) {
+  words[0] = total;
+  __threadfence_system();
+  *(volatile unsigned long long *)(words + 1) = ticket;
+}
 
 /* STAGE_V: the values come into shared memory by bulk copy with the keys
  * (set_union and set_symmetric_difference, which emit most of the tile:
  * i32 pairs union 0.49 -> 0.43 ms); otherwise the stores gather the kept
  * ones from the inputs (intersection and difference emit ~20%, and
- * staging all values made them 6-10% slower; docs/TUNING.md). */
-template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Comp>
-__global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
+ * staging all values made them 6-10% slower; docs/TUNING.md).
+ *
+ * LOOKBACK_WARP: the block has a warp more than NT, which looks back for
+ * the tile's place from the start (tile_exclusive_prefix_ahead) while the
+ * NT threads load, walk and compact; otherwise warp 0 looks back after the
+ * scan while the other warps compact. */
+template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
+          typename V, typename Comp>
+__global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
+                                  P::MIN_BLOCKS)
     setop_kernel(setop_tiles<K, V> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
+  constexpr int THREADS = NT + (LOOKBACK_WARP ? 32 : 0);
   static_assert(VT <= 32, "a thread's slots are bits of one word");
   static_assert(HAS_V || !STAGE_V, "only values can be staged");
   static_assert(NT >= (STAGE_V ? 128 : 64),
@@ -138,6 +190,9 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
+  /* launched early (grid_dependency.cuh): the splits and the zeroed
+   * look-back words come from the partition launch */
+  wait_for_prior_grid();
 
   const setop_span span = span_of_tile<NV>(t.splits, tile, t.na, t.nb);
   const int a0 = span.a0, na = span.na, b0 = span.b0, nb = span.nb;
@@ -164,6 +219,7 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   const bulk_split<V> cvb =
       split_for_bulk(STAGE_V ? t.bv + b0 : t.bv, STAGE_V ? nb : 0);
   if (tid == 0) {
+    if (LOOKBACK_WARP) sm.count_slot = -1;
     mbarrier_init(&sm.loaded, 1);
     mbarrier_init_fence();
     mbarrier_arrive_expect_tx(&sm.loaded,
@@ -191,6 +247,21 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
     }
   }
   __syncthreads();
+
+  if (LOOKBACK_WARP && tid >= NT) {
+    long long count;
+    const long long base = tile_exclusive_prefix_ahead(
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
+    if (tid == NT) {
+      sm.base = base;
+      if (tile == (int)gridDim.x - 1)
+        publish_total(t.total, base + count, t.ticket);
+    }
+    __threadfence_block();
+    named_arrive(2, THREADS);
+    return;
+  }
+
   mbarrier_wait(&sm.loaded, 0);
 
   /* Each thread's start: the Balanced Path point on its diagonal of the
@@ -207,7 +278,8 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
     sm.start_a[NT] = sa + na;
     sm.start_b[NT] = sb + nb;
   }
-  __syncthreads();
+  if (LOOKBACK_WARP) named_sync(1, NT);
+  else __syncthreads();
   const int ea = max(ta, sm.start_a[tid + 1]);
   const int eb = max(tb, sm.start_b[tid + 1]);
   unsigned took_a, took_b;
@@ -217,17 +289,24 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
   /* Compact: thread offsets by a block scan, the tile's by look-back.  The
    * keys stay where they are; kept[] lists their places, found again by
    * replaying the walk's bits.  kept[] is not keys[], so the other warps
-   * compact while warp 0 looks back (ncu: 36% of the stalls were at the
-   * barrier that used to follow the look-back). */
+   * compact while warp 0 (or the look-back warp) looks back (ncu: 36% of
+   * the stalls were at the barrier that used to follow the look-back). */
   int offset, tile_count;
-  cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
-                                                tile_count);
-  if (tid < 32) {
-    const long long base =
-        tile_exclusive_prefix(t.status, t.gstatus, tile, tile_count);
-    if (tid == 0) {
-      sm.base = base;
-      if (tile == (int)gridDim.x - 1) *t.total = base + tile_count;
+  if (LOOKBACK_WARP) {
+    offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
+                                       &tile_count);
+    if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
+  } else {
+    cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
+                                                  tile_count);
+    if (tid < 32) {
+      const long long base =
+          tile_exclusive_prefix(t.status, t.gstatus, tile, tile_count);
+      if (tid == 0) {
+        sm.base = base;
+        if (tile == (int)gridDim.x - 1)
+          publish_total(t.total, base + tile_count, t.ticket);
+      }
     }
   }
   if (__any_sync(0xffffffffu, __popc(commit) > VT / 2)) {
@@ -251,7 +330,8 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
                             : tb + __popc(took_b & below));
     }
   }
-  __syncthreads();
+  if (LOOKBACK_WARP) named_sync(2, THREADS);
+  else __syncthreads();
   const long long base = sm.base;
   /* capacity bounds the writes even if unsorted input over-counts */
   const int room = (int)min((long long)tile_count, t.capacity - base);
@@ -272,10 +352,40 @@ __global__ void __launch_bounds__(P::NT, P::MIN_BLOCKS)
  * more, and the calls were 0-1% faster (merge keeps 256). */
 constexpr int kSetopSampleStride = 512;
 
-template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Comp>
+/* How a set operation is launched, beyond its tile shape: the policy's
+ * choices, which mgpu_tune varies. */
+struct setop_options {
+  int prefetch_percent; /* how far ahead tiles prefetch, % of a wave */
+  bool early_launch;    /* partition and tiles launched early (PDL) */
+  bool early_count;     /* return once the total is known (see below) */
+};
+
+/* Waits for the total the last tile publishes with this call's ticket.
+ * The last tile knows it once every tile has counted, before the last
+ * tiles' stores land, so the call returns while they finish; the outputs
+ * are complete in stream order, which is all any later use of them sees
+ * (the context's stream, or a read that synchronises with it).  If the
+ * stream ends or fails without the ticket, that is reported instead. */
+inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
+                                  unsigned long long *total) {
+  cuda_state *st = cuda_of(ctx);
+  for (;;) {
+    if (__atomic_load_n(st->word + 1, __ATOMIC_ACQUIRE) == ticket) break;
+    const cudaError_t e = cudaStreamQuery(st->stream);
+    if (e == cudaErrorNotReady) continue;
+    CUDA_TRY(ctx, e);
+    if (__atomic_load_n(st->word + 1, __ATOMIC_ACQUIRE) == ticket) break;
+    return mgpu_set_error(ctx, MGPU_EDEVICE,
+                          "setop kernel ended without publishing its count");
+  }
+  *total = __atomic_load_n(st->word, __ATOMIC_ACQUIRE);
+  return MGPU_OK;
+}
+
+template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
+          typename V, typename Comp>
 mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
-                      size_t *count, Comp comp, int prefetch_percent) {
+                      size_t *count, Comp comp, setop_options opt) {
   constexpr int S = kSetopSampleStride;
   cuda_state *st = cuda_of(ctx);
   cudaStream_t s = st->stream;
@@ -308,23 +418,40 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     sa = pa;
     sb = pa + ca;
   }
-  setop_partition_kernel<S><<<grid_for(32 * ((size_t)tiles + 1), 128), 128, 0,
-                              s>>>(a, sa, na, b, sb, nb, P::NV, tiles + 1,
-                                   m->duplicates != 0, splits, status,
-                                   status_words, comp);
+  /* Only after the sample launch may the partition start early: it zeroes
+   * the look-back words before it waits, and without the samples ahead of
+   * it the kernel before could be a tile launch of the last call still
+   * using that memory. */
+  const bool early = opt.early_launch;
+  CUDA_TRY(ctx, launch_early(early && sampled,
+                             setop_partition_kernel<S, K, Comp>,
+                             grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, s,
+                             a, (const K *)sa, na, b, (const K *)sb, nb,
+                             (int)P::NV, tiles + 1, m->duplicates != 0, splits,
+                             status, status_words, comp));
   CUDA_LAUNCHED(ctx, "setop partition kernel");
+  const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
                          na, nb, splits, status, status + tiles, st->word,
-                         (K *)m->keys, (V *)m->vals, (long long)m->capacity,
-                         set_op_keeps(m->op), m->duplicates != 0,
-                         st->sm_count * P::MIN_BLOCKS * prefetch_percent / 100};
-  auto kernel = setop_kernel<P, HAS_V, STAGE_V, K, V, Comp>;
+                         ticket, (K *)m->keys, (V *)m->vals,
+                         (long long)m->capacity, set_op_keeps(m->op),
+                         m->duplicates != 0,
+                         st->sm_count * P::MIN_BLOCKS * opt.prefetch_percent /
+                             100};
+  auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-  kernel<<<tiles, P::NT, smem, s>>>(t, comp);
+  CUDA_TRY(ctx, launch_early(early, kernel, tiles,
+                             P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
+                             comp));
   CUDA_LAUNCHED(ctx, "setop kernel");
-  CUDA_TRY(ctx, cudaStreamSynchronize(s));
-  const unsigned long long n = *(volatile unsigned long long *)st->word;
+  unsigned long long n = 0;
+  if (opt.early_count) {
+    MGPU_TRY(wait_for_total(ctx, ticket, &n));
+  } else {
+    CUDA_TRY(ctx, cudaStreamSynchronize(s));
+    n = __atomic_load_n(st->word, __ATOMIC_ACQUIRE);
+  }
   *count = n < m->capacity ? (size_t)n : m->capacity;
   return MGPU_OK;
 }
@@ -336,11 +463,14 @@ template <typename K, int VB> struct setop_launch {
     typedef value_t<VB> V;
     if constexpr (SP::stage_values) {
       if (set_op_keeps(c->args->op) & kKeepB)
-        return setop_run<typename SP::staged, true, true, K, V>(
-            ctx, c->args, c->count, comp, SP::staged_prefetch);
+        return setop_run<typename SP::staged, true, true, SP::lookback_warp,
+                         K, V>(ctx, c->args, c->count, comp,
+                               {SP::staged_prefetch, SP::early_launch,
+                                SP::early_count});
     }
-    return setop_run<typename SP::type, VB != 0, false, K, V>(
-        ctx, c->args, c->count, comp, SP::prefetch);
+    return setop_run<typename SP::type, VB != 0, false, SP::lookback_warp, K,
+                     V>(ctx, c->args, c->count, comp,
+                        {SP::prefetch, SP::early_launch, SP::early_count});
   }
 };
 

@@ -220,7 +220,12 @@ size_t mgpu_setop_capacity(mgpu_setop_kind op, size_t na, size_t nb);
  * semantics (the k-th equal key of a matches the k-th of b).  Values move
  * with their keys: intersection and difference take a's, union and
  * symmetric difference the value of the side that supplied the key (a's on
- * a match).  *count = the number of outputs.  Waits for the device once.
+ * a match).  *count = the number of outputs.  Waits for the device once,
+ * for the count only: on the CUDA backend the call may return while the
+ * last outputs are still being written, so they are complete in the
+ * context's stream order (as for every other queued call), not yet on the
+ * host's clock; read them through the context (or after
+ * mgpu_context_sync).
  * duplicates = 0 promises that neither input repeats a key (a faster
  * partition); if the promise is broken, runs of a repeated key may be
  * matched as if split between independent calls, so the key's multiplicity

@@ -11,6 +11,7 @@
 #ifndef MGPU_SAMPLED_MERGE_PATH_CUH
 #define MGPU_SAMPLED_MERGE_PATH_CUH
 
+#include "grid_dependency.cuh"
 #include "merge_path.cuh"
 
 namespace mgpu {
@@ -75,6 +76,9 @@ __device__ __forceinline__ int sampled_merge_path(const K *a, const K *sa,
 template <int S, typename K>
 __global__ void gather_samples_kernel(const K *a, int na, K *sa, const K *b,
                                       int nb, K *sb) {
+  /* a partition launched early may start now: it waits for this launch to
+   * end before it reads the samples (grid_dependency.cuh) */
+  allow_dependent_grids();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if ((long long)i * S < na) sa[i] = a[(long long)i * S];
   if ((long long)i * S < nb) sb[i] = b[(long long)i * S];

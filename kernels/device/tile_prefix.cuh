@@ -41,8 +41,9 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
  * nearest) holding a prefix, or of all 32 when none does; *found says
  * whether one did.  load() gives the lane's word; a lane with nothing to
  * read passes kTilePrefix (nothing before it) or kTileCount (adds 0). */
-template <typename Load>
-__device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
+template <typename Load, typename Idle>
+__device__ __forceinline__ long long sum_back_window(Load load, bool *found,
+                                                     Idle idle) {
   unsigned long long w;
   unsigned prefixes;
   /* Wait only for the words nearer than the nearest published prefix (all
@@ -55,10 +56,7 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
     prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
     const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
     if (!(invalid & needed)) break;
-    /* back off: without it the spinning warps issued ~8% of a
-     * set-operation launch's instructions (ncu), taking issue slots from
-     * the warps doing the work */
-    __nanosleep(100);
+    idle();
   }
   const int lane = threadIdx.x & 31;
   const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
@@ -68,6 +66,16 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
     v += __shfl_down_sync(0xffffffffu, v, off);
   *found = prefixes != 0;
   return __shfl_sync(0xffffffffu, v, 0);
+}
+
+/* Between polls a waiting warp backs off: without it the spinning warps
+ * issued ~8% of a set-operation launch's instructions (ncu), taking issue
+ * slots from the warps doing the work. */
+__device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
+
+template <typename Load>
+__device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
+  return sum_back_window(load, found, [] { tile_back_off(); });
 }
 
 /* The look-back in two levels.  Tiles form groups of 32; the last tile of
@@ -123,6 +131,92 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
     tile_status_store(status + tile, inclusive);
     if (last_of_group) tile_status_store(gstatus + group, inclusive);
   }
+  return before;
+}
+
+/* The count slot is shared memory written by another warp with no barrier
+ * between: atomics, so that the write is seen and the handover is not a
+ * race (compute-sanitizer racecheck).  Lane 0 reads for the warp. */
+__device__ __forceinline__ void write_count_slot(int *slot, int count) {
+  atomicExch(slot, count);
+}
+__device__ __forceinline__ int read_count_slot(int *slot) {
+  int c = 0;
+  if ((threadIdx.x & 31) == 0) c = atomicAdd(slot, 0);
+  return __shfl_sync(0xffffffffu, c, 0);
+}
+
+/* The same look-back run by a warp of its own from the tile's start, while
+ * the tile's other warps load and walk it: the waiting for predecessors and
+ * the round trips overlap the tile's work instead of following it.  The
+ * tile's count is not known at the start; the other warps put it in
+ * *count_slot (-1 until then), and between polls this warp publishes it
+ * (and, for the last tile of a group, the group's total) as soon as it is
+ * there, so successors never wait on this warp's own waiting.  Returns (to
+ * every lane) the sum of the counts of tiles 0 .. tile-1 and sets *count. */
+__device__ __forceinline__ long long tile_exclusive_prefix_ahead(
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    int *count_slot, long long *count_out) {
+  const int lane = threadIdx.x & 31;
+  const int group = tile >> 5, first = group << 5;
+  const bool last_of_group = (tile & 31) == 31;
+  long long count = -1;      /* the tile's count, once the slot has it */
+  long long group_sum = -1;  /* the group's earlier counts, when this last
+                                tile of its group must publish the total */
+  const auto watch = [&] {
+    if (count < 0) {
+      const int c = read_count_slot(count_slot);
+      if (c >= 0) {
+        count = c;
+        if (lane == 0 && tile > 0)
+          tile_status_store(status + tile,
+                            kTileCount | (unsigned long long)count);
+      }
+    }
+    if (group_sum >= 0 && count >= 0) {
+      if (lane == 0)
+        tile_status_store(gstatus + group,
+                          kTileCount | (unsigned long long)(group_sum + count));
+      group_sum = -1;
+    }
+  };
+  const auto idle = [&] {
+    watch();
+    tile_back_off();
+  };
+  long long before = 0;
+  if (tile > 0) {
+    bool found;
+    const int idx = tile - 1 - lane;
+    before = sum_back_window(
+        [&] {
+          return idx >= first ? tile_status_load(status + idx)
+                              : (first == 0 ? kTilePrefix : kTileCount);
+        },
+        &found, idle);
+    if (!found && last_of_group) group_sum = before;
+    watch();
+    for (int end = group - 1; !found; end -= 32) {
+      const int g = end - lane; /* lane 0 = nearest group */
+      before += sum_back_window(
+          [&] { return g >= 0 ? tile_status_load(gstatus + g) : kTilePrefix; },
+          &found, idle);
+    }
+  }
+  /* Predecessors are done; the tile's own count may still be coming.  The
+   * inclusive prefix replaces the count (and the group's total) at once. */
+  while (count < 0) {
+    const int c = read_count_slot(count_slot);
+    if (c >= 0) count = c;
+    else __nanosleep(32);
+  }
+  if (lane == 0) {
+    const unsigned long long inclusive =
+        kTilePrefix | (unsigned long long)(before + count);
+    tile_status_store(status + tile, inclusive);
+    if (last_of_group) tile_status_store(gstatus + group, inclusive);
+  }
+  *count_out = count;
   return before;
 }
 
