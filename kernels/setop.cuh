@@ -6,10 +6,13 @@
  * brought into shared memory by bulk copy, splits it per thread with a
  * second Balanced Path search there, walks VT key-rank slots per thread, and
  * compacts what it keeps.  Tiles learn where their output goes by a
- * decoupled look-back over the tiles before them, so the inputs are read
- * once and the output written once; the last tile writes the total into
- * the context's pinned host word, read after the call's one
- * synchronisation.
+ * decoupled look-back over the tiles before them, run by a warp of its own
+ * from the tile's start, so the inputs are read once and the output
+ * written once.  The partition and tile launches may start before the
+ * launch ahead of them ends (programmatic dependent launch).  The last
+ * tile writes the total into the context's pinned host words with the
+ * call's ticket; the host waits for that, not for the stream, so the call
+ * returns while the last stores land (they are in stream order).
  */
 #ifndef MGPU_SETOP_CUH
 #define MGPU_SETOP_CUH
