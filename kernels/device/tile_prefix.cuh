@@ -73,11 +73,6 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
  * slots from the warps doing the work. */
 __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
 
-template <typename Load>
-__device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
-  return sum_back_window(load, found, [] { tile_back_off(); });
-}
-
 /* The look-back in two levels.  Tiles form groups of 32; the last tile of
  * a group publishes the group's total in gstatus[] as soon as it has seen
  * the counts of the group's other tiles, and later its inclusive prefix.
@@ -91,21 +86,18 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found) {
  * samples waiting for the look-back).  A group window covers 1024 tiles;
  * the one-tile-per-block kernel gained 1-2% (docs/TUNING.md).
  *
- * Called by all 32 lanes of one warp of tile `tile` with its count;
+ * sum_predecessors: called by all 32 lanes of one warp of tile `tile` > 0;
  * returns (to every lane) the sum of the counts of tiles 0 .. tile-1.
- * status[] has a word per tile and gstatus[] one per 32 tiles. */
-__device__ __forceinline__ long long tile_exclusive_prefix(
+ * idle() runs between polls; group_sum(s) runs once, when this is the last
+ * tile of its group and s, the sum of the group's earlier counts, is known
+ * before any prefix was found in the group (its total is then s + the
+ * tile's count, for the caller to publish). */
+template <typename Idle, typename GroupSum>
+__device__ __forceinline__ long long sum_predecessors(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    long long count) {
+    Idle idle, GroupSum group_sum) {
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
-  const bool last_of_group = (tile & 31) == 31;
-  if (tile == 0) {
-    if (lane == 0) tile_status_store(status, kTilePrefix | (unsigned long long)count);
-    return 0;
-  }
-  if (lane == 0)
-    tile_status_store(status + tile, kTileCount | (unsigned long long)count);
   /* the group's earlier tiles, nearest first; before the group's first
    * tile an empty prefix stands for "the groups before" */
   bool found;
@@ -115,22 +107,48 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
         return idx >= first ? tile_status_load(status + idx)
                             : (first == 0 ? kTilePrefix : kTileCount);
       },
-      &found);
-  if (!found && last_of_group && lane == 0)
-    tile_status_store(gstatus + group,
-                      kTileCount | (unsigned long long)(before + count));
+      &found, idle);
+  if (!found && (tile & 31) == 31) group_sum(before);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
     before += sum_back_window(
         [&] { return g >= 0 ? tile_status_load(gstatus + g) : kTilePrefix; },
-        &found);
+        &found, idle);
   }
-  if (lane == 0) {
-    const unsigned long long inclusive =
-        kTilePrefix | (unsigned long long)(before + count);
-    tile_status_store(status + tile, inclusive);
-    if (last_of_group) tile_status_store(gstatus + group, inclusive);
+  return before;
+}
+
+/* The tile's inclusive prefix, and its group's when it is the group's last
+ * tile; replaces the count published before. */
+__device__ __forceinline__ void publish_prefix(unsigned long long *status,
+                                               unsigned long long *gstatus,
+                                               int tile, long long inclusive) {
+  if ((threadIdx.x & 31) != 0) return;
+  const unsigned long long w = kTilePrefix | (unsigned long long)inclusive;
+  tile_status_store(status + tile, w);
+  if ((tile & 31) == 31) tile_status_store(gstatus + (tile >> 5), w);
+}
+
+/* Called by all 32 lanes of one warp of tile `tile` with its count, once
+ * the tile has counted; returns (to every lane) the sum of the counts of
+ * tiles 0 .. tile-1. */
+__device__ __forceinline__ long long tile_exclusive_prefix(
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    long long count) {
+  const int lane = threadIdx.x & 31;
+  long long before = 0;
+  if (tile > 0) {
+    if (lane == 0)
+      tile_status_store(status + tile, kTileCount | (unsigned long long)count);
+    before = sum_predecessors(
+        status, gstatus, tile, [] { tile_back_off(); },
+        [&](long long s) {
+          if (lane == 0)
+            tile_status_store(gstatus + (tile >> 5),
+                              kTileCount | (unsigned long long)(s + count));
+        });
   }
+  publish_prefix(status, gstatus, tile, before + count);
   return before;
 }
 
@@ -158,8 +176,6 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
     int *count_slot, long long *count_out) {
   const int lane = threadIdx.x & 31;
-  const int group = tile >> 5, first = group << 5;
-  const bool last_of_group = (tile & 31) == 31;
   long long count = -1;      /* the tile's count, once the slot has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
                                 tile of its group must publish the total */
@@ -168,41 +184,30 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
       const int c = read_count_slot(count_slot);
       if (c >= 0) {
         count = c;
-        if (lane == 0 && tile > 0)
+        if (lane == 0)
           tile_status_store(status + tile,
                             kTileCount | (unsigned long long)count);
       }
     }
     if (group_sum >= 0 && count >= 0) {
       if (lane == 0)
-        tile_status_store(gstatus + group,
+        tile_status_store(gstatus + (tile >> 5),
                           kTileCount | (unsigned long long)(group_sum + count));
       group_sum = -1;
     }
   };
-  const auto idle = [&] {
-    watch();
-    tile_back_off();
-  };
   long long before = 0;
-  if (tile > 0) {
-    bool found;
-    const int idx = tile - 1 - lane;
-    before = sum_back_window(
+  if (tile > 0)
+    before = sum_predecessors(
+        status, gstatus, tile,
         [&] {
-          return idx >= first ? tile_status_load(status + idx)
-                              : (first == 0 ? kTilePrefix : kTileCount);
+          watch();
+          tile_back_off();
         },
-        &found, idle);
-    if (!found && last_of_group) group_sum = before;
-    watch();
-    for (int end = group - 1; !found; end -= 32) {
-      const int g = end - lane; /* lane 0 = nearest group */
-      before += sum_back_window(
-          [&] { return g >= 0 ? tile_status_load(gstatus + g) : kTilePrefix; },
-          &found, idle);
-    }
-  }
+        [&](long long s) {
+          group_sum = s;
+          watch();
+        });
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count (and the group's total) at once. */
   while (count < 0) {
@@ -210,12 +215,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     if (c >= 0) count = c;
     else __nanosleep(32);
   }
-  if (lane == 0) {
-    const unsigned long long inclusive =
-        kTilePrefix | (unsigned long long)(before + count);
-    tile_status_store(status + tile, inclusive);
-    if (last_of_group) tile_status_store(gstatus + group, inclusive);
-  }
+  publish_prefix(status, gstatus, tile, before + count);
   *count_out = count;
   return before;
 }
