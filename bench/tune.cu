@@ -388,6 +388,44 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
 
 template <int NT, int VT, int MB = 1> using T = tile_policy<NT, VT, MB>;
 
+/* The launches before a set operation's tiles, timed alone: the sample
+ * gather, then the partition on the samples, against the partition on the
+ * inputs alone (what setop_run does below kSetopSampleFromPoints). */
+template <typename P, typename K, typename V>
+void setop_phases(setop_data<K, V> &d, const char *what) {
+  constexpr int S = kSetopSampleStride;
+  typedef ascending<K> C;
+  const int na = d.na, nb = d.nb;
+  const int tiles = tiles_of((long long)na + nb, P::NV);
+  const int status_words = tiles + (tiles + 31) / 32;
+  const int ca = samples_of(na, S), cb = samples_of(nb, S);
+  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned *splits = device_alloc<unsigned>(tiles + 1);
+  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
+  const auto gather = [&] {
+    gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
+                               stream>>>(d.a, na, sa, d.b, nb, sb);
+    CHECK(cudaGetLastError());
+  };
+  const auto part = [&](bool sampled) {
+    CHECK(launch_early(sampled, setop_partition_kernel<S, K, C>,
+                       grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, stream,
+                       d.a, (const K *)(sampled ? sa : nullptr), na, d.b,
+                       (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
+                       tiles + 1, true, splits, status, status_words, C()));
+  };
+  const auto none = [] {};
+  printf("phases    %-5s n=%d points=%d: gather %.4f ms, gather+partition %.4f, "
+         "partition on the inputs %.4f\n",
+         what, na + nb, tiles + 1, time_ms(none, gather),
+         time_ms(none, [&] { gather(); part(true); }),
+         time_ms(none, [&] { part(false); }));
+  CHECK(cudaFree(status));
+  CHECK(cudaFree(splits));
+  CHECK(cudaFree(sa));
+  CHECK(cudaFree(sb));
+}
+
 template <typename K, typename V> void tune_all_merge(int n) {
   merge_data<K, V> d(n);
   if (sizeof(K) == 4) {
@@ -454,6 +492,8 @@ template <typename K, typename V> void tune_all_setop(int n) {
   const setop_options all = {50, true, true};
   setop_opt = all;
   if (sizeof(K) == 4) {
+    setop_phases<T<256, 31, 4>>(d, "keys");
+    setop_phases<T<128, 23, 10>>(d, "pairs");
     tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
     tune_setop_ops<T<256, 31, 4>, false, false>(d, "keys");
     setop_opt.prefetch_percent = 25;

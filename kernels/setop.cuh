@@ -355,6 +355,13 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
  * more, and the calls were 0-1% faster (merge keeps 256). */
 constexpr int kSetopSampleStride = 512;
 
+/* Fewer points than this are found on the inputs, in one launch: each
+ * costs a few scattered DRAM reads, which for so few is less than the
+ * sample launch and its wait (mgpu_tune's phase timings, H200, 2^22: i32
+ * keys, 530 points, 9.0 us against 11.3 with samples; i32 pairs, 1426
+ * points, 10.3 against 12.0; at 2^26 each 528 more points cost ~2 us). */
+constexpr int kSetopSampleFromPoints = 1536;
+
 /* How a set operation is launched, beyond its tile shape: the policy's
  * choices, which mgpu_tune varies. */
 struct setop_options {
@@ -400,7 +407,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * group of 32), their partition points, and the samples. */
   const int groups = (tiles + 31) / 32;
   const int status_words = tiles + groups;
-  const bool sampled = total >= kMergeSampleFrom && total <= INT_MAX;
+  const bool sampled = total >= kMergeSampleFrom &&
+                       tiles + 1 > kSetopSampleFromPoints && total <= INT_MAX;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
   const size_t status_bytes = sizeof(unsigned long long) * (size_t)status_words;

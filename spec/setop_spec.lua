@@ -1205,4 +1205,36 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     -- the context still works
     compare(cpu:iota(1000, 0, 2), cpu:iota(1000, 0, 3), "less", "i32", "after unsorted")
   end)
+
+  -- With many tiles the GPU's partition searches samples of the inputs
+  -- before the inputs (kSetopSampleFromPoints in kernels/setop.cuh); the
+  -- cases above are too small for that, these take it for every key width.
+  it("2^23 keys a side: the partition on samples", function()
+    local n = 1 << 23
+    compare(sorted(n, 0, n - 1, "i32", 401, "less"), sorted(n, 0, n - 1, "i32", 402, "less"),
+      "less", "i32", "2^23 i32")
+    compare(sorted(n, 0, n // 8, "i64", 403, "greater"), sorted(n // 2, 0, n // 8, "i64", 404, "greater"),
+      "greater", "u64", "2^23 i64, runs of ~8")
+    -- thousands of equal keys across tile boundaries, every tile's
+    compare(sorted(n, 0, 999, "u32", 405, "less"), sorted(n, 0, 999, "u32", 406, "less"),
+      "less", "f32", "2^23 u32, 1000 keys")
+  end)
+
+  it("2^22 unsorted keys a side: no crash, at most the capacity", function()
+    local n = 1 << 22
+    local a = cpu:random(n, 0, 1 << 20, "i32", 407)
+    local b = cpu:random(n, 0, 1 << 20, "i32", 408)
+    local ga, gb = a:to(gpu), b:to(gpu)
+    local gav, gbv = gpu:iota(n), gpu:iota(n)
+    for _, op in ipairs(OPS) do
+      for _, dups in ipairs { true, false } do
+        local c, cv = mgpu.setop(op, ga, gb, { duplicates = dups, values = { gav, gbv } })
+        assert.are.equal(#c, #cv)
+        -- both sides hold n keys: an intersection or difference at most n
+        local cap = (op == "union" or op == "symmetric_difference") and 2 * n or n
+        assert.is_true(#c <= cap, op)
+      end
+    end
+    compare(cpu:iota(1000, 0, 2), cpu:iota(1000, 0, 3), "less", "i32", "after unsorted")
+  end)
 end)
