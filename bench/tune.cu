@@ -243,7 +243,7 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
 
 /* How the candidates launch (setop_run): prefetch distance, early
  * launches, early return with the count. */
-setop_options setop_opt = {50, false, false, 0};
+setop_options setop_opt = {50, false, false};
 
 const char *setop_name(mgpu_setop_kind op) {
   switch (op) {
@@ -307,7 +307,7 @@ template <typename K, typename V> struct setop_data {
   }
 };
 
-template <typename P, bool HAS_V, bool STAGE_V, int LBW = 0, typename K,
+template <typename P, bool HAS_V, bool STAGE_V, bool LBW = false, typename K,
           typename V>
 void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   mgpu_setop_args m;
@@ -377,59 +377,51 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
   if (!ok) ++failures;
   double base = HAS_V ? d.memcpy_pairs : d.memcpy_keys;
-  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d MB=%2d PF=%3d AH=%3d %c%c%c %8.4f ms  (count %zu)  "
+  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d MB=%2d PF=%3d %c%c%c %8.4f ms  (count %zu)  "
          "%5.1f%% of memcpy of the inputs (%.4f ms)%s\n",
          setop_name(op), what, sizeof(K) == 4 ? "i32" : "i64", P::NT, P::VT,
-         P::MIN_BLOCKS, setop_opt.prefetch_percent, setop_opt.ahead_percent,
-         "-WS"[LBW], setop_opt.early_launch ? 'L' : '-',
+         P::MIN_BLOCKS, setop_opt.prefetch_percent,
+         LBW ? 'W' : '-', setop_opt.early_launch ? 'L' : '-',
          setop_opt.early_count ? 'C' : '-',
          ms, count, 100 * base / ms, base, ok ? "" : "  MISMATCH");
 }
 
 template <int NT, int VT, int MB = 1> using T = tile_policy<NT, VT, MB>;
 
-/* The launches before a set operation's tiles, timed alone: the first
- * launch (zeroing, samples, and `first` points on the inputs), then the
- * partition launch (the other points, on the samples). */
+/* The launches before a set operation's tiles, timed alone: the sample
+ * gather, then the partition on the samples, against the partition on the
+ * inputs alone (what setop_run does below kSetopSampleFromPoints). */
 template <typename P, typename K, typename V>
 void setop_phases(setop_data<K, V> &d, const char *what) {
   constexpr int S = kSetopSampleStride;
   typedef ascending<K> C;
   const int na = d.na, nb = d.nb;
-  const int tiles = tiles_of((long long)na + nb, P::NV), points_all = tiles + 1;
+  const int tiles = tiles_of((long long)na + nb, P::NV);
   const int status_words = tiles + (tiles + 31) / 32;
   const int ca = samples_of(na, S), cb = samples_of(nb, S);
-  const int wave = cuda_of(ctx)->sm_count * P::MIN_BLOCKS;
   unsigned long long *status = device_alloc<unsigned long long>(status_words);
-  unsigned long long *points = device_alloc<unsigned long long>(points_all);
+  unsigned *splits = device_alloc<unsigned>(tiles + 1);
   K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
-  const auto head = [&](int first, bool samples) {
-    first = std::min(first, points_all);
-    const int pb = (int)grid_for(32 * (size_t)first, 128);
-    const int c_a = samples ? ca : 0, c_b = samples ? cb : 0;
-    const int rest = std::max(std::max(status_words, points_all - first),
-                              std::max(c_a, c_b));
-    setop_head_kernel<S, K, C><<<pb + (int)grid_for(rest, 128), 128, 0, stream>>>(
-        d.a, na, d.b, nb, sa, c_a, sb, c_b, (int)P::NV, first, pb, points_all,
-        true, points, status, status_words, C());
+  const auto gather = [&] {
+    gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
+                               stream>>>(d.a, na, sa, d.b, nb, sb);
+    CHECK(cudaGetLastError());
   };
-  const auto part = [&](int first) {
-    CHECK(launch_early(true, setop_partition_kernel<S, K, C>,
-                       grid_for(32 * (size_t)(points_all - first), 128), 128, 0,
-                       stream, d.a, (const K *)sa, na, d.b, (const K *)sb, nb,
-                       (int)P::NV, first, points_all, true, points, C()));
+  const auto part = [&](bool sampled) {
+    CHECK(launch_early(sampled, setop_partition_kernel<S, K, C>,
+                       grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, stream,
+                       d.a, (const K *)(sampled ? sa : nullptr), na, d.b,
+                       (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
+                       tiles + 1, true, splits, status, status_words, C()));
   };
   const auto none = [] {};
-  printf("phases    %-5s n=%d tiles=%d wave=%d: gather %.4f ms, gather+partition %.4f, "
-         "head(wave+1 on inputs)+gather %.4f, head(2 waves+1)+gather %.4f, "
-         "head(wave+1)+gather+partition(rest) %.4f\n",
-         what, na + nb, tiles, wave, time_ms(none, [&] { head(0, true); }),
-         time_ms(none, [&] { head(0, true); part(0); }),
-         time_ms(none, [&] { head(wave + 1, true); }),
-         time_ms(none, [&] { head(2 * wave + 1, true); }),
-         time_ms(none, [&] { head(wave + 1, true); part(std::min(wave + 1, points_all)); }));
+  printf("phases    %-5s n=%d points=%d: gather %.4f ms, gather+partition %.4f, "
+         "partition on the inputs %.4f\n",
+         what, na + nb, tiles + 1, time_ms(none, gather),
+         time_ms(none, [&] { gather(); part(true); }),
+         time_ms(none, [&] { part(false); }));
   CHECK(cudaFree(status));
-  CHECK(cudaFree(points));
+  CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
   CHECK(cudaFree(sb));
 }
@@ -477,7 +469,7 @@ template <typename K, typename V> void tune_all_sort(int n) {
 }
 
 /* serial_set_op keeps one bit per slot in 32-bit words: VT <= 32. */
-template <typename P, bool HAS_V, int LBW = 0, typename K, typename V>
+template <typename P, bool HAS_V, bool LBW = false, typename K, typename V>
 void tune_setop_ops(setop_data<K, V> &d, const char *what) {
   static_assert(P::VT <= 32, "serial_set_op keeps a slot per bit");
   tune_setop<P, HAS_V, false, LBW>(d, MGPU_SET_INTERSECTION, what);
@@ -486,7 +478,7 @@ void tune_setop_ops(setop_data<K, V> &d, const char *what) {
 
 /* Values staged in shared memory (what union and symmetric difference of
  * 4-byte pairs use); the reference is still the first candidate. */
-template <typename P, int LBW = 0, typename K, typename V>
+template <typename P, bool LBW = false, typename K, typename V>
 void tune_setop_staged(setop_data<K, V> &d) {
   tune_setop<P, true, true, LBW>(d, MGPU_SET_INTERSECTION, "stage");
   tune_setop<P, true, true, LBW>(d, MGPU_SET_UNION, "stage");
@@ -495,42 +487,39 @@ void tune_setop_staged(setop_data<K, V> &d) {
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
-  /* W: a look-back warp, L: early launches, C: early count, AH: points
-   * found by the tiles this far ahead (% of a wave; 0: a partition launch).
-   * The policy's options first (the reference), then the variants. */
-  const setop_options all = {50, true, true, 0};
+  /* W: a look-back warp, L: early launches, C: early count; each candidate
+   * with the policy's launch options, then the old kernel (no W) */
+  const setop_options all = {50, true, true};
   setop_opt = all;
   if (sizeof(K) == 4) {
     setop_phases<T<256, 31, 4>>(d, "keys");
     setop_phases<T<128, 23, 10>>(d, "pairs");
-    tune_setop_ops<T<256, 31, 4>, false, 1>(d, "keys");
-    for (int ah : {100, 200, 300}) {
-      setop_opt.ahead_percent = ah;
-      tune_setop_ops<T<256, 31, 4>, false, 2>(d, "keys");
-    }
-    setop_opt.ahead_percent = 200;
-    tune_setop_ops<T<256, 31, 4>, false, 1>(d, "keys");
+    tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
+    tune_setop_ops<T<256, 31, 4>, false, false>(d, "keys");
     setop_opt.prefetch_percent = 25;
-    tune_setop_ops<T<256, 31, 4>, false, 2>(d, "keys");
-    setop_opt = all;
-    tune_setop_ops<T<256, 31, 4>, false, 1>(d, "keys");
+    tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
+    setop_opt.prefetch_percent = 50;
+    tune_setop_ops<T<128, 31, 8>, false, true>(d, "keys");
+    tune_setop_ops<T<256, 23, 5>, false, true>(d, "keys");
     d.reset_refs();
-    tune_setop_ops<T<128, 23, 10>, true, 1>(d, "pairs");
-    tune_setop_staged<T<128, 31, 5>, 1>(d);
-    setop_opt.ahead_percent = 200;
-    tune_setop_ops<T<128, 23, 10>, true, 1>(d, "pairs");
-    tune_setop_ops<T<128, 23, 9>, true, 2>(d, "pairs");
-    tune_setop_staged<T<128, 31, 5>, 2>(d);
-    setop_opt = all;
-    tune_setop_ops<T<128, 23, 10>, true, 1>(d, "pairs");
-    tune_setop_staged<T<128, 31, 5>, 1>(d);
+    tune_setop_ops<T<128, 23, 10>, true, true>(d, "pairs");
+    tune_setop_staged<T<128, 31, 5>, true>(d);
+    tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
+    tune_setop_staged<T<128, 31, 5>, false>(d);
+    tune_setop_ops<T<192, 23, 7>, true, true>(d, "pairs");
+    tune_setop_staged<T<128, 27, 6>, true>(d);
+    tune_setop_staged<T<128, 23, 7>, true>(d);
+    setop_opt = {50, false, false};
+    tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
+    tune_setop_staged<T<128, 31, 5>, false>(d);
   } else {
-    tune_setop_ops<T<128, 31, 5>, false, 1>(d, "keys");
-    setop_opt.ahead_percent = 100;
-    tune_setop_ops<T<128, 31, 5>, false, 2>(d, "keys");
-    setop_opt = all;
+    tune_setop_ops<T<128, 31, 5>, false, true>(d, "keys");
+    tune_setop_ops<T<128, 19, 6>, false, false>(d, "keys");
+    tune_setop_ops<T<128, 19, 6>, false, true>(d, "keys");
     d.reset_refs();
     tune_setop_ops<T<128, 23, 6>, true, false>(d, "pairs");
+    tune_setop_ops<T<128, 23, 6>, true, true>(d, "pairs");
+    tune_setop_ops<T<128, 15, 8>, true, true>(d, "pairs");
   }
   setop_opt = all;
 }

@@ -186,18 +186,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * the keys (and staged values) of a later tile; 0: no prefetch. */
   static constexpr int prefetch = 50;
   static constexpr int staged_prefetch = 50;
-  /* Warps beyond NT (setop_kernel): 1, a warp of its own looks back from
-   * the tile's start (not for 8-byte pairs, where it was 1-2% slower); 2,
-   * and another finds partition points ahead (search_ahead). */
-  static constexpr int extra_warps = KEY_BYTES == 8 && VALUE_BYTES != 0 ? 0 : 2;
+  /* A warp of its own looks back from the tile's start (setop_kernel);
+   * not for 8-byte pairs, where it was 1-2% slower. */
+  static constexpr bool lookback_warp = !(KEY_BYTES == 8 && VALUE_BYTES != 0);
   /* The partition and tile launches start early (grid_dependency.cuh). */
   static constexpr bool early_launch = true;
   /* The call returns once the total is known (wait_for_total). */
   static constexpr bool early_count = true;
-  /* With the look-back warp, tile i finds partition point i + ahead + 1
-   * (ahead in percent of a wave) instead of a partition launch finding
-   * them all before the tiles start (search_ahead). */
-  static constexpr int ahead = 100;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).

@@ -31,92 +31,41 @@
 
 namespace mgpu {
 
-/* Every S-th key of each input is gathered for the partition's coarse
- * search.  The gather is random access to DRAM (10 us at S = 256 for
- * 2^26 keys on the H200); at 512 it halves, the fine search takes one step
- * more, and the calls were 0-1% faster (merge keeps 256). */
-constexpr int kSetopSampleStride = 512;
-
-/* A partition point as the tile kernel reads it: A's count in the low 31
- * bits, the star in bit 31 and kPointReady above; 0 until published, so
- * that a tile can wait for a point another tile computes. */
-constexpr unsigned long long kPointReady = 1ull << 32;
-
-__device__ __forceinline__ unsigned long long point_word(path_point bp) {
-  return kPointReady | (unsigned long long)(unsigned)bp.a |
-         ((unsigned long long)bp.star << 31);
-}
-
-/* The Balanced Path point at diagonal d (clamped to the inputs), by all 32
- * lanes of a warp; lane 0 gets the word.  Samples (sa, sb) are optional. */
+/* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
+ * low 31 bits, the star in bit 31.  One warp a point (warp_merge_path);
+ * the launch also zeroes the words of the tile kernel's look-back, which
+ * saves that kernel a memset launch. */
 template <int S, typename K, typename Comp>
-__device__ __forceinline__ unsigned long long
-warp_setop_point(const K *a, const K *sa, int na, const K *b, const K *sb,
-                 int nb, long long d, bool duplicates, Comp comp) {
-  const int lane = threadIdx.x & 31;
+__global__ void __launch_bounds__(128)
+    setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
+                           const K *sb, int nb, int nv, int count,
+                           bool duplicates, unsigned *splits,
+                           unsigned long long *status, int status_words,
+                           Comp comp) {
+  const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  /* the look-back words are this call's own scratch: zeroed before the
+   * wait for the sample launch, which does not touch them */
+  for (int w = gid; w < status_words; w += gridDim.x * blockDim.x) status[w] = 0;
+  allow_dependent_grids();
+  wait_for_prior_grid();
+  const int i = gid >> 5, lane = threadIdx.x & 31;
+  if (i >= count) return; /* whole warps: count is per warp */
   const long long total = (long long)na + nb;
+  long long d = (long long)i * nv;
   d = d < total ? d : total;
   path_point bp;
   if (total <= INT_MAX) {
     const int diag = (int)d;
     const int p = warp_merge_path<S>(a, sa, na, b, sb, nb, diag, comp);
-    if (lane != 0) return 0;
+    if (lane != 0) return;
     bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
   } else {
-    if (lane != 0) return 0;
+    if (lane != 0) return;
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
     bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
                                   duplicates, comp);
   }
-  return point_word(bp);
-}
-
-/* The first launch of a call: warps [0, first) find points [0, first) on
- * the inputs (no samples yet); the other blocks zero the look-back words
- * and the points that later launches publish, and gather every S-th key
- * of each input (sa, sb) for those launches' searches.  Not launched
- * early: the memory it zeroes may be in use by the last call's tiles. */
-template <int S, typename K, typename Comp>
-__global__ void __launch_bounds__(128)
-    setop_head_kernel(const K *a, int na, const K *b, int nb, K *sa, int ca,
-                      K *sb, int cb, int nv, int first, int point_blocks,
-                      int points_all, bool duplicates,
-                      unsigned long long *points, unsigned long long *status,
-                      int status_words, Comp comp) {
-  /* the launches after this one may start now; they wait for its end
-   * before they read anything it writes */
-  allow_dependent_grids();
-  if ((int)blockIdx.x < point_blocks) {
-    const int i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (i >= first) return; /* whole warps */
-    const unsigned long long w = warp_setop_point<S>(
-        a, (const K *)nullptr, na, b, (const K *)nullptr, nb,
-        (long long)i * nv, duplicates, comp);
-    if ((threadIdx.x & 31) == 0) points[i] = w;
-    return;
-  }
-  const int j = (blockIdx.x - point_blocks) * blockDim.x + threadIdx.x;
-  if (j < status_words) status[j] = 0;
-  if (j < points_all - first) points[first + j] = 0;
-  if (j < ca) sa[j] = a[(long long)j * S];
-  if (j < cb) sb[j] = b[(long long)j * S];
-}
-
-/* Points [first, count) on the samples, one warp a point, when the tiles
- * do not find them themselves (setop_tiles::ahead == 0). */
-template <int S, typename K, typename Comp>
-__global__ void __launch_bounds__(128)
-    setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
-                           const K *sb, int nb, int nv, int first, int count,
-                           bool duplicates, unsigned long long *points,
-                           Comp comp) {
-  allow_dependent_grids();
-  wait_for_prior_grid();
-  const int i = first + ((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
-  if (i >= count) return; /* whole warps */
-  const unsigned long long w = warp_setop_point<S>(
-      a, sa, na, b, sb, nb, (long long)i * nv, duplicates, comp);
-  if ((threadIdx.x & 31) == 0) points[i] = w;
+  splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
 }
 
 /* A tile's share of A and B: a[a0, a0 + na) and b[b0, b0 + nb), from its
@@ -127,9 +76,10 @@ struct setop_span {
 };
 
 template <int NV>
-__device__ __forceinline__ setop_span span_between(unsigned s0, unsigned s1,
+__device__ __forceinline__ setop_span span_of_tile(const unsigned *splits,
                                                    int tile, int na_all,
                                                    int nb_all) {
+  const unsigned s0 = splits[tile], s1 = splits[tile + 1];
   const long long total = (long long)na_all + nb_all;
   const long long d0 = (long long)tile * NV;
   const long long d1 = d0 + NV < total ? d0 + NV : total;
@@ -141,31 +91,11 @@ __device__ __forceinline__ setop_span span_between(unsigned s0, unsigned s1,
   return {a0, na, b0, nb};
 }
 
-/* A point another tile may still be computing: waits until published. */
-__device__ __forceinline__ unsigned wait_for_point(unsigned long long *p) {
-  unsigned long long w = tile_status_load(p);
-  while (!(w & kPointReady)) {
-    __nanosleep(64);
-    w = tile_status_load(p);
-  }
-  return (unsigned)w;
-}
-
-template <int NV>
-__device__ __forceinline__ setop_span span_of_tile(unsigned long long *points,
-                                                   int tile, int na_all,
-                                                   int nb_all) {
-  return span_between<NV>(wait_for_point(points + tile),
-                          wait_for_point(points + tile + 1), tile, na_all,
-                          nb_all);
-}
-
 template <typename K, typename V> struct setop_tiles {
   const K *a, *b;
   const V *av, *bv;
   int na, nb;
-  unsigned long long *points; /* tiles + 1 partition points (kPointReady) */
-  const K *sa, *sb;            /* every S-th key, for the searches ahead */
+  const unsigned *splits;
   unsigned long long *status;  /* one word per tile, zeroed */
   unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
   unsigned long long *total;   /* pinned host words: the total, then the
@@ -177,37 +107,7 @@ template <typename K, typename V> struct setop_tiles {
   unsigned keeps;
   bool duplicates;
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
-  int ahead;    /* > 0: the look-back warp of tile i finds point i+ahead+1
-                   (points up to `ahead` come from the first launch) */
 };
-
-/* Run by the look-back warp of `tile` before it looks back: finds the
- * partition point `t.ahead` + 1 tiles on (on the samples, a wave or so
- * before the tile that needs it starts), publishes it, and, when the point
- * before it is there too, asks L2 for that tile's inputs.  This takes the
- * partition of all but the first wave off the call's critical path: the
- * partition launch it replaces took ~12 us at 2^26 i32 keys. */
-template <int NV, bool STAGE_V, typename K, typename V, typename Comp>
-__device__ __forceinline__ void search_ahead(const setop_tiles<K, V> &t,
-                                             int tile, Comp comp) {
-  const int j = tile + t.ahead + 1;
-  if (j > (int)gridDim.x) return;
-  const unsigned long long w = warp_setop_point<kSetopSampleStride>(
-      t.a, t.sa, t.na, t.b, t.sb, t.nb, (long long)j * NV, t.duplicates, comp);
-  if ((threadIdx.x & 31) != 0) return;
-  tile_status_store(t.points + j, w);
-  if (t.prefetch == 0) return;
-  const unsigned long long w0 = tile_status_load(t.points + j - 1);
-  if (!(w0 & kPointReady)) return;
-  const setop_span next =
-      span_between<NV>((unsigned)w0, (unsigned)w, j - 1, t.na, t.nb);
-  bulk_prefetch_l2(t.a + next.a0, next.na);
-  bulk_prefetch_l2(t.b + next.b0, next.nb);
-  if (STAGE_V) {
-    bulk_prefetch_l2(t.av + next.a0, next.na);
-    bulk_prefetch_l2(t.bv + next.b0, next.nb);
-  }
-}
 
 template <int NT, int VT, bool STAGE_V, typename K, typename V>
 struct setop_smem {
@@ -278,17 +178,13 @@ __device__ __forceinline__ void publish_total(unsigned long long *words,
  * the tile's place from the start (tile_exclusive_prefix_ahead) while the
  * NT threads load, walk and compact; otherwise warp 0 looks back after the
  * scan while the other warps compact. */
-template <typename P, bool HAS_V, bool STAGE_V, int EXTRA_WARPS, typename K,
+template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
           typename V, typename Comp>
-__global__ void __launch_bounds__(P::NT + 32 * EXTRA_WARPS, P::MIN_BLOCKS)
+__global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
+                                  P::MIN_BLOCKS)
     setop_kernel(setop_tiles<K, V> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  constexpr bool LOOKBACK_WARP = EXTRA_WARPS >= 1;
-  constexpr bool SEARCH_WARP = EXTRA_WARPS >= 2;
-  /* the threads at barrier 2: the compute threads and the look-back warp */
   constexpr int THREADS = NT + (LOOKBACK_WARP ? 32 : 0);
-  /* the look-back warp searches ahead when no warp of its own does */
-  const bool lookback_searches = !SEARCH_WARP && t.ahead > 0;
   static_assert(VT <= 32, "a thread's slots are bits of one word");
   static_assert(HAS_V || !STAGE_V, "only values can be staged");
   static_assert(NT >= (STAGE_V ? 128 : 64),
@@ -297,28 +193,21 @@ __global__ void __launch_bounds__(P::NT + 32 * EXTRA_WARPS, P::MIN_BLOCKS)
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
-  /* launched early (grid_dependency.cuh): the points and the zeroed
+  /* launched early (grid_dependency.cuh): the splits and the zeroed
    * look-back words come from the partition launch */
   wait_for_prior_grid();
 
-  const setop_span span = span_of_tile<NV>(t.points, tile, t.na, t.nb);
+  const setop_span span = span_of_tile<NV>(t.splits, tile, t.na, t.nb);
   const int a0 = span.a0, na = span.na, b0 = span.b0, nb = span.nb;
   /* The last thread asks L2 for the inputs of the tile `prefetch` ahead,
    * which starts about when this one ends, so that its bulk copies find
    * them there instead of in DRAM (clock64 reads per tile: the load was
    * ~25% of a tile's time, the wait for its predecessors' counts ~30%). */
   const int ahead = tile + t.prefetch;
-  bool prefetcher = t.prefetch > 0 && tid == NT - 1 && ahead < (int)gridDim.x;
+  const bool prefetcher =
+      t.prefetch > 0 && tid == NT - 1 && ahead < (int)gridDim.x;
   setop_span next = {0, 0, 0, 0};
-  if (prefetcher) {
-    /* when tiles find the points, those of a tile not far ahead may not
-     * be there yet: then no prefetch (search_ahead makes its own) */
-    const unsigned long long w0 = tile_status_load(t.points + ahead);
-    const unsigned long long w1 = tile_status_load(t.points + ahead + 1);
-    prefetcher = (w0 & w1 & kPointReady) != 0;
-    if (prefetcher)
-      next = span_between<NV>((unsigned)w0, (unsigned)w1, ahead, t.na, t.nb);
-  }
+  if (prefetcher) next = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
   constexpr int E = smem_t::E, EV = smem_t::EV;
   const int sa = stage_offset(t.a + a0);
   const int sb = sa + na + ((stage_offset(t.b + b0) - (sa + na)) & (E - 1));
@@ -362,15 +251,10 @@ __global__ void __launch_bounds__(P::NT + 32 * EXTRA_WARPS, P::MIN_BLOCKS)
   }
   __syncthreads();
 
-  if (SEARCH_WARP && tid >= THREADS) {
-    if (t.ahead > 0) search_ahead<NV, STAGE_V>(t, tile, comp);
-    return;
-  }
   if (LOOKBACK_WARP && tid >= NT) {
-    if (lookback_searches) search_ahead<NV, STAGE_V>(t, tile, comp);
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, tile, &sm.count_slot, &count, lookback_searches);
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -414,17 +298,7 @@ __global__ void __launch_bounds__(P::NT + 32 * EXTRA_WARPS, P::MIN_BLOCKS)
   if (LOOKBACK_WARP) {
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
-    if (tid == 0) {
-      /* Searching ahead, the look-back warp may be busy when the count is
-       * known: publish it here, ordered before the look-back warp's
-       * prefix (the fence), so that successors never wait for the search. */
-      if (lookback_searches) {
-        tile_status_store(t.status + tile,
-                          kTileCount | (unsigned long long)tile_count);
-        __threadfence();
-      }
-      write_count_slot(&sm.count_slot, tile_count);
-    }
+    if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);
@@ -475,15 +349,25 @@ __global__ void __launch_bounds__(P::NT + 32 * EXTRA_WARPS, P::MIN_BLOCKS)
   }
 }
 
+/* Every S-th key of each input is gathered for the partition's coarse
+ * search.  The gather is random access to DRAM (10 us at S = 256 for
+ * 2^26 keys on the H200); at 512 it halves, the fine search takes one step
+ * more, and the calls were 0-1% faster (merge keeps 256). */
+constexpr int kSetopSampleStride = 512;
+
+/* Fewer points than this are found on the inputs, in one launch: each
+ * costs a few scattered DRAM reads, which for so few is less than the
+ * sample launch and its wait (mgpu_tune's phase timings, H200, 2^22: i32
+ * keys, 530 points, 9.0 us against 11.3 with samples; i32 pairs, 1426
+ * points, 10.3 against 12.0; at 2^26 each 528 more points cost ~2 us). */
+constexpr int kSetopSampleFromPoints = 1536;
+
 /* How a set operation is launched, beyond its tile shape: the policy's
  * choices, which mgpu_tune varies. */
 struct setop_options {
   int prefetch_percent; /* how far ahead tiles prefetch, % of a wave */
   bool early_launch;    /* partition and tiles launched early (PDL) */
   bool early_count;     /* return once the total is known (see below) */
-  int ahead_percent;    /* > 0: tiles find the points this far (% of a
-                           wave) ahead of them (search_ahead), with the
-                           look-back warp only; 0: a partition launch */
 };
 
 /* Waits for the total the last tile publishes with this call's ticket.
@@ -508,7 +392,7 @@ inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
   return MGPU_OK;
 }
 
-template <typename P, bool HAS_V, bool STAGE_V, int EXTRA_WARPS, typename K,
+template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
           typename V, typename Comp>
 mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                       size_t *count, Comp comp, setop_options opt) {
@@ -519,65 +403,57 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const int na = (int)m->na, nb = (int)m->nb;
   const long long total = (long long)na + nb;
   const int tiles = tiles_of(total, P::NV);
-  const int points_all = tiles + 1;
-  /* Which points the first launch finds (on the inputs): all of them for
-   * few tiles or inputs past INT_MAX; the first wave's when the tiles find
-   * the rest ahead of themselves; none when a partition launch finds them
-   * on the samples. */
-  const bool sampled = total >= kMergeSampleFrom && total <= INT_MAX;
-  const int wave = st->sm_count * P::MIN_BLOCKS;
-  const int ahead =
-      EXTRA_WARPS >= 1 && sampled && opt.ahead_percent > 0
-          ? max(1, wave * opt.ahead_percent / 100) : 0;
-  const int first = !sampled ? points_all
-                    : ahead > 0 ? min(points_all, ahead + 1) : 0;
-  const bool need_samples = first < points_all;
   /* One scratch block: the tiles' look-back words (one a tile and one a
    * group of 32), their partition points, and the samples. */
   const int groups = (tiles + 31) / 32;
   const int status_words = tiles + groups;
-  const int ca = need_samples ? samples_of(na, S) : 0;
-  const int cb = need_samples ? samples_of(nb, S) : 0;
+  const bool sampled = total >= kMergeSampleFrom &&
+                       tiles + 1 > kSetopSampleFromPoints && total <= INT_MAX;
+  const int ca = sampled ? samples_of(na, S) : 0;
+  const int cb = sampled ? samples_of(nb, S) : 0;
   const size_t status_bytes = sizeof(unsigned long long) * (size_t)status_words;
-  const size_t points_at = status_bytes;
+  const size_t splits_at = status_bytes;
   const size_t samples_at =
-      points_at + sizeof(unsigned long long) * (size_t)points_all;
+      (splits_at + sizeof(unsigned) * ((size_t)tiles + 1) + 15) & ~(size_t)15;
   cuda_scratch scratch;
   MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
   char *base = scratch.as<char>();
   unsigned long long *status = (unsigned long long *)base;
-  unsigned long long *points = (unsigned long long *)(base + points_at);
-  K *sa = need_samples ? (K *)(base + samples_at) : nullptr;
-  K *sb = need_samples ? sa + ca : nullptr;
-  const int point_blocks = (int)grid_for(32 * (size_t)first, 128);
-  const int rest = max(max(status_words, points_all - first), max(ca, cb));
-  setop_head_kernel<S, K, Comp><<<point_blocks + (int)grid_for(rest, 128), 128,
-                                  0, s>>>(a, na, b, nb, sa, ca, sb, cb,
-                                          (int)P::NV, first, point_blocks,
-                                          points_all, m->duplicates != 0,
-                                          points, status, status_words, comp);
-  CUDA_LAUNCHED(ctx, "setop head kernel");
-  const bool early = opt.early_launch;
-  if (need_samples && ahead == 0) {
-    CUDA_TRY(ctx, launch_early(early, setop_partition_kernel<S, K, Comp>,
-                               grid_for(32 * (size_t)(points_all - first), 128),
-                               128, 0, s, a, (const K *)sa, na, b,
-                               (const K *)sb, nb, (int)P::NV, first,
-                               points_all, m->duplicates != 0, points, comp));
-    CUDA_LAUNCHED(ctx, "setop partition kernel");
+  unsigned *splits = (unsigned *)(base + splits_at);
+  const K *sa = nullptr, *sb = nullptr;
+  if (sampled) {
+    K *pa = (K *)(base + samples_at);
+    gather_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0, s>>>(
+        a, na, pa, b, nb, pa + ca);
+    CUDA_LAUNCHED(ctx, "setop sample kernel");
+    sa = pa;
+    sb = pa + ca;
   }
+  /* Only after the sample launch may the partition start early: it zeroes
+   * the look-back words before it waits, and without the samples ahead of
+   * it the kernel before could be a tile launch of the last call still
+   * using that memory. */
+  const bool early = opt.early_launch;
+  CUDA_TRY(ctx, launch_early(early && sampled,
+                             setop_partition_kernel<S, K, Comp>,
+                             grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, s,
+                             a, (const K *)sa, na, b, (const K *)sb, nb,
+                             (int)P::NV, tiles + 1, m->duplicates != 0, splits,
+                             status, status_words, comp));
+  CUDA_LAUNCHED(ctx, "setop partition kernel");
   const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
-                         na, nb, points, sa, sb, status, status + tiles,
-                         st->word, ticket, (K *)m->keys, (V *)m->vals,
+                         na, nb, splits, status, status + tiles, st->word,
+                         ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
-                         wave * opt.prefetch_percent / 100, ahead};
-  auto kernel = setop_kernel<P, HAS_V, STAGE_V, EXTRA_WARPS, K, V, Comp>;
+                         st->sm_count * P::MIN_BLOCKS * opt.prefetch_percent /
+                             100};
+  auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   CUDA_TRY(ctx, launch_early(early, kernel, tiles,
-                             P::NT + 32 * EXTRA_WARPS, smem, s, t,
+                             P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
                              comp));
   CUDA_LAUNCHED(ctx, "setop kernel");
   unsigned long long n = 0;
@@ -598,15 +474,14 @@ template <typename K, int VB> struct setop_launch {
     typedef value_t<VB> V;
     if constexpr (SP::stage_values) {
       if (set_op_keeps(c->args->op) & kKeepB)
-        return setop_run<typename SP::staged, true, true, SP::extra_warps,
+        return setop_run<typename SP::staged, true, true, SP::lookback_warp,
                          K, V>(ctx, c->args, c->count, comp,
                                {SP::staged_prefetch, SP::early_launch,
-                                SP::early_count, SP::ahead});
+                                SP::early_count});
     }
-    return setop_run<typename SP::type, VB != 0, false, SP::extra_warps, K,
+    return setop_run<typename SP::type, VB != 0, false, SP::lookback_warp, K,
                      V>(ctx, c->args, c->count, comp,
-                        {SP::prefetch, SP::early_launch, SP::early_count,
-                         SP::ahead});
+                        {SP::prefetch, SP::early_launch, SP::early_count});
   }
 };
 

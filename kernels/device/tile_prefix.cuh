@@ -170,14 +170,11 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * tile's count is not known at the start; the other warps put it in
  * *count_slot (-1 until then), and between polls this warp publishes it
  * (and, for the last tile of a group, the group's total) as soon as it is
- * there, so successors never wait on this warp's own waiting; with
- * count_published the other warps have published it themselves (this warp
- * may have been busy elsewhere) and it only reads it, for the prefix and a
- * group's total.  Returns (to every lane) the sum of the counts of tiles
- * 0 .. tile-1 and sets *count. */
+ * there, so successors never wait on this warp's own waiting.  Returns (to
+ * every lane) the sum of the counts of tiles 0 .. tile-1 and sets *count. */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    int *count_slot, long long *count_out, bool count_published) {
+    int *count_slot, long long *count_out) {
   const int lane = threadIdx.x & 31;
   long long count = -1;      /* the tile's count, once the slot has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
@@ -187,7 +184,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
       const int c = read_count_slot(count_slot);
       if (c >= 0) {
         count = c;
-        if (lane == 0 && !count_published)
+        if (lane == 0)
           tile_status_store(status + tile,
                             kTileCount | (unsigned long long)count);
       }
