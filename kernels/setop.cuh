@@ -357,9 +357,10 @@ constexpr int kSetopSampleStride = 512;
 
 /* Fewer points than this are found on the inputs, in one launch: each
  * costs a few scattered DRAM reads, which for so few is less than the
- * sample launch and its wait (mgpu_tune's phase timings, H200, 2^22: i32
- * keys, 530 points, 9.0 us against 11.3 with samples; i32 pairs, 1426
- * points, 10.3 against 12.0; at 2^26 each 528 more points cost ~2 us). */
+ * sample launch and its wait (mgpu_tune's phase timings, H200: i32 keys at
+ * 2^22, 530 points, 9.0 us against 11.0 with samples, at 2^23, 1059
+ * points, 10.8 against 11.6; i32 pairs at 2^22, 1426 points, 10.6 against
+ * 11.5, but at 2^23, 2851 points, 16.1 against 12.7). */
 constexpr int kSetopSampleFromPoints = 1536;
 
 /* How a set operation is launched, beyond its tile shape: the policy's
