@@ -1215,7 +1215,7 @@ backends.cuda_vs_cpu(function(gpu, cpu)
       "less", "i32", "2^23 i32")
     compare(sorted(n, 0, n // 8, "i64", 403, "greater"), sorted(n // 2, 0, n // 8, "i64", 404, "greater"),
       "greater", "u64", "2^23 i64, runs of ~8")
-    -- thousands of equal keys across tile boundaries, every tile's
+    -- runs of ~8,000 equal keys a side: every tile boundary falls inside one
     compare(sorted(n, 0, 999, "u32", 405, "less"), sorted(n, 0, 999, "u32", 406, "less"),
       "less", "f32", "2^23 u32, 1000 keys")
   end)
