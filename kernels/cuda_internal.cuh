@@ -16,7 +16,8 @@ struct cuda_state {
   int sm_count;
   /* Pinned host memory mapped into the device: a kernel writes a result
    * the host needs (a set operation's size) straight into it, so reading
-   * it back costs no copy, only the stream synchronisation. */
+   * it back costs no copy, and the host waits for that word (see tickets)
+   * rather than for the stream. */
   unsigned long long *word;
   /* Numbers the calls that publish a result in word[]: a kernel writes the
    * result, then its call's ticket in word[1], so the host can wait for

@@ -408,8 +408,10 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * group of 32), their partition points, and the samples. */
   const int groups = (tiles + 31) / 32;
   const int status_words = tiles + groups;
-  const bool sampled = total >= kMergeSampleFrom &&
-                       tiles + 1 > kSetopSampleFromPoints && total <= INT_MAX;
+  /* the number of points decides (below kSetopSampleFromPoints the
+   * inputs are searched directly); past INT_MAX no samples either */
+  const bool sampled =
+      tiles + 1 > kSetopSampleFromPoints && total <= INT_MAX;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
   const size_t status_bytes = sizeof(unsigned long long) * (size_t)status_words;

@@ -42,15 +42,6 @@ __host__ __device__ constexpr unsigned set_op_keeps(mgpu_setop_kind op) {
                                      : kKeepA | kKeepB;
 }
 
-/* Walks keys[a, a_end) (A) against keys[b, b_end) (B, in the same shared
- * array) for at most VT slots.  Bit i of *took_a / *took_b says that slot
- * i consumed a key of A / of B (both: a matched pair), which is all the
- * caller needs: which slots an operation keeps is a function of the two
- * bits (set_op_commit), and a slot's key is A's when it took one, else
- * B's, so replaying the bits from (a, b) finds every key again.  Keeping
- * two words instead of VT keys and sources leaves the registers free for
- * occupancy.  Reads stay inside [a, a_end] and [b, b_end] whatever the
- * data, so an unsorted tile only gives meaningless slots. */
 /* One step of the walk over 32-bit shared-memory byte addresses: pa / pb
  * point at the keys ak / bk waiting on each side, ea / eb at the ends.
  * The generic step is C++; integer keys in either order have it written
