@@ -107,7 +107,22 @@ template <typename K, typename V> struct setop_tiles {
   unsigned keeps;
   bool duplicates;
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
+  unsigned long long *trace; /* EXPERIMENT: 10 stamps a tile */
+  int unordered;             /* EXPERIMENT: atomicAdd instead of look-back */
 };
+
+__device__ __forceinline__ unsigned long long trace_ns() {
+  unsigned long long x;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(x));
+  return x;
+}
+__device__ __forceinline__ unsigned trace_smid() {
+  unsigned x;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(x));
+  return x;
+}
+#define SETOP_TRACE(i, v) \
+  do { if (t.trace && tid == 0) t.trace[(size_t)tile * 10 + (i)] = (v); } while (0)
 
 template <int NT, int VT, bool STAGE_V, typename K, typename V>
 struct setop_smem {
@@ -196,6 +211,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   /* launched early (grid_dependency.cuh): the splits and the zeroed
    * look-back words come from the partition launch */
   wait_for_prior_grid();
+  SETOP_TRACE(0, trace_ns());
+  SETOP_TRACE(2, clock64());
+  SETOP_TRACE(9, trace_smid());
 
   const setop_span span = span_of_tile<NV>(t.splits, tile, t.na, t.nb);
   const int a0 = span.a0, na = span.na, b0 = span.b0, nb = span.nb;
@@ -253,8 +271,19 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, tile, &sm.count_slot, &count);
+    long long base;
+    if (t.unordered) {
+      int c;
+      while ((c = read_count_slot(&sm.count_slot)) < 0) __nanosleep(32);
+      count = c;
+      unsigned long long b0 = 0;
+      if (tid == NT) b0 = atomicAdd(t.gstatus, (unsigned long long)c);
+      base = (long long)__shfl_sync(0xffffffffu, b0, 0);
+    } else {
+      base = tile_exclusive_prefix_ahead(t.status, t.gstatus, tile,
+                                         &sm.count_slot, &count);
+    }
+    if (t.trace && tid == NT) t.trace[(size_t)tile * 10 + 8] = clock64();
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -266,6 +295,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   }
 
   mbarrier_wait(&sm.loaded, 0);
+  SETOP_TRACE(3, clock64());
 
   /* Each thread's start: the Balanced Path point on its diagonal of the
    * tile; its end is the next thread's start. */
@@ -299,6 +329,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
     if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
+    SETOP_TRACE(4, clock64());
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);
@@ -333,8 +364,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                             : tb + __popc(took_b & below));
     }
   }
+  SETOP_TRACE(5, clock64());
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
+  SETOP_TRACE(6, clock64());
   const long long base = sm.base;
   /* capacity bounds the writes even if unsorted input over-counts */
   const int room = (int)min((long long)tile_count, t.capacity - base);
@@ -347,6 +380,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     else if (HAS_V)
       outv[i] = s < sb ? t.av[a0 + (s - sa)] : t.bv[b0 + (s - sb)];
   }
+  SETOP_TRACE(7, clock64());
+  SETOP_TRACE(1, trace_ns());
 }
 
 /* Every S-th key of each input is gathered for the partition's coarse
@@ -369,6 +404,8 @@ struct setop_options {
   int prefetch_percent; /* how far ahead tiles prefetch, % of a wave */
   bool early_launch;    /* partition and tiles launched early (PDL) */
   bool early_count;     /* return once the total is known (see below) */
+  unsigned long long *trace = nullptr; /* EXPERIMENT */
+  int unordered = 0;                   /* EXPERIMENT */
 };
 
 /* Waits for the total the last tile publishes with this call's ticket.
@@ -451,7 +488,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
                          st->sm_count * P::MIN_BLOCKS * opt.prefetch_percent /
-                             100};
+                             100,
+                         opt.trace, opt.unordered};
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
