@@ -444,10 +444,13 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   setop_opt.unordered = 1;
   tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "UNORD");
   setop_opt.unordered = 0;
-  failures = fails; /* the unordered run's output is out of order */
+  failures = fails;
+  setop_opt.unordered = 2;
+  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "SPIN");
+  setop_opt.unordered = 0; /* the unordered run's output is out of order */
   d.reset_refs();
   const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
-  unsigned long long *tr = device_alloc<unsigned long long>((size_t)tiles * 10 + 1);
+  unsigned long long *tr = device_alloc<unsigned long long>((size_t)tiles * 14 + 1);
   mgpu_setop_args m;
   memset(&m, 0, sizeof m);
   m.op = op;
@@ -464,24 +467,34 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   m.keys = d.out;
   m.vals = HAS_V ? d.outv : nullptr;
   m.capacity = d.capacity;
-  std::vector<unsigned long long> h((size_t)tiles * 10 + 1);
+  std::vector<unsigned long long> h((size_t)tiles * 14 + 1);
   for (int rep = 0; rep < 3; ++rep) {
     setop_options o = {50, true, true};
     o.trace = tr;
     size_t count;
     CHECK(cudaMemsetAsync(flush_buf, rep, flush_bytes, stream));
-    stamp_kernel<<<1, 1, 0, stream>>>(tr + (size_t)tiles * 10);
+    stamp_kernel<<<1, 1, 0, stream>>>(tr + (size_t)tiles * 14);
     MCHECK((setop_run<P, HAS_V, STAGE_V, LBW, K, V>(ctx, &m, &count,
                                                     ascending<K>(), o)));
     CHECK(cudaStreamSynchronize(stream));
   }
   CHECK(cudaMemcpy(h.data(), tr, h.size() * 8, cudaMemcpyDeviceToHost));
   CHECK(cudaFree(tr));
-  const unsigned long long t0 = h[(size_t)tiles * 10];
+  if (const char *dir = getenv("MGPU_TRACE_DIR")) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace-%s-%s-%d.bin", dir, setop_name(op),
+             what, d.na + d.nb);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+      fwrite(h.data(), 8, h.size(), f);
+      fclose(f);
+    }
+  }
+  const unsigned long long t0 = h[(size_t)tiles * 14];
   unsigned long long first = ~0ull, last = 0;
   double cyc = 0, ns = 0, ph[6] = {}, late = 0, lateby = 0, life = 0;
   for (int i = 0; i < tiles; ++i) {
-    const unsigned long long *x = &h[(size_t)i * 10];
+    const unsigned long long *x = &h[(size_t)i * 14];
     first = std::min(first, x[0]);
     last = std::max(last, x[1]);
     cyc += (double)(x[7] - x[2]);
@@ -512,7 +525,7 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   printf("trace     starts by eighths (us after first):");
   for (int k = 0; k < 8; ++k) {
     const int i = (int)((long long)tiles * k / 8);
-    printf(" %.1f", (h[(size_t)i * 10] - first) / 1e3);
+    printf(" %.1f", (h[(size_t)i * 14] - first) / 1e3);
   }
   printf("\n");
 }

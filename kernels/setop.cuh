@@ -122,7 +122,7 @@ __device__ __forceinline__ unsigned trace_smid() {
   return x;
 }
 #define SETOP_TRACE(i, v) \
-  do { if (t.trace && tid == 0) t.trace[(size_t)tile * 10 + (i)] = (v); } while (0)
+  do { if (t.trace && tid == 0) t.trace[(size_t)tile * 14 + (i)] = (v); } while (0)
 
 template <int NT, int VT, bool STAGE_V, typename K, typename V>
 struct setop_smem {
@@ -272,7 +272,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
     long long base;
-    if (t.unordered) {
+    if (t.unordered == 1) {
       int c;
       while ((c = read_count_slot(&sm.count_slot)) < 0) __nanosleep(32);
       count = c;
@@ -280,10 +280,16 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       if (tid == NT) b0 = atomicAdd(t.gstatus, (unsigned long long)c);
       base = (long long)__shfl_sync(0xffffffffu, b0, 0);
     } else {
+      int polls = 0;
       base = tile_exclusive_prefix_ahead(t.status, t.gstatus, tile,
-                                         &sm.count_slot, &count);
+                                         &sm.count_slot, &count,
+                                         t.unordered == 2 ? 0 : 100, &polls);
+      if (t.trace && tid == NT) t.trace[(size_t)tile * 14 + 12] = polls;
     }
-    if (t.trace && tid == NT) t.trace[(size_t)tile * 10 + 8] = clock64();
+    if (t.trace && tid == NT) {
+      t.trace[(size_t)tile * 14 + 8] = clock64();
+      t.trace[(size_t)tile * 14 + 11] = trace_ns();
+    }
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -330,6 +336,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                                        &tile_count);
     if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
     SETOP_TRACE(4, clock64());
+    SETOP_TRACE(10, trace_ns());
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);

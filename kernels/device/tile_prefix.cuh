@@ -174,8 +174,10 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * every lane) the sum of the counts of tiles 0 .. tile-1 and sets *count. */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    int *count_slot, long long *count_out) {
+    int *count_slot, long long *count_out, int backoff_ns = 100,
+    int *polls = nullptr) {
   const int lane = threadIdx.x & 31;
+  int npolls = 0;
   long long count = -1;      /* the tile's count, once the slot has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
                                 tile of its group must publish the total */
@@ -202,7 +204,8 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
         status, gstatus, tile,
         [&] {
           watch();
-          tile_back_off();
+          ++npolls;
+          if (backoff_ns) __nanosleep(backoff_ns);
         },
         [&](long long s) {
           group_sum = s;
@@ -217,6 +220,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
   }
   publish_prefix(status, gstatus, tile, before + count);
   *count_out = count;
+  if (polls) *polls = npolls;
   return before;
 }
 
