@@ -435,6 +435,7 @@ __global__ void stamp_kernel(unsigned long long *p) {
   *p = x;
 }
 
+int trace_mode = 0;
 template <typename P, bool HAS_V, bool STAGE_V, bool LBW, typename K,
           typename V>
 void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
@@ -445,9 +446,12 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "UNORD");
   setop_opt.unordered = 0;
   failures = fails;
-  setop_opt.unordered = 2;
-  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "SPIN");
-  setop_opt.unordered = 0; /* the unordered run's output is out of order */
+  setop_opt.unordered = 4;
+  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "WIDE8");
+  setop_opt.unordered = 5;
+  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "WIDE4");
+  setop_opt.unordered = 0;
+  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "again"); /* the unordered run's output is out of order */
   d.reset_refs();
   const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
   unsigned long long *tr = device_alloc<unsigned long long>((size_t)tiles * 14 + 1);
@@ -471,6 +475,7 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   for (int rep = 0; rep < 3; ++rep) {
     setop_options o = {50, true, true};
     o.trace = tr;
+    o.unordered = trace_mode;
     size_t count;
     CHECK(cudaMemsetAsync(flush_buf, rep, flush_bytes, stream));
     stamp_kernel<<<1, 1, 0, stream>>>(tr + (size_t)tiles * 14);
@@ -482,8 +487,8 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   CHECK(cudaFree(tr));
   if (const char *dir = getenv("MGPU_TRACE_DIR")) {
     char path[512];
-    snprintf(path, sizeof path, "%s/trace-%s-%s-%d.bin", dir, setop_name(op),
-             what, d.na + d.nb);
+    snprintf(path, sizeof path, "%s/trace%d-%s-%s-%d.bin", dir, trace_mode,
+             setop_name(op), what, d.na + d.nb);
     FILE *f = fopen(path, "wb");
     if (f) {
       fwrite(h.data(), 8, h.size(), f);
@@ -673,7 +678,13 @@ int main(int argc, char **argv) {
     tune_all_setop<int32_t, uint32_t>(n);
     if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);
   }
-  if (only == "trace") trace_all_setop<int32_t, uint32_t>(n);
+  if (only == "trace") {
+    trace_all_setop<int32_t, uint32_t>(n);
+    if (getenv("MGPU_TRACE_MODE")) {
+      trace_mode = atoi(getenv("MGPU_TRACE_MODE"));
+      trace_all_setop<int32_t, uint32_t>(n);
+    }
+  }
   printf("%d mismatches\n", failures);
   mgpu_context_release(ctx);
   return failures ? 1 : 0;

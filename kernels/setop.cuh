@@ -279,6 +279,14 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       unsigned long long b0 = 0;
       if (tid == NT) b0 = atomicAdd(t.gstatus, (unsigned long long)c);
       base = (long long)__shfl_sync(0xffffffffu, b0, 0);
+    } else if (t.unordered >= 4) {
+      int polls = 0;
+      base = t.unordered == 4
+                 ? tile_exclusive_prefix_wide<8>(t.status, tile, &sm.count_slot,
+                                                 &count, &polls)
+                 : tile_exclusive_prefix_wide<4>(t.status, tile, &sm.count_slot,
+                                                 &count, &polls);
+      if (t.trace && tid == NT) t.trace[(size_t)tile * 14 + 12] = polls;
     } else {
       int polls = 0;
       base = tile_exclusive_prefix_ahead(t.status, t.gstatus, tile,
@@ -334,7 +342,12 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP) {
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
-    if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
+    if (tid == 0) {
+      if (t.unordered >= 4)
+        tile_status_store(t.status + tile,
+                          kTileCount | (unsigned long long)tile_count);
+      write_count_slot(&sm.count_slot, tile_count);
+    }
     SETOP_TRACE(4, clock64());
     SETOP_TRACE(10, trace_ns());
   } else {

@@ -152,15 +152,62 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
   return before;
 }
 
+/* EXPERIMENT: one level, a wide window.  Lane l's k-th word is the tile
+ * k * 32 + l + 1 places back (each load a contiguous 256 bytes); a poll
+ * waits only for the words nearer than the nearest published prefix. */
+template <int PL, typename Idle>
+__device__ __forceinline__ long long sum_predecessors_wide(
+    unsigned long long *status, int tile, Idle idle) {
+  const int lane = threadIdx.x & 31;
+  constexpr int W = 32 * PL;
+  long long before = 0;
+  for (int end = tile;; end -= W) {
+    unsigned long long w[PL];
+    int nearest;
+    for (;;) {
+#pragma unroll
+      for (int k = 0; k < PL; ++k) {
+        const int idx = end - 1 - (k * 32 + lane);
+        w[k] = idx >= 0 ? tile_status_load(status + idx) : kTilePrefix;
+      }
+      nearest = W;
+#pragma unroll
+      for (int k = PL - 1; k >= 0; --k) {
+        const unsigned pb = __ballot_sync(0xffffffffu, (w[k] >> 62) == 2);
+        if (pb) nearest = k * 32 + __ffs(pb) - 1;
+      }
+      bool missing = false;
+#pragma unroll
+      for (int k = 0; k < PL; ++k)
+        missing |= k * 32 + lane < nearest && (w[k] >> 62) == 0;
+      if (!__any_sync(0xffffffffu, missing)) break;
+      idle();
+    }
+    long long v = 0;
+#pragma unroll
+    for (int k = 0; k < PL; ++k)
+      v += k * 32 + lane <= nearest ? (long long)(w[k] & kTileValue) : 0;
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+      v += __shfl_xor_sync(0xffffffffu, v, off);
+    before += v;
+    if (nearest < W) return before;
+  }
+}
+
 /* The count slot is shared memory written by another warp with no barrier
  * between: atomics, so that the write is seen and the handover is not a
  * race (compute-sanitizer racecheck).  Lane 0 reads for the warp. */
 __device__ __forceinline__ void write_count_slot(int *slot, int count) {
+  __threadfence_block();
   atomicExch(slot, count);
 }
 __device__ __forceinline__ int read_count_slot(int *slot) {
   int c = 0;
-  if ((threadIdx.x & 31) == 0) c = atomicAdd(slot, 0);
+  if ((threadIdx.x & 31) == 0) {
+    c = atomicAdd(slot, 0);
+    __threadfence_block();
+  }
   return __shfl_sync(0xffffffffu, c, 0);
 }
 
@@ -219,6 +266,31 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     else __nanosleep(32);
   }
   publish_prefix(status, gstatus, tile, before + count);
+  *count_out = count;
+  if (polls) *polls = npolls;
+  return before;
+}
+
+/* EXPERIMENT: the ahead look-back over one wide level; the tile's count is
+ * published by the compute warps themselves (before the slot is written). */
+template <int PL>
+__device__ __forceinline__ long long tile_exclusive_prefix_wide(
+    unsigned long long *status, int tile, int *count_slot,
+    long long *count_out, int *polls) {
+  int npolls = 0;
+  const long long before = sum_predecessors_wide<PL>(status, tile, [&] {
+    ++npolls;
+    __nanosleep(100);
+  });
+  long long count = -1;
+  while (count < 0) {
+    const int c = read_count_slot(count_slot);
+    if (c >= 0) count = c;
+    else __nanosleep(32);
+  }
+  if ((threadIdx.x & 31) == 0)
+    tile_status_store(status + tile,
+                      kTilePrefix | (unsigned long long)(before + count));
   *count_out = count;
   if (polls) *polls = npolls;
   return before;
