@@ -446,10 +446,12 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "UNORD");
   setop_opt.unordered = 0;
   failures = fails;
-  setop_opt.unordered = 4;
-  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "WIDE8");
-  setop_opt.unordered = 5;
-  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "WIDE4");
+  static const int modes[] = {2, 6, 7, 8, 9, 10};
+  static const char *names[] = {"BO0", "BO250", "BO500", "BO1000", "LATE", "LT250"};
+  for (int k = 0; k < 6; ++k) {
+    setop_opt.unordered = modes[k];
+    tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, names[k]);
+  }
   setop_opt.unordered = 0;
   tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "again"); /* the unordered run's output is out of order */
   d.reset_refs();
@@ -485,7 +487,7 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
   CHECK(cudaMemcpy(h.data(), tr, h.size() * 8, cudaMemcpyDeviceToHost));
   CHECK(cudaFree(tr));
-  if (const char *dir = getenv("MGPU_TRACE_DIR")) {
+  if (const char *dir = d.na + d.nb >= (1 << 26) ? getenv("MGPU_TRACE_DIR") : nullptr) {
     char path[512];
     snprintf(path, sizeof path, "%s/trace%d-%s-%s-%d.bin", dir, trace_mode,
              setop_name(op), what, d.na + d.nb);

@@ -289,9 +289,12 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       if (t.trace && tid == NT) t.trace[(size_t)tile * 14 + 12] = polls;
     } else {
       int polls = 0;
+      const int u = t.unordered;
+      if (u == 9 || u == 10) mbarrier_wait(&sm.loaded, 0);
+      const int backoff = u == 2 ? 0 : u == 6 ? 250 : u == 7 ? 500 : u == 8 ? 1000 : u == 10 ? 250 : 100;
       base = tile_exclusive_prefix_ahead(t.status, t.gstatus, tile,
                                          &sm.count_slot, &count,
-                                         t.unordered == 2 ? 0 : 100, &polls);
+                                         backoff, &polls);
       if (t.trace && tid == NT) t.trace[(size_t)tile * 14 + 12] = polls;
     }
     if (t.trace && tid == NT) {
