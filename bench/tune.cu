@@ -446,9 +446,9 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "UNORD");
   setop_opt.unordered = 0;
   failures = fails;
-  static const int modes[] = {2, 6, 7, 8, 9, 10};
-  static const char *names[] = {"BO0", "BO250", "BO500", "BO1000", "LATE", "LT250"};
-  for (int k = 0; k < 6; ++k) {
+  static const int modes[] = {2, 17, 19, 21, 23, 25, 27};
+  static const char *names[] = {"BO0", "MISS", "MISDC", "MIS0", "MDC0", "MIS32", "MDC32"};
+  for (int k = 0; k < 7; ++k) {
     setop_opt.unordered = modes[k];
     tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, names[k]);
   }

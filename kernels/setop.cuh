@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       unsigned long long b0 = 0;
       if (tid == NT) b0 = atomicAdd(t.gstatus, (unsigned long long)c);
       base = (long long)__shfl_sync(0xffffffffu, b0, 0);
-    } else if (t.unordered >= 4) {
+    } else if (t.unordered == 4 || t.unordered == 5) {
       int polls = 0;
       base = t.unordered == 4
                  ? tile_exclusive_prefix_wide<8>(t.status, tile, &sm.count_slot,
@@ -291,10 +291,11 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       int polls = 0;
       const int u = t.unordered;
       if (u == 9 || u == 10) mbarrier_wait(&sm.loaded, 0);
-      const int backoff = u == 2 ? 0 : u == 6 ? 250 : u == 7 ? 500 : u == 8 ? 1000 : u == 10 ? 250 : 100;
+      int backoff = u == 2 ? 0 : u == 6 ? 250 : u == 7 ? 500 : u == 8 ? 1000 : u == 10 ? 250 : 100;
+      if (u >= 16) backoff = ((u >> 2) & 3) == 1 ? 0 : ((u >> 2) & 3) == 2 ? 32 : 100;
       base = tile_exclusive_prefix_ahead(t.status, t.gstatus, tile,
                                          &sm.count_slot, &count,
-                                         backoff, &polls);
+                                         backoff, &polls, u >= 16 && (u & 1));
       if (t.trace && tid == NT) t.trace[(size_t)tile * 14 + 12] = polls;
     }
     if (t.trace && tid == NT) {
@@ -346,7 +347,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
     if (tid == 0) {
-      if (t.unordered >= 4)
+      if ((t.unordered >= 4 && t.unordered < 16) || (t.unordered >= 16 && (t.unordered & 2)))
         tile_status_store(t.status + tile,
                           kTileCount | (unsigned long long)tile_count);
       write_count_slot(&sm.count_slot, tile_count);

@@ -43,15 +43,16 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
  * read passes kTilePrefix (nothing before it) or kTileCount (adds 0). */
 template <typename Load, typename Idle>
 __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
-                                                     Idle idle) {
-  unsigned long long w;
+                                                     Idle idle,
+                                                     bool missing_only = false) {
+  unsigned long long w = 0;
   unsigned prefixes;
   /* Wait only for the words nearer than the nearest published prefix (all
    * 32 when there is none): waiting for the whole window made each
    * set-operation tile spin ~36 times on the H200, for predecessors whose
    * counts it did not need. */
   for (;;) {
-    w = load();
+    if (!missing_only || (w >> 62) == 0) w = load();
     const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
     prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
     const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
@@ -95,7 +96,7 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
 template <typename Idle, typename GroupSum>
 __device__ __forceinline__ long long sum_predecessors(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    Idle idle, GroupSum group_sum) {
+    Idle idle, GroupSum group_sum, bool missing_only = false) {
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   /* the group's earlier tiles, nearest first; before the group's first
@@ -107,13 +108,13 @@ __device__ __forceinline__ long long sum_predecessors(
         return idx >= first ? tile_status_load(status + idx)
                             : (first == 0 ? kTilePrefix : kTileCount);
       },
-      &found, idle);
+      &found, idle, missing_only);
   if (!found && (tile & 31) == 31) group_sum(before);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
     before += sum_back_window(
         [&] { return g >= 0 ? tile_status_load(gstatus + g) : kTilePrefix; },
-        &found, idle);
+        &found, idle, missing_only);
   }
   return before;
 }
@@ -222,7 +223,7 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
     int *count_slot, long long *count_out, int backoff_ns = 100,
-    int *polls = nullptr) {
+    int *polls = nullptr, bool missing_only = false) {
   const int lane = threadIdx.x & 31;
   int npolls = 0;
   long long count = -1;      /* the tile's count, once the slot has it */
@@ -257,7 +258,8 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
         [&](long long s) {
           group_sum = s;
           watch();
-        });
+        },
+        missing_only);
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count (and the group's total) at once. */
   while (count < 0) {
