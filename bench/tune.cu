@@ -446,9 +446,9 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "UNORD");
   setop_opt.unordered = 0;
   failures = fails;
-  static const int modes[] = {2, 17, 19, 21, 23, 25, 27};
-  static const char *names[] = {"BO0", "MISS", "MISDC", "MIS0", "MDC0", "MIS32", "MDC32"};
-  for (int k = 0; k < 7; ++k) {
+  static const int modes[] = {4, 5, 19};
+  static const char *names[] = {"WIDE8", "WIDE4", "MISDC"};
+  for (int k = 0; k < 3; ++k) {
     setop_opt.unordered = modes[k];
     tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, names[k]);
   }
@@ -487,7 +487,7 @@ void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
   CHECK(cudaMemcpy(h.data(), tr, h.size() * 8, cudaMemcpyDeviceToHost));
   CHECK(cudaFree(tr));
-  if (const char *dir = d.na + d.nb >= (1 << 26) ? getenv("MGPU_TRACE_DIR") : nullptr) {
+  if (const char *dir = d.na + d.nb >= (1 << 26) && trace_mode && op == MGPU_SET_INTERSECTION ? getenv("MGPU_TRACE_DIR") : nullptr) {
     char path[512];
     snprintf(path, sizeof path, "%s/trace%d-%s-%s-%d.bin", dir, trace_mode,
              setop_name(op), what, d.na + d.nb);
@@ -682,9 +682,13 @@ int main(int argc, char **argv) {
   }
   if (only == "trace") {
     trace_all_setop<int32_t, uint32_t>(n);
-    if (getenv("MGPU_TRACE_MODE")) {
-      trace_mode = atoi(getenv("MGPU_TRACE_MODE"));
-      trace_all_setop<int32_t, uint32_t>(n);
+    if (const char *modes = getenv("MGPU_TRACE_MODE")) {
+      for (const char *m = modes; *m;) {
+        trace_mode = atoi(m);
+        trace_all_setop<int32_t, uint32_t>(n);
+        while (*m && *m != ',') ++m;
+        if (*m == ',') ++m;
+      }
     }
   }
   printf("%d mismatches\n", failures);

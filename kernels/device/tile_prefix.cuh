@@ -164,12 +164,16 @@ __device__ __forceinline__ long long sum_predecessors_wide(
   long long before = 0;
   for (int end = tile;; end -= W) {
     unsigned long long w[PL];
+#pragma unroll
+    for (int k = 0; k < PL; ++k) w[k] = 0;
     int nearest;
     for (;;) {
+      /* only the words still missing are read again */
 #pragma unroll
       for (int k = 0; k < PL; ++k) {
         const int idx = end - 1 - (k * 32 + lane);
-        w[k] = idx >= 0 ? tile_status_load(status + idx) : kTilePrefix;
+        if ((w[k] >> 62) == 0)
+          w[k] = idx >= 0 ? tile_status_load(status + idx) : kTilePrefix;
       }
       nearest = W;
 #pragma unroll
