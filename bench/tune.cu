@@ -412,7 +412,7 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
                        grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, stream,
                        d.a, (const K *)(sampled ? sa : nullptr), na, d.b,
                        (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
-                       tiles + 1, true, splits, status, status_words, C()));
+                       tiles + 1, true, splits, status, status_words, C(), 0));
   };
   const auto none = [] {};
   printf("phases    %-5s n=%d points=%d: gather %.4f ms, gather+partition %.4f, "
@@ -644,6 +644,35 @@ template <typename K, typename V> void tune_all_setop(int n) {
   setop_opt = all;
 }
 
+template <typename K, typename V> void shape_all_setop(int n) {
+  setop_data<K, V> d(n);
+  const setop_options all = {50, true, true};
+  setop_opt = all;
+  tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
+  tune_setop_ops<T<512, 31, 2>, false, true>(d, "keys");
+  tune_setop_ops<T<512, 19, 3>, false, true>(d, "keys");
+  for (int fp : {100, 200}) {
+    setop_opt.first_prefetch = fp;
+    tune_setop_ops<T<256, 31, 4>, false, true>(d, fp == 100 ? "FP100" : "FP200");
+  }
+  setop_opt = all;
+  tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
+  d.reset_refs();
+  tune_setop_ops<T<128, 23, 10>, true, true>(d, "pairs");
+  tune_setop_ops<T<256, 23, 5>, true, true>(d, "pairs");
+  tune_setop_ops<T<512, 23, 2>, true, true>(d, "pairs");
+  setop_opt.first_prefetch = 100;
+  tune_setop_ops<T<128, 23, 10>, true, true>(d, "FP100");
+  setop_opt = all;
+  tune_setop_staged<T<128, 31, 5>, true>(d);
+  tune_setop_staged<T<256, 23, 3>, true>(d);
+  tune_setop_staged<T<256, 31, 2>, true>(d);
+  setop_opt.first_prefetch = 100;
+  tune_setop_staged<T<128, 31, 5>, true>(d);
+  setop_opt = all;
+  tune_setop_ops<T<128, 23, 10>, true, true>(d, "pairs");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -651,7 +680,7 @@ int main(int argc, char **argv) {
   if (argc > 2) reps = atoi(argv[2]);
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
-      only != "setop" && only != "setop32" && only != "trace") {
+      only != "setop" && only != "setop32" && only != "trace" && only != "shape") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32]\n");
     return 2;
@@ -680,6 +709,7 @@ int main(int argc, char **argv) {
     tune_all_setop<int32_t, uint32_t>(n);
     if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);
   }
+  if (only == "shape") shape_all_setop<int32_t, uint32_t>(n);
   if (only == "trace") {
     trace_all_setop<int32_t, uint32_t>(n);
     if (const char *modes = getenv("MGPU_TRACE_MODE")) {

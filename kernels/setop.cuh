@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(128)
                            const K *sb, int nb, int nv, int count,
                            bool duplicates, unsigned *splits,
                            unsigned long long *status, int status_words,
-                           Comp comp) {
+                           Comp comp, int prefetch_points = 0) {
   const int gid = blockIdx.x * blockDim.x + threadIdx.x;
   /* the look-back words are this call's own scratch: zeroed before the
    * wait for the sample launch, which does not touch them */
@@ -66,6 +66,12 @@ __global__ void __launch_bounds__(128)
                                   duplicates, comp);
   }
   splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
+  /* EXPERIMENT: the first tiles' inputs asked of L2 before they start */
+  if (i < prefetch_points) {
+    const long long pa = bp.a, pb = d - bp.a + bp.star;
+    bulk_prefetch_l2(a + pa, (int)min((long long)nv, (long long)na - pa));
+    bulk_prefetch_l2(b + pb, (int)min((long long)nv, (long long)nb - pb));
+  }
 }
 
 /* A tile's share of A and B: a[a0, a0 + na) and b[b0, b0 + nb), from its
@@ -430,6 +436,7 @@ struct setop_options {
   bool early_count;     /* return once the total is known (see below) */
   unsigned long long *trace = nullptr; /* EXPERIMENT */
   int unordered = 0;                   /* EXPERIMENT */
+  int first_prefetch = 0;              /* EXPERIMENT: % of a wave */
 };
 
 /* Waits for the total the last tile publishes with this call's ticket.
@@ -503,7 +510,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                              grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, s,
                              a, (const K *)sa, na, b, (const K *)sb, nb,
                              (int)P::NV, tiles + 1, m->duplicates != 0, splits,
-                             status, status_words, comp));
+                             status, status_words, comp,
+                             st->sm_count * P::MIN_BLOCKS * opt.first_prefetch / 100));
   CUDA_LAUNCHED(ctx, "setop partition kernel");
   const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
