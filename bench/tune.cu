@@ -412,7 +412,7 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
                        grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, stream,
                        d.a, (const K *)(sampled ? sa : nullptr), na, d.b,
                        (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
-                       tiles + 1, true, splits, status, status_words, C(), 0));
+                       tiles + 1, true, splits, status, status_words, C()));
   };
   const auto none = [] {};
   printf("phases    %-5s n=%d points=%d: gather %.4f ms, gather+partition %.4f, "
@@ -424,126 +424,6 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
   CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
   CHECK(cudaFree(sb));
-}
-
-/* EXPERIMENT: where a tile's time goes, from stamps the tile kernel
- * writes (setop_tiles::trace), and the same call with an unordered
- * atomicAdd in place of the look-back (wrong output order, same work). */
-__global__ void stamp_kernel(unsigned long long *p) {
-  unsigned long long x;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(x));
-  *p = x;
-}
-
-int trace_mode = 0;
-template <typename P, bool HAS_V, bool STAGE_V, bool LBW, typename K,
-          typename V>
-void trace_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
-  const int fails = failures;
-  setop_opt = {50, true, true};
-  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, what);
-  setop_opt.unordered = 1;
-  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "UNORD");
-  setop_opt.unordered = 0;
-  failures = fails;
-  static const int modes[] = {4, 5, 19};
-  static const char *names[] = {"WIDE8", "WIDE4", "MISDC"};
-  for (int k = 0; k < 3; ++k) {
-    setop_opt.unordered = modes[k];
-    tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, names[k]);
-  }
-  setop_opt.unordered = 0;
-  tune_setop<P, HAS_V, STAGE_V, LBW>(d, op, "again"); /* the unordered run's output is out of order */
-  d.reset_refs();
-  const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
-  unsigned long long *tr = device_alloc<unsigned long long>((size_t)tiles * 14 + 1);
-  mgpu_setop_args m;
-  memset(&m, 0, sizeof m);
-  m.op = op;
-  m.key_type = dtype_of<K>();
-  m.order = MGPU_LESS;
-  m.duplicates = 1;
-  m.value_size = HAS_V ? sizeof(V) : 0;
-  m.a_keys = d.a;
-  m.a_vals = HAS_V ? d.av : nullptr;
-  m.na = (size_t)d.na;
-  m.b_keys = d.b;
-  m.b_vals = HAS_V ? d.bv : nullptr;
-  m.nb = (size_t)d.nb;
-  m.keys = d.out;
-  m.vals = HAS_V ? d.outv : nullptr;
-  m.capacity = d.capacity;
-  std::vector<unsigned long long> h((size_t)tiles * 14 + 1);
-  for (int rep = 0; rep < 3; ++rep) {
-    setop_options o = {50, true, true};
-    o.trace = tr;
-    o.unordered = trace_mode;
-    size_t count;
-    CHECK(cudaMemsetAsync(flush_buf, rep, flush_bytes, stream));
-    stamp_kernel<<<1, 1, 0, stream>>>(tr + (size_t)tiles * 14);
-    MCHECK((setop_run<P, HAS_V, STAGE_V, LBW, K, V>(ctx, &m, &count,
-                                                    ascending<K>(), o)));
-    CHECK(cudaStreamSynchronize(stream));
-  }
-  CHECK(cudaMemcpy(h.data(), tr, h.size() * 8, cudaMemcpyDeviceToHost));
-  CHECK(cudaFree(tr));
-  if (const char *dir = d.na + d.nb >= (1 << 26) && trace_mode && op == MGPU_SET_INTERSECTION ? getenv("MGPU_TRACE_DIR") : nullptr) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/trace%d-%s-%s-%d.bin", dir, trace_mode,
-             setop_name(op), what, d.na + d.nb);
-    FILE *f = fopen(path, "wb");
-    if (f) {
-      fwrite(h.data(), 8, h.size(), f);
-      fclose(f);
-    }
-  }
-  const unsigned long long t0 = h[(size_t)tiles * 14];
-  unsigned long long first = ~0ull, last = 0;
-  double cyc = 0, ns = 0, ph[6] = {}, late = 0, lateby = 0, life = 0;
-  for (int i = 0; i < tiles; ++i) {
-    const unsigned long long *x = &h[(size_t)i * 14];
-    first = std::min(first, x[0]);
-    last = std::max(last, x[1]);
-    cyc += (double)(x[7] - x[2]);
-    ns += (double)(x[1] - x[0]);
-    ph[0] += (double)(x[3] - x[2]); /* load */
-    ph[1] += (double)(x[4] - x[3]); /* search, walk, scan */
-    ph[2] += (double)(x[5] - x[4]); /* compaction */
-    ph[3] += (double)(x[6] - x[5]); /* wait for the base */
-    ph[4] += (double)(x[7] - x[6]); /* stores */
-    if (x[8] > x[5]) {
-      late += 1;
-      lateby += (double)(x[8] - x[5]);
-    }
-    life += (double)(x[7] - x[2]);
-  }
-  const double ghz = cyc / ns; /* cycles per ns */
-  const double us = 1.0 / (ghz * 1000.0 * tiles);
-  printf("trace     %-12s %-5s tiles=%d clock %.2f GHz: first tile at %.1f us, "
-         "last end %.1f us, tile span %.1f us; tile life %.2f us = load %.2f + "
-         "walk %.2f + compact %.2f + wait %.2f + store %.2f; base late for "
-         "%.0f%% of tiles, by %.2f us; resident %.1f a SM\n",
-         setop_name(op), what, tiles, ghz, (first - t0) / 1e3, (last - t0) / 1e3,
-         (last - first) / 1e3, life * us, ph[0] * us, ph[1] * us, ph[2] * us,
-         ph[3] * us, ph[4] * us, 100.0 * late / tiles,
-         late ? lateby / (ghz * 1000.0 * late) : 0.0,
-         life / (ghz * 1000.0) / ((last - first) / 1e3) / 132);
-  /* start order: how late each 1/8 of the tiles started */
-  printf("trace     starts by eighths (us after first):");
-  for (int k = 0; k < 8; ++k) {
-    const int i = (int)((long long)tiles * k / 8);
-    printf(" %.1f", (h[(size_t)i * 14] - first) / 1e3);
-  }
-  printf("\n");
-}
-
-template <typename K, typename V> void trace_all_setop(int n) {
-  setop_data<K, V> d(n);
-  trace_setop<T<256, 31, 4>, false, false, true>(d, MGPU_SET_INTERSECTION, "keys");
-  trace_setop<T<256, 31, 4>, false, false, true>(d, MGPU_SET_UNION, "keys");
-  trace_setop<T<128, 23, 10>, true, false, true>(d, MGPU_SET_INTERSECTION, "pairs");
-  trace_setop<T<128, 31, 5>, true, true, true>(d, MGPU_SET_UNION, "stage");
-  setop_opt = {50, true, true};
 }
 
 template <typename K, typename V> void tune_all_merge(int n) {
@@ -644,35 +524,6 @@ template <typename K, typename V> void tune_all_setop(int n) {
   setop_opt = all;
 }
 
-template <typename K, typename V> void shape_all_setop(int n) {
-  setop_data<K, V> d(n);
-  const setop_options all = {50, true, true};
-  setop_opt = all;
-  tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
-  tune_setop_ops<T<512, 31, 2>, false, true>(d, "keys");
-  tune_setop_ops<T<512, 19, 3>, false, true>(d, "keys");
-  for (int fp : {100, 200}) {
-    setop_opt.first_prefetch = fp;
-    tune_setop_ops<T<256, 31, 4>, false, true>(d, fp == 100 ? "FP100" : "FP200");
-  }
-  setop_opt = all;
-  tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
-  d.reset_refs();
-  tune_setop_ops<T<128, 23, 10>, true, true>(d, "pairs");
-  tune_setop_ops<T<256, 23, 5>, true, true>(d, "pairs");
-  tune_setop_ops<T<512, 23, 2>, true, true>(d, "pairs");
-  setop_opt.first_prefetch = 100;
-  tune_setop_ops<T<128, 23, 10>, true, true>(d, "FP100");
-  setop_opt = all;
-  tune_setop_staged<T<128, 31, 5>, true>(d);
-  tune_setop_staged<T<256, 23, 3>, true>(d);
-  tune_setop_staged<T<256, 31, 2>, true>(d);
-  setop_opt.first_prefetch = 100;
-  tune_setop_staged<T<128, 31, 5>, true>(d);
-  setop_opt = all;
-  tune_setop_ops<T<128, 23, 10>, true, true>(d, "pairs");
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -680,7 +531,7 @@ int main(int argc, char **argv) {
   if (argc > 2) reps = atoi(argv[2]);
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
-      only != "setop" && only != "setop32" && only != "trace" && only != "shape") {
+      only != "setop" && only != "setop32") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32]\n");
     return 2;
@@ -708,18 +559,6 @@ int main(int argc, char **argv) {
   if (only == "all" || only == "setop" || only == "setop32") {
     tune_all_setop<int32_t, uint32_t>(n);
     if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);
-  }
-  if (only == "shape") shape_all_setop<int32_t, uint32_t>(n);
-  if (only == "trace") {
-    trace_all_setop<int32_t, uint32_t>(n);
-    if (const char *modes = getenv("MGPU_TRACE_MODE")) {
-      for (const char *m = modes; *m;) {
-        trace_mode = atoi(m);
-        trace_all_setop<int32_t, uint32_t>(n);
-        while (*m && *m != ',') ++m;
-        if (*m == ',') ++m;
-      }
-    }
   }
   printf("%d mismatches\n", failures);
   mgpu_context_release(ctx);

@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(128)
                            const K *sb, int nb, int nv, int count,
                            bool duplicates, unsigned *splits,
                            unsigned long long *status, int status_words,
-                           Comp comp, int prefetch_points = 0) {
+                           Comp comp) {
   const int gid = blockIdx.x * blockDim.x + threadIdx.x;
   /* the look-back words are this call's own scratch: zeroed before the
    * wait for the sample launch, which does not touch them */
@@ -66,12 +66,6 @@ __global__ void __launch_bounds__(128)
                                   duplicates, comp);
   }
   splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
-  /* EXPERIMENT: the first tiles' inputs asked of L2 before they start */
-  if (i < prefetch_points) {
-    const long long pa = bp.a, pb = d - bp.a + bp.star;
-    bulk_prefetch_l2(a + pa, (int)min((long long)nv, (long long)na - pa));
-    bulk_prefetch_l2(b + pb, (int)min((long long)nv, (long long)nb - pb));
-  }
 }
 
 /* A tile's share of A and B: a[a0, a0 + na) and b[b0, b0 + nb), from its
@@ -113,22 +107,7 @@ template <typename K, typename V> struct setop_tiles {
   unsigned keeps;
   bool duplicates;
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
-  unsigned long long *trace; /* EXPERIMENT: 10 stamps a tile */
-  int unordered;             /* EXPERIMENT: atomicAdd instead of look-back */
 };
-
-__device__ __forceinline__ unsigned long long trace_ns() {
-  unsigned long long x;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(x));
-  return x;
-}
-__device__ __forceinline__ unsigned trace_smid() {
-  unsigned x;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(x));
-  return x;
-}
-#define SETOP_TRACE(i, v) \
-  do { if (t.trace && tid == 0) t.trace[(size_t)tile * 14 + (i)] = (v); } while (0)
 
 template <int NT, int VT, bool STAGE_V, typename K, typename V>
 struct setop_smem {
@@ -217,9 +196,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   /* launched early (grid_dependency.cuh): the splits and the zeroed
    * look-back words come from the partition launch */
   wait_for_prior_grid();
-  SETOP_TRACE(0, trace_ns());
-  SETOP_TRACE(2, clock64());
-  SETOP_TRACE(9, trace_smid());
 
   const setop_span span = span_of_tile<NV>(t.splits, tile, t.na, t.nb);
   const int a0 = span.a0, na = span.na, b0 = span.b0, nb = span.nb;
@@ -277,37 +253,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    long long base;
-    if (t.unordered == 1) {
-      int c;
-      while ((c = read_count_slot(&sm.count_slot)) < 0) __nanosleep(32);
-      count = c;
-      unsigned long long b0 = 0;
-      if (tid == NT) b0 = atomicAdd(t.gstatus, (unsigned long long)c);
-      base = (long long)__shfl_sync(0xffffffffu, b0, 0);
-    } else if (t.unordered == 4 || t.unordered == 5) {
-      int polls = 0;
-      base = t.unordered == 4
-                 ? tile_exclusive_prefix_wide<8>(t.status, tile, &sm.count_slot,
-                                                 &count, &polls)
-                 : tile_exclusive_prefix_wide<4>(t.status, tile, &sm.count_slot,
-                                                 &count, &polls);
-      if (t.trace && tid == NT) t.trace[(size_t)tile * 14 + 12] = polls;
-    } else {
-      int polls = 0;
-      const int u = t.unordered;
-      if (u == 9 || u == 10) mbarrier_wait(&sm.loaded, 0);
-      int backoff = u == 2 ? 0 : u == 6 ? 250 : u == 7 ? 500 : u == 8 ? 1000 : u == 10 ? 250 : 100;
-      if (u >= 16) backoff = ((u >> 2) & 3) == 1 ? 0 : ((u >> 2) & 3) == 2 ? 32 : 100;
-      base = tile_exclusive_prefix_ahead(t.status, t.gstatus, tile,
-                                         &sm.count_slot, &count,
-                                         backoff, &polls, u >= 16 && (u & 1));
-      if (t.trace && tid == NT) t.trace[(size_t)tile * 14 + 12] = polls;
-    }
-    if (t.trace && tid == NT) {
-      t.trace[(size_t)tile * 14 + 8] = clock64();
-      t.trace[(size_t)tile * 14 + 11] = trace_ns();
-    }
+    const long long base = tile_exclusive_prefix_ahead(
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -319,7 +266,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   }
 
   mbarrier_wait(&sm.loaded, 0);
-  SETOP_TRACE(3, clock64());
 
   /* Each thread's start: the Balanced Path point on its diagonal of the
    * tile; its end is the next thread's start. */
@@ -352,14 +298,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP) {
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
-    if (tid == 0) {
-      if ((t.unordered >= 4 && t.unordered < 16) || (t.unordered >= 16 && (t.unordered & 2)))
-        tile_status_store(t.status + tile,
-                          kTileCount | (unsigned long long)tile_count);
-      write_count_slot(&sm.count_slot, tile_count);
-    }
-    SETOP_TRACE(4, clock64());
-    SETOP_TRACE(10, trace_ns());
+    if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);
@@ -394,10 +333,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                             : tb + __popc(took_b & below));
     }
   }
-  SETOP_TRACE(5, clock64());
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
-  SETOP_TRACE(6, clock64());
   const long long base = sm.base;
   /* capacity bounds the writes even if unsorted input over-counts */
   const int room = (int)min((long long)tile_count, t.capacity - base);
@@ -410,8 +347,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     else if (HAS_V)
       outv[i] = s < sb ? t.av[a0 + (s - sa)] : t.bv[b0 + (s - sb)];
   }
-  SETOP_TRACE(7, clock64());
-  SETOP_TRACE(1, trace_ns());
 }
 
 /* Every S-th key of each input is gathered for the partition's coarse
@@ -434,9 +369,6 @@ struct setop_options {
   int prefetch_percent; /* how far ahead tiles prefetch, % of a wave */
   bool early_launch;    /* partition and tiles launched early (PDL) */
   bool early_count;     /* return once the total is known (see below) */
-  unsigned long long *trace = nullptr; /* EXPERIMENT */
-  int unordered = 0;                   /* EXPERIMENT */
-  int first_prefetch = 0;              /* EXPERIMENT: % of a wave */
 };
 
 /* Waits for the total the last tile publishes with this call's ticket.
@@ -510,8 +442,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                              grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, s,
                              a, (const K *)sa, na, b, (const K *)sb, nb,
                              (int)P::NV, tiles + 1, m->duplicates != 0, splits,
-                             status, status_words, comp,
-                             st->sm_count * P::MIN_BLOCKS * opt.first_prefetch / 100));
+                             status, status_words, comp));
   CUDA_LAUNCHED(ctx, "setop partition kernel");
   const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
@@ -520,8 +451,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
                          st->sm_count * P::MIN_BLOCKS * opt.prefetch_percent /
-                             100,
-                         opt.trace, opt.unordered};
+                             100};
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));

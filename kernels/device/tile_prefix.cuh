@@ -43,16 +43,15 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
  * read passes kTilePrefix (nothing before it) or kTileCount (adds 0). */
 template <typename Load, typename Idle>
 __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
-                                                     Idle idle,
-                                                     bool missing_only = false) {
-  unsigned long long w = 0;
+                                                     Idle idle) {
+  unsigned long long w;
   unsigned prefixes;
   /* Wait only for the words nearer than the nearest published prefix (all
    * 32 when there is none): waiting for the whole window made each
    * set-operation tile spin ~36 times on the H200, for predecessors whose
    * counts it did not need. */
   for (;;) {
-    if (!missing_only || (w >> 62) == 0) w = load();
+    w = load();
     const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
     prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
     const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
@@ -96,7 +95,7 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
 template <typename Idle, typename GroupSum>
 __device__ __forceinline__ long long sum_predecessors(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    Idle idle, GroupSum group_sum, bool missing_only = false) {
+    Idle idle, GroupSum group_sum) {
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   /* the group's earlier tiles, nearest first; before the group's first
@@ -108,13 +107,13 @@ __device__ __forceinline__ long long sum_predecessors(
         return idx >= first ? tile_status_load(status + idx)
                             : (first == 0 ? kTilePrefix : kTileCount);
       },
-      &found, idle, missing_only);
+      &found, idle);
   if (!found && (tile & 31) == 31) group_sum(before);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
     before += sum_back_window(
         [&] { return g >= 0 ? tile_status_load(gstatus + g) : kTilePrefix; },
-        &found, idle, missing_only);
+        &found, idle);
   }
   return before;
 }
@@ -153,66 +152,15 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
   return before;
 }
 
-/* EXPERIMENT: one level, a wide window.  Lane l's k-th word is the tile
- * k * 32 + l + 1 places back (each load a contiguous 256 bytes); a poll
- * waits only for the words nearer than the nearest published prefix. */
-template <int PL, typename Idle>
-__device__ __forceinline__ long long sum_predecessors_wide(
-    unsigned long long *status, int tile, Idle idle) {
-  const int lane = threadIdx.x & 31;
-  constexpr int W = 32 * PL;
-  long long before = 0;
-  for (int end = tile;; end -= W) {
-    unsigned long long w[PL];
-#pragma unroll
-    for (int k = 0; k < PL; ++k) w[k] = 0;
-    int nearest;
-    for (;;) {
-      /* only the words still missing are read again */
-#pragma unroll
-      for (int k = 0; k < PL; ++k) {
-        const int idx = end - 1 - (k * 32 + lane);
-        if ((w[k] >> 62) == 0)
-          w[k] = idx >= 0 ? tile_status_load(status + idx) : kTilePrefix;
-      }
-      nearest = W;
-#pragma unroll
-      for (int k = PL - 1; k >= 0; --k) {
-        const unsigned pb = __ballot_sync(0xffffffffu, (w[k] >> 62) == 2);
-        if (pb) nearest = k * 32 + __ffs(pb) - 1;
-      }
-      bool missing = false;
-#pragma unroll
-      for (int k = 0; k < PL; ++k)
-        missing |= k * 32 + lane < nearest && (w[k] >> 62) == 0;
-      if (!__any_sync(0xffffffffu, missing)) break;
-      idle();
-    }
-    long long v = 0;
-#pragma unroll
-    for (int k = 0; k < PL; ++k)
-      v += k * 32 + lane <= nearest ? (long long)(w[k] & kTileValue) : 0;
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1)
-      v += __shfl_xor_sync(0xffffffffu, v, off);
-    before += v;
-    if (nearest < W) return before;
-  }
-}
-
 /* The count slot is shared memory written by another warp with no barrier
  * between: atomics, so that the write is seen and the handover is not a
  * race (compute-sanitizer racecheck).  Lane 0 reads for the warp. */
 __device__ __forceinline__ void write_count_slot(int *slot, int count) {
-  __threadfence_block();
   atomicExch(slot, count);
 }
 __device__ __forceinline__ int read_count_slot(int *slot) {
   int c = 0;
-  if ((threadIdx.x & 31) == 0) {
-    c = atomicAdd(slot, 0);
-    __threadfence_block();
-  }
+  if ((threadIdx.x & 31) == 0) c = atomicAdd(slot, 0);
   return __shfl_sync(0xffffffffu, c, 0);
 }
 
@@ -226,10 +174,8 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * every lane) the sum of the counts of tiles 0 .. tile-1 and sets *count. */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    int *count_slot, long long *count_out, int backoff_ns = 100,
-    int *polls = nullptr, bool missing_only = false) {
+    int *count_slot, long long *count_out) {
   const int lane = threadIdx.x & 31;
-  int npolls = 0;
   long long count = -1;      /* the tile's count, once the slot has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
                                 tile of its group must publish the total */
@@ -256,14 +202,12 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
         status, gstatus, tile,
         [&] {
           watch();
-          ++npolls;
-          if (backoff_ns) __nanosleep(backoff_ns);
+          tile_back_off();
         },
         [&](long long s) {
           group_sum = s;
           watch();
-        },
-        missing_only);
+        });
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count (and the group's total) at once. */
   while (count < 0) {
@@ -273,32 +217,6 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
   }
   publish_prefix(status, gstatus, tile, before + count);
   *count_out = count;
-  if (polls) *polls = npolls;
-  return before;
-}
-
-/* EXPERIMENT: the ahead look-back over one wide level; the tile's count is
- * published by the compute warps themselves (before the slot is written). */
-template <int PL>
-__device__ __forceinline__ long long tile_exclusive_prefix_wide(
-    unsigned long long *status, int tile, int *count_slot,
-    long long *count_out, int *polls) {
-  int npolls = 0;
-  const long long before = sum_predecessors_wide<PL>(status, tile, [&] {
-    ++npolls;
-    __nanosleep(100);
-  });
-  long long count = -1;
-  while (count < 0) {
-    const int c = read_count_slot(count_slot);
-    if (c >= 0) count = c;
-    else __nanosleep(32);
-  }
-  if ((threadIdx.x & 31) == 0)
-    tile_status_store(status + tile,
-                      kTilePrefix | (unsigned long long)(before + count));
-  *count_out = count;
-  if (polls) *polls = npolls;
   return before;
 }
 
