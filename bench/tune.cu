@@ -502,8 +502,9 @@ template <typename K, typename V> void tune_all_setop(int n) {
     tune_setop_ops<T<128, 31, 8>, false, true>(d, "keys");
     tune_setop_ops<T<256, 23, 5>, false, true>(d, "keys");
     d.reset_refs();
-    tune_setop_ops<T<128, 23, 10>, true, true>(d, "pairs");
+    tune_setop_ops<T<256, 23, 5>, true, true>(d, "pairs");
     tune_setop_staged<T<128, 31, 5>, true>(d);
+    tune_setop_ops<T<128, 23, 10>, true, true>(d, "pairs");
     tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
     tune_setop_staged<T<128, 31, 5>, false>(d);
     tune_setop_ops<T<192, 23, 7>, true, true>(d, "pairs");

@@ -170,12 +170,22 @@ template <int KEY_BYTES, int VALUE_BYTES> struct segsort_policy
  *              0.342 / 0.396-0.400, 128x19/6 W 0.359 / 0.425
  *   i64 pairs: 128x23/6 no W 0.408-0.409 / 0.753-0.754, W 0.413 / 0.766-
  *              0.769; 128x15/8 W 0.428 / 0.726
+ * Tenth round (H100, 7 reps, two runs, W, launches early, count early):
+ *   i32 keys:  256x31/4 0.222-0.225 / 0.277-0.285, 512x31/2 0.235-0.239 /
+ *              0.285-0.288, 512x19/3 0.239 / 0.289-0.291
+ *   i32 pairs: 256x23/5 0.288-0.289 / 0.524-0.525 (gathered), 128x23/10
+ *              0.298 / 0.537-0.538, 512x23/2 0.313-0.315 / 0.553; staged
+ *              128x31/5 0.328-0.335 / 0.429-0.430, 256x23/3 0.345 / 0.449-
+ *              0.451, 256x31/2 0.352-0.355 / 0.470-0.487
+ *   8-byte values behind 4-byte keys keep 128x23/10 (not measured).
  * (docs/TUNING.md has the history). */
 template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   typedef typename std::conditional<
       KEY_BYTES == 4,
-      typename std::conditional<VALUE_BYTES == 0, tile_policy<256, 31, 4>,
-                                tile_policy<128, 23, 10>>::type,
+      typename std::conditional<
+          VALUE_BYTES == 0, tile_policy<256, 31, 4>,
+          typename std::conditional<VALUE_BYTES == 4, tile_policy<256, 23, 5>,
+                                    tile_policy<128, 23, 10>>::type>::type,
       typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 31, 5>,
                                 tile_policy<128, 23, 6>>::type>::type type;
   /* Union and symmetric difference of 4-byte keys and values stage the
