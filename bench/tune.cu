@@ -488,7 +488,7 @@ void tune_setop_staged(setop_data<K, V> &d) {
  * output, keys, gathered pairs and staged pairs; D = percent of a wave. */
 template <typename K, typename V> void tune_setop_defer(int n) {
   setop_data<K, V> d(n);
-  const int ds[] = {100, 150, 50};
+  const int ds[] = {100, 150, 75};
   for (int pass = 0; pass < 2; ++pass) {
     setop_opt = {50, true, true, 0, true};
     tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");

@@ -140,7 +140,6 @@ struct setop_smem {
   typename cub::BlockScan<int, NT>::TempStorage scan;
   int warp_totals[NT / 32]; /* the scan with a look-back warp */
   int count_slot; /* the tile's count for the look-back warp; -1: not yet */
-  int prior_count; /* deferred store: the count of the tile this places */
   long long base;
   unsigned long long loaded; /* mbarrier: the bulk copies have landed */
 };
@@ -269,18 +268,32 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   }
   __syncthreads();
 
+  /* Deferred: this warp places the prior tile's parked output while the
+   * others walk this tile. */
   if (DEFER && tid >= NT) {
     if (prior >= 0) {
+      const int lane = tid - NT;
       long long pc;
-      const long long before =
+      const long long base =
           tile_exclusive_prefix_of(t.status, t.gstatus, prior, &pc);
-      if (tid == NT) {
-        sm.base = before;
-        sm.prior_count = (int)pc;
-        if (prior == t.tiles - 1) publish_total(t.total, before + pc, t.ticket);
+      if (lane == 0 && prior == t.tiles - 1)
+        publish_total(t.total, base + pc, t.ticket);
+      const int room = (int)max(0ll, min(pc, t.capacity - base));
+      const long long slot = prior % t.ring_slots;
+      const K *rk = t.ring + slot * t.slot_keys;
+      warp_copy_from_ring<4>(rk, t.out + base, room, lane);
+      const V *rv = nullptr;
+      if constexpr (HAS_V) {
+        rv = t.ringv + slot * t.slot_vals;
+        warp_copy_from_ring<4>(rv, t.outv + base, room, lane);
       }
-      __threadfence_block();
-      named_arrive(2, THREADS);
+      __syncwarp();
+      if (t.discard) {
+        discard_from_l2(rk, sizeof(K) * (size_t)pc, lane, 32);
+        if (HAS_V) discard_from_l2(rv, sizeof(V) * (size_t)pc, lane, 32);
+        __syncwarp();
+      }
+      if (lane == 0) ring_mark_copied(t.copied, prior);
     }
     return;
   }
@@ -298,26 +311,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     return;
   }
 
-  /* Deferred: place the prior tile's parked output first, while this
-   * tile's bulk copies are in flight. */
-  if (DEFER && prior >= 0) {
-    named_sync(2, THREADS);
-    const long long base = sm.base;
-    const int pc = sm.prior_count;
-    const int room = (int)max(0ll, min((long long)pc, t.capacity - base));
-    const long long slot = prior % t.ring_slots;
-    const K *rk = t.ring + slot * t.slot_keys;
-    const V *rv = HAS_V ? t.ringv + slot * t.slot_vals : nullptr;
-    copy_from_ring<8>(rk, t.out + base, room, tid, NT);
-    if (HAS_V) copy_from_ring<8>(rv, t.outv + base, room, tid, NT);
-    named_sync(1, NT);
-    if (t.discard) {
-      discard_from_l2(rk, sizeof(K) * (size_t)pc, tid, NT);
-      if (HAS_V) discard_from_l2(rv, sizeof(V) * (size_t)pc, tid, NT);
-      named_sync(1, NT);
-    }
-    if (tid == 0) ring_mark_copied(t.copied, prior);
-  }
   if (DEFER && !own) return;
 
   mbarrier_wait(&sm.loaded, 0);

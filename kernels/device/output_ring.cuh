@@ -22,6 +22,8 @@
 #ifndef MGPU_OUTPUT_RING_CUH
 #define MGPU_OUTPUT_RING_CUH
 
+#include <cstring>
+
 #include "tile_prefix.cuh"
 
 namespace mgpu {
@@ -50,6 +52,37 @@ __device__ __forceinline__ void copy_from_ring(const T *src, T *dst, int n,
     for (int u = 0; u < U; ++u) {
       const int i = i0 + u * nt;
       if (i < n) dst[i] = x[u];
+    }
+  }
+}
+
+/* The same by one warp (the block's other warps are busy with their own
+ * tile): src on a 16-byte boundary is read 16 bytes a lane, U loads in
+ * flight, and dst (any alignment) written an element at a time. */
+template <int U, typename T>
+__device__ __forceinline__ void warp_copy_from_ring(const T *src, T *dst,
+                                                    int n, int lane) {
+  constexpr int E = 16 / sizeof(T);
+  static_assert(16 % sizeof(T) == 0, "elements of 1-16 bytes");
+  const int chunks = (n + E - 1) / E;
+  const uint4 *s = reinterpret_cast<const uint4 *>(src);
+  for (int c0 = lane; c0 < chunks; c0 += 32 * U) {
+    uint4 x[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int c = c0 + 32 * u;
+      if (c < chunks) x[u] = __ldcg(s + c);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int c = c0 + 32 * u;
+      if (c < chunks) {
+        T e[E];
+        memcpy(e, &x[u], 16);
+#pragma unroll
+        for (int k = 0; k < E; ++k)
+          if (c * E + k < n) dst[c * E + k] = e[k];
+      }
     }
   }
 }
