@@ -10,7 +10,7 @@
  * kernels/policy.cuh with these numbers; docs/TUNING.md keeps the history.
  *
  *   mgpu_tune [log2 n = 26] [reps = 15]
- *             [all | merge | merge32 | sort | setop | setop32 | defer]
+ *             [all | merge | merge32 | sort | setop | setop32]
  */
 #include <algorithm>
 #include <cmath>
@@ -243,7 +243,7 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
 
 /* How the candidates launch (setop_run): prefetch distance, early
  * launches, early return with the count. */
-setop_options setop_opt = {50, false, false, 0, true};
+setop_options setop_opt = {50, false, false};
 
 const char *setop_name(mgpu_setop_kind op) {
   switch (op) {
@@ -377,13 +377,13 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
   if (!ok) ++failures;
   double base = HAS_V ? d.memcpy_pairs : d.memcpy_keys;
-  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d MB=%2d PF=%3d %c%c%c D=%3d%c %8.4f ms  (count %zu)  "
+  printf("setop     %-12s %-5s %-4s NT=%3d VT=%2d MB=%2d PF=%3d %c%c%c %8.4f ms  (count %zu)  "
          "%5.1f%% of memcpy of the inputs (%.4f ms)%s\n",
          setop_name(op), what, sizeof(K) == 4 ? "i32" : "i64", P::NT, P::VT,
          P::MIN_BLOCKS, setop_opt.prefetch_percent,
          LBW ? 'W' : '-', setop_opt.early_launch ? 'L' : '-',
-         setop_opt.early_count ? 'C' : '-', setop_opt.defer_percent,
-         setop_opt.discard ? 'x' : '-', ms, count, 100 * base / ms, base, ok ? "" : "  MISMATCH");
+         setop_opt.early_count ? 'C' : '-',
+         ms, count, 100 * base / ms, base, ok ? "" : "  MISMATCH");
 }
 
 template <int NT, int VT, int MB = 1> using T = tile_policy<NT, VT, MB>;
@@ -484,45 +484,12 @@ void tune_setop_staged(setop_data<K, V> &d) {
   tune_setop<P, true, true, LBW>(d, MGPU_SET_UNION, "stage");
 }
 
-/* The deferred store (output_ring.cuh) against the tiles placing their own
- * output, keys, gathered pairs and staged pairs; D = percent of a wave. */
-template <typename K, typename V> void tune_setop_defer(int n) {
-  setop_data<K, V> d(n);
-  const int ds[] = {100, 150, 75};
-  for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {50, true, true, 0, true};
-    tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
-    for (int x : ds) {
-      setop_opt.defer_percent = x;
-      tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
-    }
-    setop_opt.defer_percent = 100;
-    setop_opt.discard = false;
-    tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
-    setop_opt.discard = true;
-    setop_opt.prefetch_percent = 0;
-    tune_setop_ops<T<256, 31, 4>, false, true>(d, "keys");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {50, true, true, 0, true};
-    tune_setop_ops<T<256, 23, 5>, true, true>(d, "pairs");
-    tune_setop_staged<T<128, 31, 5>, true>(d);
-    for (int x : ds) {
-      setop_opt.defer_percent = x;
-      tune_setop_ops<T<256, 23, 5>, true, true>(d, "pairs");
-      tune_setop_staged<T<128, 31, 5>, true>(d);
-    }
-  }
-  setop_opt = {50, true, true, 0, true};
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   /* W: a look-back warp, L: early launches, C: early count; each candidate
    * with the policy's launch options, then the old kernel (no W) */
-  const setop_options all = {50, true, true, 0, true};
+  const setop_options all = {50, true, true};
   setop_opt = all;
   if (sizeof(K) == 4) {
     setop_phases<T<256, 31, 4>>(d, "keys");
@@ -543,7 +510,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
     tune_setop_ops<T<192, 23, 7>, true, true>(d, "pairs");
     tune_setop_staged<T<128, 27, 6>, true>(d);
     tune_setop_staged<T<128, 23, 7>, true>(d);
-    setop_opt = {50, false, false, 0, true};
+    setop_opt = {50, false, false};
     tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
     tune_setop_staged<T<128, 31, 5>, false>(d);
   } else {
@@ -565,9 +532,9 @@ int main(int argc, char **argv) {
   if (argc > 2) reps = atoi(argv[2]);
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
-      only != "setop" && only != "setop32" && only != "defer") {
+      only != "setop" && only != "setop32") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
-                    "[all | merge | merge32 | sort | setop | setop32 | defer]\n");
+                    "[all | merge | merge32 | sort | setop | setop32]\n");
     return 2;
   }
   char err[256];
@@ -590,7 +557,6 @@ int main(int argc, char **argv) {
     tune_all_sort<int32_t, uint32_t>(n);
     tune_all_sort<int64_t, uint64_t>(n);
   }
-  if (only == "defer") tune_setop_defer<int32_t, uint32_t>(n);
   if (only == "all" || only == "setop" || only == "setop32") {
     tune_all_setop<int32_t, uint32_t>(n);
     if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);

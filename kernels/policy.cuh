@@ -203,9 +203,6 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   static constexpr bool early_launch = true;
   /* The call returns once the total is known (wait_for_total). */
   static constexpr bool early_count = true;
-  /* Deferred store (setop_options): 0 while it is measured. */
-  static constexpr int defer_percent = 0;
-  static constexpr bool discard = true;
 };
 
 /* bulk_remove, bulk_insert and the interval operations (by element width).

@@ -25,7 +25,6 @@
 #include "device/bulk_copy.cuh"
 #include "device/grid_dependency.cuh"
 #include "device/named_barrier.cuh"
-#include "device/output_ring.cuh"
 #include "device/serial_set_op.cuh"
 #include "device/tile_prefix.cuh"
 #include "device/warp_merge_path.cuh"
@@ -108,16 +107,6 @@ template <typename K, typename V> struct setop_tiles {
   unsigned keeps;
   bool duplicates;
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
-  int tiles;    /* the tiles; with a deferred store the grid has more */
-  /* The deferred store (output_ring.cuh): block b walks tile b (if b <
-   * tiles) and places tile b - defer's output, parked in ring slot
-   * (b - defer) % ring_slots; copied[] has a word per tile, zeroed. */
-  int defer, ring_slots;
-  long long slot_keys, slot_vals; /* a slot's elements */
-  K *ring;
-  V *ringv;
-  unsigned long long *copied;
-  bool discard; /* copied slots dropped from L2 */
 };
 
 template <int NT, int VT, bool STAGE_V, typename K, typename V>
@@ -189,8 +178,8 @@ __device__ __forceinline__ void publish_total(unsigned long long *words,
  * the tile's place from the start (tile_exclusive_prefix_ahead) while the
  * NT threads load, walk and compact; otherwise warp 0 looks back after the
  * scan while the other warps compact. */
-template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, bool DEFER,
-          typename K, typename V, typename Comp>
+template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
+          typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                                   P::MIN_BLOCKS)
     setop_kernel(setop_tiles<K, V> t, Comp comp) {
@@ -198,23 +187,17 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   constexpr int THREADS = NT + (LOOKBACK_WARP ? 32 : 0);
   static_assert(VT <= 32, "a thread's slots are bits of one word");
   static_assert(HAS_V || !STAGE_V, "only values can be staged");
-  static_assert(LOOKBACK_WARP || !DEFER,
-                "the look-back warp places the deferred tile");
   static_assert(NT >= (STAGE_V ? 128 : 64),
                 "a warp copies the ends of each bulk copy");
   typedef setop_smem<NT, VT, STAGE_V, K, V> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
-  /* with a deferred store, blocks past the last tile only place outputs */
-  const bool own = !DEFER || tile < t.tiles;
-  const int prior = DEFER ? tile - t.defer : -1;
   /* launched early (grid_dependency.cuh): the splits and the zeroed
    * look-back words come from the partition launch */
   wait_for_prior_grid();
 
-  const setop_span span = own ? span_of_tile<NV>(t.splits, tile, t.na, t.nb)
-                              : setop_span{0, 0, 0, 0};
+  const setop_span span = span_of_tile<NV>(t.splits, tile, t.na, t.nb);
   const int a0 = span.a0, na = span.na, b0 = span.b0, nb = span.nb;
   /* The last thread asks L2 for the inputs of the tile `prefetch` ahead,
    * which starts about when this one ends, so that its bulk copies find
@@ -222,7 +205,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
    * ~25% of a tile's time, the wait for its predecessors' counts ~30%). */
   const int ahead = tile + t.prefetch;
   const bool prefetcher =
-      t.prefetch > 0 && tid == NT - 1 && ahead < t.tiles;
+      t.prefetch > 0 && tid == NT - 1 && ahead < (int)gridDim.x;
   setop_span next = {0, 0, 0, 0};
   if (prefetcher) next = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
   constexpr int E = smem_t::E, EV = smem_t::EV;
@@ -268,35 +251,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   }
   __syncthreads();
 
-  /* Deferred: this warp places the prior tile's parked output while the
-   * others walk this tile. */
-  if (DEFER && tid >= NT) {
-    if (prior >= 0) {
-      const int lane = tid - NT;
-      long long pc;
-      const long long base =
-          tile_exclusive_prefix_of(t.status, t.gstatus, prior, &pc);
-      if (lane == 0 && prior == t.tiles - 1)
-        publish_total(t.total, base + pc, t.ticket);
-      const int room = (int)max(0ll, min(pc, t.capacity - base));
-      const long long slot = prior % t.ring_slots;
-      const K *rk = t.ring + slot * t.slot_keys;
-      warp_copy_from_ring<4>(rk, t.out + base, room, lane);
-      const V *rv = nullptr;
-      if constexpr (HAS_V) {
-        rv = t.ringv + slot * t.slot_vals;
-        warp_copy_from_ring<4>(rv, t.outv + base, room, lane);
-      }
-      __syncwarp();
-      if (t.discard) {
-        discard_from_l2(rk, sizeof(K) * (size_t)pc, lane, 32);
-        if (HAS_V) discard_from_l2(rv, sizeof(V) * (size_t)pc, lane, 32);
-        __syncwarp();
-      }
-      if (lane == 0) ring_mark_copied(t.copied, prior);
-    }
-    return;
-  }
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
@@ -310,8 +264,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     named_arrive(2, THREADS);
     return;
   }
-
-  if (DEFER && !own) return;
 
   mbarrier_wait(&sm.loaded, 0);
 
@@ -346,7 +298,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP) {
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
-    if (!DEFER && tid == 0) write_count_slot(&sm.count_slot, tile_count);
+    if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);
@@ -380,30 +332,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
           (took_a >> i) & 1 ? ta + __popc(took_a & below)
                             : tb + __popc(took_b & below));
     }
-  }
-  if (DEFER) {
-    /* park the kept elements in the tile's slot, once its last tenant
-     * has been copied out; then publish the count */
-    if (tid == 0 && tile >= t.ring_slots)
-      ring_wait_copied(t.copied, tile - t.ring_slots);
-    named_sync(1, NT);
-    const long long slot = tile % t.ring_slots;
-    K *rk = t.ring + slot * t.slot_keys;
-    V *rv = HAS_V ? t.ringv + slot * t.slot_vals : nullptr;
-    for (int i = tid; i < tile_count; i += NT) {
-      const int s = sm.kept[i];
-      rk[i] = sm.keys[s];
-      if (STAGE_V) rv[i] = sm.vals[s < sb ? va + (s - sa) : vb + (s - sb)];
-      else if (HAS_V)
-        rv[i] = s < sb ? t.av[a0 + (s - sa)] : t.bv[b0 + (s - sb)];
-    }
-    named_sync(1, NT);
-    if (tid == 0) {
-      __threadfence();
-      tile_status_store(t.status + tile,
-                        kTileCount | (unsigned long long)tile_count);
-    }
-    return;
   }
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
@@ -441,11 +369,6 @@ struct setop_options {
   int prefetch_percent; /* how far ahead tiles prefetch, % of a wave */
   bool early_launch;    /* partition and tiles launched early (PDL) */
   bool early_count;     /* return once the total is known (see below) */
-  /* Deferred store (output_ring.cuh): tiles park their output and a block
-   * this percent of a wave later places it; 0: tiles wait for their place
-   * and store it themselves.  Needs the look-back warp. */
-  int defer_percent;
-  bool discard; /* placed slots dropped from L2 */
 };
 
 /* Waits for the total the last tile publishes with this call's ticket.
@@ -481,18 +404,10 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const int na = (int)m->na, nb = (int)m->nb;
   const long long total = (long long)na + nb;
   const int tiles = tiles_of(total, P::NV);
-  /* the deferred store's distance (at most the tiles) and ring slots */
-  const bool defer = LOOKBACK_WARP && opt.defer_percent > 0 && tiles > 0;
-  const int wave = st->sm_count * P::MIN_BLOCKS;
-  const int distance =
-      defer ? max(1, min(tiles, (int)((long long)wave * opt.defer_percent / 100)))
-            : 0;
-  const int slots = defer ? min(tiles, 2 * distance) : 0;
   /* One scratch block: the tiles' look-back words (one a tile and one a
-   * group of 32; with a deferred store, a copied flag a tile), their
-   * partition points, the samples and the ring. */
+   * group of 32), their partition points, and the samples. */
   const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + groups + (defer ? tiles : 0);
+  const int status_words = tiles + groups;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
@@ -503,16 +418,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const size_t splits_at = status_bytes;
   const size_t samples_at =
       (splits_at + sizeof(unsigned) * ((size_t)tiles + 1) + 15) & ~(size_t)15;
-  const long long slot_keys = ring_slot_elems<K>(P::NV);
-  const long long slot_vals = HAS_V ? ring_slot_elems<V>(P::NV) : 0;
-  const size_t ring_at =
-      (samples_at + sizeof(K) * ((size_t)ca + cb) + 127) & ~(size_t)127;
-  const size_t ringv_at = ring_at + sizeof(K) * (size_t)slot_keys * slots;
-  const size_t scratch_bytes =
-      defer ? ringv_at + sizeof(V) * (size_t)slot_vals * slots
-            : samples_at + sizeof(K) * ((size_t)ca + cb);
   cuda_scratch scratch;
-  MGPU_TRY(scratch.take(ctx, scratch_bytes));
+  MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
   char *base = scratch.as<char>();
   unsigned long long *status = (unsigned long long *)base;
   unsigned *splits = (unsigned *)(base + splits_at);
@@ -543,31 +450,14 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
-                         wave * opt.prefetch_percent / 100,
-                         tiles,
-                         distance,
-                         slots,
-                         slot_keys,
-                         slot_vals,
-                         defer ? (K *)(base + ring_at) : nullptr,
-                         defer && HAS_V ? (V *)(base + ringv_at) : nullptr,
-                         status + tiles + groups,
-                         opt.discard};
+                         st->sm_count * P::MIN_BLOCKS * opt.prefetch_percent /
+                             100};
+  auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
-  if (defer) {
-    auto kernel =
-        setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, LOOKBACK_WARP, K, V, Comp>;
-    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-    CUDA_TRY(ctx, launch_early(early, kernel, tiles + distance,
-                               P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
-                               comp));
-  } else {
-    auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, false, K, V, Comp>;
-    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-    CUDA_TRY(ctx, launch_early(early, kernel, tiles,
-                               P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
-                               comp));
-  }
+  MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+  CUDA_TRY(ctx, launch_early(early, kernel, tiles,
+                             P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
+                             comp));
   CUDA_LAUNCHED(ctx, "setop kernel");
   unsigned long long n = 0;
   if (opt.early_count) {
@@ -590,13 +480,11 @@ template <typename K, int VB> struct setop_launch {
         return setop_run<typename SP::staged, true, true, SP::lookback_warp,
                          K, V>(ctx, c->args, c->count, comp,
                                {SP::staged_prefetch, SP::early_launch,
-                                SP::early_count, SP::defer_percent,
-                                SP::discard});
+                                SP::early_count});
     }
     return setop_run<typename SP::type, VB != 0, false, SP::lookback_warp, K,
                      V>(ctx, c->args, c->count, comp,
-                        {SP::prefetch, SP::early_launch, SP::early_count,
-                         SP::defer_percent, SP::discard});
+                        {SP::prefetch, SP::early_launch, SP::early_count});
   }
 };
 

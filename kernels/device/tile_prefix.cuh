@@ -220,38 +220,6 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
   return before;
 }
 
-/* The look-back for a tile whose count another block published
- * (kTileCount, after a fence): the block that places its output runs
- * later (output_ring.cuh).  Called by all 32 lanes of one warp; waits for
- * the count, sums the predecessors, publishes the inclusive prefix (and,
- * for the last tile of a group, the group's total), then fences so that
- * what the tile wrote before its count is visible to this block.  Returns
- * (to every lane) the sum of the counts of tiles 0 .. tile-1 and sets
- * *count_out. */
-__device__ __forceinline__ long long tile_exclusive_prefix_of(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    long long *count_out) {
-  const int lane = threadIdx.x & 31;
-  unsigned long long w = 0;
-  if (lane == 0)
-    while (((w = tile_status_load(status + tile)) >> 62) == 0) tile_back_off();
-  w = __shfl_sync(0xffffffffu, w, 0);
-  const long long count = (long long)(w & kTileValue);
-  long long before = 0;
-  if (tile > 0)
-    before = sum_predecessors(
-        status, gstatus, tile, [] { tile_back_off(); },
-        [&](long long s) {
-          if (lane == 0)
-            tile_status_store(gstatus + (tile >> 5),
-                              kTileCount | (unsigned long long)(s + count));
-        });
-  publish_prefix(status, gstatus, tile, before + count);
-  __threadfence();
-  *count_out = count;
-  return before;
-}
-
 } // namespace mgpu
 
 #endif
