@@ -484,6 +484,45 @@ void tune_setop_staged(setop_data<K, V> &d) {
   tune_setop<P, true, true, LBW>(d, MGPU_SET_UNION, "stage");
 }
 
+template <int NT, int VT, int MB = 1> using I = intersection_policy<NT, VT, MB>;
+
+/* Intersections with kept[] halved (intersection_policy): more tiles a SM.
+ * The policy's tiles first, as the reference. */
+template <typename K, typename V> void tune_setop_half(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true};
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION;
+  if constexpr (sizeof(K) == 8) {
+    for (int pass = 0; pass < 2; ++pass) {
+      tune_setop<T<128, 31, 5>, false, false, true>(d, x, "keys");
+      tune_setop<I<128, 31, 6>, false, false, true>(d, x, "keysH");
+      tune_setop<I<128, 31, 5>, false, false, true>(d, x, "keysH");
+    }
+    d.reset_refs();
+    for (int pass = 0; pass < 2; ++pass) {
+      tune_setop<T<128, 23, 6>, true, false, false>(d, x, "pairs");
+      tune_setop<I<128, 23, 7>, true, false, false>(d, x, "pairH");
+      tune_setop<I<128, 31, 5>, true, false, false>(d, x, "pairH");
+    }
+  } else {
+    for (int pass = 0; pass < 2; ++pass) {
+      tune_setop<T<256, 31, 4>, false, false, true>(d, x, "keys");
+      tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keysH");
+      tune_setop<I<256, 31, 4>, false, false, true>(d, x, "keysH");
+      tune_setop<I<256, 27, 5>, false, false, true>(d, x, "keysH");
+      tune_setop<I<128, 31, 10>, false, false, true>(d, x, "keysH");
+    }
+    d.reset_refs();
+    for (int pass = 0; pass < 2; ++pass) {
+      tune_setop<T<256, 23, 5>, true, false, true>(d, x, "pairs");
+      tune_setop<I<256, 31, 5>, true, false, true>(d, x, "pairH");
+      tune_setop<I<256, 27, 5>, true, false, true>(d, x, "pairH");
+      tune_setop<I<256, 23, 6>, true, false, true>(d, x, "pairH");
+      tune_setop<I<256, 23, 5>, true, false, true>(d, x, "pairH");
+    }
+  }
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -532,9 +571,9 @@ int main(int argc, char **argv) {
   if (argc > 2) reps = atoi(argv[2]);
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
-      only != "setop" && only != "setop32") {
+      only != "setop" && only != "setop32" && only != "half") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
-                    "[all | merge | merge32 | sort | setop | setop32]\n");
+                    "[all | merge | merge32 | sort | setop | setop32 | half]\n");
     return 2;
   }
   char err[256];
@@ -556,6 +595,10 @@ int main(int argc, char **argv) {
   if (only == "all" || only == "sort") {
     tune_all_sort<int32_t, uint32_t>(n);
     tune_all_sort<int64_t, uint64_t>(n);
+  }
+  if (only == "half") {
+    tune_setop_half<int32_t, uint32_t>(n);
+    tune_setop_half<int64_t, uint64_t>(n);
   }
   if (only == "all" || only == "setop" || only == "setop32") {
     tune_all_setop<int32_t, uint32_t>(n);

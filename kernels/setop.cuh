@@ -109,7 +109,17 @@ template <typename K, typename V> struct setop_tiles {
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
 };
 
-template <int NT, int VT, bool STAGE_V, typename K, typename V>
+/* kept[]'s entries: P::KEPT where the policy bounds the output
+ * (intersection_policy), else NV */
+template <typename P, typename = void> struct kept_room {
+  static constexpr int value = P::NV;
+};
+template <typename P> struct kept_room<P, decltype((void)P::KEPT)> {
+  static constexpr int value = P::KEPT;
+};
+
+template <int NT, int VT, bool STAGE_V, typename K, typename V,
+          int KEPT = NT * VT>
 struct setop_smem {
   static constexpr int NV = NT * VT;
   static constexpr int E = 16 / sizeof(K); /* keys per 16 bytes */
@@ -123,8 +133,9 @@ struct setop_smem {
   /* With STAGE_V, the tile's values, laid out like its keys (A's at
    * vals[va], B's at vals[vb]) but at their own alignment; no spare slot. */
   alignas(16) V vals[STAGE_V ? NV + 1 + 2 * (EV - 1) : 1];
-  /* where the kept keys sit in keys[], in output order */
-  unsigned short kept[NV];
+  /* where the kept keys sit in keys[], in output order (KEPT: at most
+   * NV, half for an intersection_policy tile) */
+  unsigned short kept[KEPT];
   int start_a[NT + 1], start_b[NT + 1];
   typename cub::BlockScan<int, NT>::TempStorage scan;
   int warp_totals[NT / 32]; /* the scan with a look-back warp */
@@ -189,7 +200,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   static_assert(HAS_V || !STAGE_V, "only values can be staged");
   static_assert(NT >= (STAGE_V ? 128 : 64),
                 "a warp copies the ends of each bulk copy");
-  typedef setop_smem<NT, VT, STAGE_V, K, V> smem_t;
+  constexpr int KEPT = kept_room<P>::value;
+  typedef setop_smem<NT, VT, STAGE_V, K, V, KEPT> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
@@ -298,10 +310,12 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP) {
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
+    if (KEPT < NV) tile_count = min(tile_count, KEPT);
     if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);
+    if (KEPT < NV) tile_count = min(tile_count, KEPT);
     if (tid < 32) {
       const long long base =
           tile_exclusive_prefix(t.status, t.gstatus, tile, tile_count);
@@ -317,7 +331,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 #pragma unroll
     for (int i = 0; i < VT; ++i) {
       const unsigned from_a = (took_a >> i) & 1, from_b = (took_b >> i) & 1;
-      if ((commit >> i) & 1) sm.kept[offset++] = (unsigned short)(from_a ? a : b);
+      /* KEPT < NV: unsorted input can make more; they are dropped */
+      if ((commit >> i) & 1 && (KEPT == NV || offset < KEPT))
+        sm.kept[offset++] = (unsigned short)(from_a ? a : b);
       a += from_a;
       b += from_b;
     }
@@ -326,6 +342,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
      * slot's place counted from the bits below it.  About half the
      * instructions of the replay above at intersection's ~5 of 23. */
     for (unsigned c = commit; c; c &= c - 1) {
+      if (KEPT < NV && offset >= KEPT) break;
       const int i = __ffs(c) - 1;
       const unsigned below = (1u << i) - 1;
       sm.kept[offset++] = (unsigned short)(
@@ -453,7 +470,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          st->sm_count * P::MIN_BLOCKS * opt.prefetch_percent /
                              100};
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
-  const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V>);
+  const size_t smem =
+      sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V, kept_room<P>::value>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   CUDA_TRY(ctx, launch_early(early, kernel, tiles,
                              P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
@@ -475,6 +493,14 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status run(mgpu_context *ctx, const cuda_setop_call *c, Comp comp) {
     typedef setop_policy<sizeof(K), VB> SP;
     typedef value_t<VB> V;
+    if constexpr (!std::is_same<typename SP::intersection,
+                                typename SP::type>::value) {
+      if (c->args->op == MGPU_SET_INTERSECTION)
+        return setop_run<typename SP::intersection, VB != 0, false,
+                         SP::lookback_warp, K, V>(
+            ctx, c->args, c->count, comp,
+            {SP::prefetch, SP::early_launch, SP::early_count});
+    }
     if constexpr (SP::stage_values) {
       if (set_op_keeps(c->args->op) & kKeepB)
         return setop_run<typename SP::staged, true, true, SP::lookback_warp,
