@@ -197,14 +197,22 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
                                     tile_policy<128, 23, 10>>::type>::type,
       typename std::conditional<VALUE_BYTES == 0, tile_policy<128, 31, 5>,
                                 tile_policy<128, 23, 6>>::type>::type type;
-  /* Intersections of 4-byte keys (and 4-byte values, gathered) in tiles
-   * with half the kept list: 256 x 31 / 5 instead of the tiles above
-   * (eleventh round, H100, 2^26, two runs: keys 0.2010 / 0.2002 against
-   * 0.2094 / 0.2085 ms, pairs 0.2630 / 0.2632 against 0.2752 / 0.2762);
-   * the others not measured. */
+  /* Intersections in tiles with half the kept list (eleventh round, H100,
+   * 2^26, mgpu_tune half):
+   *   4-byte keys (and 4-byte values, gathered) 256 x 31 / 5: keys
+   *     0.1988-0.2010 ms against 0.2075-0.2102 for 256 x 31 / 4 (256 x 27
+   *     / 5 0.205-0.207, 128 x 31 / 10 0.210-0.214; two runs of two
+   *     passes); pairs 0.2624-0.2645 against 0.2752-0.2766 for 256 x 23
+   *     / 5 (256 x 23 / 6 0.263-0.267; the same runs)
+   *   8-byte keys 128 x 31 / 6: 0.3397-0.3424 against 0.3558-0.3641 for
+   *     128 x 31 / 5 (one run, two passes)
+   *   8-byte pairs keep their tiles (128 x 31 / 5 with half the list
+   *     0.463-0.464 against 0.470-0.479: not taken, one run). */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES <= 4, intersection_policy<256, 31, 5>,
-      type>::type intersection;
+      typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 0,
+                                intersection_policy<128, 31, 6>,
+                                type>::type>::type intersection;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain. */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
