@@ -201,7 +201,7 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 2^26, mgpu_tune half):
    *   4-byte keys (and 4-byte values, gathered) 256 x 31 / 5: keys
    *     0.1988-0.2010 ms against 0.2075-0.2102 for 256 x 31 / 4 (256 x 27
-   *     / 5 0.205-0.207, 128 x 31 / 10 0.210-0.214; two runs of two
+   *     / 5 0.205-0.208, 128 x 31 / 10 0.210-0.214; two runs of two
    *     passes); pairs 0.2624-0.2645 against 0.2752-0.2766 for 256 x 23
    *     / 5 (256 x 23 / 6 0.263-0.267; the same runs)
    *   8-byte keys 128 x 31 / 6: 0.3397-0.3424 against 0.3558-0.3641 for
