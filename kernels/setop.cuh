@@ -497,13 +497,14 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status run(mgpu_context *ctx, const cuda_setop_call *c, Comp comp) {
     typedef setop_policy<sizeof(K), VB> SP;
     typedef value_t<VB> V;
+    const setop_options opt = {SP::prefetch, SP::early_launch,
+                               SP::early_count};
     if constexpr (!std::is_same<typename SP::intersection,
                                 typename SP::type>::value) {
       if (c->args->op == MGPU_SET_INTERSECTION)
         return setop_run<typename SP::intersection, VB != 0, false,
-                         SP::lookback_warp, K, V>(
-            ctx, c->args, c->count, comp,
-            {SP::prefetch, SP::early_launch, SP::early_count});
+                         SP::lookback_warp, K, V>(ctx, c->args, c->count,
+                                                  comp, opt);
     }
     if constexpr (SP::stage_values) {
       if (set_op_keeps(c->args->op) & kKeepB)
@@ -513,8 +514,7 @@ template <typename K, int VB> struct setop_launch {
                                 SP::early_count});
     }
     return setop_run<typename SP::type, VB != 0, false, SP::lookback_warp, K,
-                     V>(ctx, c->args, c->count, comp,
-                        {SP::prefetch, SP::early_launch, SP::early_count});
+                     V>(ctx, c->args, c->count, comp, opt);
   }
 };
 
