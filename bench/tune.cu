@@ -243,7 +243,7 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
 
 /* How the candidates launch (setop_run): prefetch distance, early
  * launches, early return with the count. */
-setop_options setop_opt = {50, false, false, false};
+setop_options setop_opt = {50, false, false};
 
 const char *setop_name(mgpu_setop_kind op) {
   switch (op) {
@@ -523,59 +523,12 @@ template <typename K, typename V> void tune_setop_half(int n) {
   }
 }
 
-template <int NT, int VT, int MB, int HOLD>
-using H = held_policy<NT, VT, MB, HOLD>;
-template <int NT, int VT, int MB, int HOLD>
-using HI = held_intersection_policy<NT, VT, MB, HOLD>;
-
-/* setop_held_kernel (persistent blocks, output held in registers) against
- * the policy's tiles, which come first as the references; "h8" etc. name
- * HOLD, the outputs a thread holds. */
-template <typename K, typename V> void tune_setop_held(int n) {
-  setop_data<K, V> d(n);
-  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
-                        df = MGPU_SET_DIFFERENCE;
-  const setop_options late = {50, true, true, false}, early = {50, true, true, true};
-  for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = late;
-    tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keys");
-    tune_setop<HI<256, 31, 4, 8>, false, false, true>(d, x, "late8");
-    setop_opt = early;
-    tune_setop<HI<256, 31, 4, 8>, false, false, true>(d, x, "early8");
-    setop_opt = late;
-    tune_setop<T<256, 31, 4>, false, false, true>(d, df, "keys");
-    tune_setop<H<256, 31, 4, 10>, false, false, true>(d, df, "late10");
-    setop_opt = early;
-    tune_setop<H<256, 31, 4, 10>, false, false, true>(d, df, "early10");
-    setop_opt = late;
-    tune_setop<T<256, 31, 4>, false, false, true>(d, u, "keys");
-    tune_setop<H<256, 19, 4, 16>, false, false, true>(d, u, "late16");
-    setop_opt = early;
-    tune_setop<H<256, 19, 4, 16>, false, false, true>(d, u, "early16");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = late;
-    tune_setop<I<256, 31, 5>, true, false, true>(d, x, "pairs");
-    tune_setop<HI<256, 31, 4, 8>, true, false, true>(d, x, "late8");
-    setop_opt = early;
-    tune_setop<HI<256, 31, 4, 8>, true, false, true>(d, x, "early8");
-    setop_opt = late;
-    tune_setop<T<256, 23, 5>, true, false, true>(d, df, "pairs");
-    tune_setop<H<256, 23, 4, 8>, true, false, true>(d, df, "late8");
-    setop_opt = early;
-    tune_setop<H<256, 23, 4, 8>, true, false, true>(d, df, "early8");
-    tune_setop<H<256, 27, 4, 8>, true, false, true>(d, df, "early8");
-  }
-  setop_opt = late;
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   /* W: a look-back warp, L: early launches, C: early count; each candidate
    * with the policy's launch options, then the old kernel (no W) */
-  const setop_options all = {50, true, true, false};
+  const setop_options all = {50, true, true};
   setop_opt = all;
   if (sizeof(K) == 4) {
     setop_phases<T<256, 31, 4>>(d, "keys");
@@ -618,10 +571,9 @@ int main(int argc, char **argv) {
   if (argc > 2) reps = atoi(argv[2]);
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
-      only != "setop" && only != "setop32" && only != "half" &&
-      only != "held") {
+      only != "setop" && only != "setop32" && only != "half") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
-                    "[all | merge | merge32 | sort | setop | setop32 | half | held]\n");
+                    "[all | merge | merge32 | sort | setop | setop32 | half]\n");
     return 2;
   }
   char err[256];
@@ -644,7 +596,6 @@ int main(int argc, char **argv) {
     tune_all_sort<int32_t, uint32_t>(n);
     tune_all_sort<int64_t, uint64_t>(n);
   }
-  if (only == "held") tune_setop_held<int32_t, uint32_t>(n);
   if (only == "half") {
     tune_setop_half<int32_t, uint32_t>(n);
     tune_setop_half<int64_t, uint64_t>(n);
