@@ -508,6 +508,8 @@ template <typename K, typename V> void tune_setop_half(int n) {
     for (int pass = 0; pass < 2; ++pass) {
       tune_setop<T<256, 31, 4>, false, false, true>(d, x, "keys");
       tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keysH");
+      tune_setop<I<224, 31, 6>, false, false, true>(d, x, "keysH");
+      tune_setop<I<192, 31, 7>, false, false, true>(d, x, "keysH");
       tune_setop<I<256, 31, 4>, false, false, true>(d, x, "keysH");
       tune_setop<I<256, 27, 5>, false, false, true>(d, x, "keysH");
       tune_setop<I<128, 31, 10>, false, false, true>(d, x, "keysH");
@@ -516,6 +518,8 @@ template <typename K, typename V> void tune_setop_half(int n) {
     for (int pass = 0; pass < 2; ++pass) {
       tune_setop<T<256, 23, 5>, true, false, true>(d, x, "pairs");
       tune_setop<I<256, 31, 5>, true, false, true>(d, x, "pairH");
+      tune_setop<I<224, 31, 6>, true, false, true>(d, x, "pairH");
+      tune_setop<I<192, 31, 7>, true, false, true>(d, x, "pairH");
       tune_setop<I<256, 27, 5>, true, false, true>(d, x, "pairH");
       tune_setop<I<256, 23, 6>, true, false, true>(d, x, "pairH");
       tune_setop<I<256, 23, 5>, true, false, true>(d, x, "pairH");
@@ -571,9 +575,10 @@ int main(int argc, char **argv) {
   if (argc > 2) reps = atoi(argv[2]);
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
-      only != "setop" && only != "setop32" && only != "half") {
+      only != "setop" && only != "setop32" && only != "half" &&
+      only != "half32") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
-                    "[all | merge | merge32 | sort | setop | setop32 | half]\n");
+                    "[all | merge | merge32 | sort | setop | setop32 | half | half32]\n");
     return 2;
   }
   char err[256];
@@ -596,9 +601,9 @@ int main(int argc, char **argv) {
     tune_all_sort<int32_t, uint32_t>(n);
     tune_all_sort<int64_t, uint64_t>(n);
   }
-  if (only == "half") {
+  if (only == "half" || only == "half32") {
     tune_setop_half<int32_t, uint32_t>(n);
-    tune_setop_half<int64_t, uint64_t>(n);
+    if (only == "half") tune_setop_half<int64_t, uint64_t>(n);
   }
   if (only == "all" || only == "setop" || only == "setop32") {
     tune_all_setop<int32_t, uint32_t>(n);

@@ -207,9 +207,10 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *   8-byte keys 128 x 31 / 6: 0.3397-0.3424 against 0.3558-0.3641 for
    *     128 x 31 / 5 (one run, two passes)
    *   8-byte pairs keep their tiles (128 x 31 / 5 with half the list
-   *     0.463-0.464 against 0.470-0.479: not taken, one run). */
+   *     0.463-0.464 against 0.470-0.479: not taken, one run).
+   * CANDIDATE (being measured): 224 x 31 / 6, a sixth tile an SM. */
   typedef typename std::conditional<
-      KEY_BYTES == 4 && VALUE_BYTES <= 4, intersection_policy<256, 31, 5>,
+      KEY_BYTES == 4 && VALUE_BYTES <= 4, intersection_policy<224, 31, 6>,
       typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 0,
                                 intersection_policy<128, 31, 6>,
                                 type>::type>::type intersection;
