@@ -208,9 +208,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     128 x 31 / 5 (one run, two passes)
    *   8-byte pairs keep their tiles (128 x 31 / 5 with half the list
    *     0.463-0.464 against 0.470-0.479: not taken, one run).
-   * CANDIDATE (being measured): 224 x 31 / 6, a sixth tile an SM. */
+   * Twelfth round, H200, 2^26, mgpu_tune half32 (two passes): a sixth
+   *   tile an SM did not pay; keys 256 x 31 / 5 0.1844-0.1848 against
+   *   224 x 31 / 6 0.1858-0.1882, 192 x 31 / 7 0.1910-0.1913, 256 x 27 / 5
+   *   0.1903-0.1904; pairs 0.2319-0.2336 against 0.2315-0.2332 (level),
+   *   0.2416-0.2430, 0.2373-0.2377. */
   typedef typename std::conditional<
-      KEY_BYTES == 4 && VALUE_BYTES <= 4, intersection_policy<224, 31, 6>,
+      KEY_BYTES == 4 && VALUE_BYTES <= 4, intersection_policy<256, 31, 5>,
       typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 0,
                                 intersection_policy<128, 31, 6>,
                                 type>::type>::type intersection;
