@@ -243,7 +243,7 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
 
 /* How the candidates launch (setop_run): prefetch distance, early
  * launches, early return with the count. */
-setop_options setop_opt = {50, false, false};
+setop_options setop_opt = {50, false, false, 0};
 
 const char *setop_name(mgpu_setop_kind op) {
   switch (op) {
@@ -389,9 +389,10 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
 template <int NT, int VT, int MB = 1> using T = tile_policy<NT, VT, MB>;
 
 /* The launches before a set operation's tiles, timed alone: the sample
- * gather, then the partition on the samples, against the partition on the
- * inputs alone (what setop_run does below kSetopSampleFromPoints). */
-template <typename P, typename K, typename V>
+ * gather, then the partition on the samples (LANES lanes a point), against
+ * the partition on the inputs alone (what setop_run does below
+ * kSetopSampleFromPoints). */
+template <typename P, int LANES = 32, typename K, typename V>
 void setop_phases(setop_data<K, V> &d, const char *what) {
   constexpr int S = kSetopSampleStride;
   typedef ascending<K> C;
@@ -408,22 +409,68 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
     CHECK(cudaGetLastError());
   };
   const auto part = [&](bool sampled) {
-    CHECK(launch_early(sampled, setop_partition_kernel<S, K, C>,
-                       grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, stream,
-                       d.a, (const K *)(sampled ? sa : nullptr), na, d.b,
-                       (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
+    CHECK(launch_early(sampled, setop_partition_kernel<S, LANES, K, C>,
+                       grid_for((size_t)LANES * (tiles + 1), 128), 128, 0,
+                       stream, d.a, (const K *)(sampled ? sa : nullptr), na,
+                       d.b, (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
                        tiles + 1, true, splits, status, status_words, C()));
   };
   const auto none = [] {};
-  printf("phases    %-5s n=%d points=%d: gather %.4f ms, gather+partition %.4f, "
-         "partition on the inputs %.4f\n",
-         what, na + nb, tiles + 1, time_ms(none, gather),
+  printf("phases    %-5s n=%d points=%d lanes=%2d: gather %.4f ms, "
+         "gather+partition %.4f, partition on the inputs %.4f\n",
+         what, na + nb, tiles + 1, LANES, time_ms(none, gather),
          time_ms(none, [&] { gather(); part(true); }),
          time_ms(none, [&] { part(false); }));
   CHECK(cudaFree(status));
   CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
   CHECK(cudaFree(sb));
+}
+
+/* Lanes a partition point (setop_partition_lanes against 32, 16 and 8):
+ * the phases alone, then whole calls of the policy's tiles (first: the
+ * rule, the reference), two passes. */
+template <typename K, typename V> void tune_setop_lanes(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), 0> KP;
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  setop_phases<typename KP::type, 32>(d, "keys");
+  setop_phases<typename KP::type, 16>(d, "keys");
+  setop_phases<typename KP::type, 8>(d, "keys");
+  setop_phases<typename SP::staged, 32>(d, "stage");
+  setop_phases<typename SP::staged, 16>(d, "stage");
+  setop_phases<typename SP::staged, 8>(d, "stage");
+  const int lanes[] = {0, 32, 16, 8};
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int ln : lanes) {
+      setop_opt = {KP::prefetch, true, true, ln};
+      printf("lanes %d\n", ln);
+      tune_setop<typename KP::intersection, false, false, true>(
+          d, MGPU_SET_INTERSECTION, "keys");
+      tune_setop<typename KP::type, false, false, true>(d, MGPU_SET_UNION,
+                                                        "keys");
+      tune_setop<typename KP::type, false, false, true>(
+          d, MGPU_SET_DIFFERENCE, "keys");
+      tune_setop<typename KP::type, false, false, true>(
+          d, MGPU_SET_SYMMETRIC_DIFFERENCE, "keys");
+    }
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int ln : lanes) {
+      setop_opt = {SP::prefetch, true, true, ln};
+      printf("lanes %d\n", ln);
+      tune_setop<typename SP::intersection, true, false, true>(
+          d, MGPU_SET_INTERSECTION, "pairs");
+      tune_setop<typename SP::type, true, false, true>(
+          d, MGPU_SET_DIFFERENCE, "pairs");
+      tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
+                                                        "stage");
+      tune_setop<typename SP::staged, true, true, true>(
+          d, MGPU_SET_SYMMETRIC_DIFFERENCE, "stage");
+    }
+  }
+  setop_opt = {50, true, true, 0};
 }
 
 template <typename K, typename V> void tune_all_merge(int n) {
@@ -490,7 +537,7 @@ template <int NT, int VT, int MB = 1> using I = intersection_policy<NT, VT, MB>;
  * The policy's tiles first, as the reference. */
 template <typename K, typename V> void tune_setop_half(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true};
+  setop_opt = {50, true, true, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION;
   if constexpr (sizeof(K) == 8) {
     for (int pass = 0; pass < 2; ++pass) {
@@ -532,7 +579,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   /* W: a look-back warp, L: early launches, C: early count; each candidate
    * with the policy's launch options, then the old kernel (no W) */
-  const setop_options all = {50, true, true};
+  const setop_options all = {50, true, true, 0};
   setop_opt = all;
   if (sizeof(K) == 4) {
     setop_phases<T<256, 31, 4>>(d, "keys");
@@ -553,7 +600,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
     tune_setop_ops<T<192, 23, 7>, true, true>(d, "pairs");
     tune_setop_staged<T<128, 27, 6>, true>(d);
     tune_setop_staged<T<128, 23, 7>, true>(d);
-    setop_opt = {50, false, false};
+    setop_opt = {50, false, false, 0};
     tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
     tune_setop_staged<T<128, 31, 5>, false>(d);
   } else {
@@ -576,9 +623,9 @@ int main(int argc, char **argv) {
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
       only != "setop" && only != "setop32" && only != "half" &&
-      only != "half32") {
+      only != "half32" && only != "lanes") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
-                    "[all | merge | merge32 | sort | setop | setop32 | half | half32]\n");
+                    "[all | merge | merge32 | sort | setop | setop32 | half | half32 | lanes]\n");
     return 2;
   }
   char err[256];
@@ -605,6 +652,7 @@ int main(int argc, char **argv) {
     tune_setop_half<int32_t, uint32_t>(n);
     if (only == "half") tune_setop_half<int64_t, uint64_t>(n);
   }
+  if (only == "lanes") tune_setop_lanes<int32_t, uint32_t>(n);
   if (only == "all" || only == "setop" || only == "setop32") {
     tune_all_setop<int32_t, uint32_t>(n);
     if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);

@@ -32,10 +32,10 @@
 namespace mgpu {
 
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
- * low 31 bits, the star in bit 31.  One warp a point (warp_merge_path);
- * the launch also zeroes the words of the tile kernel's look-back, which
- * saves that kernel a memset launch. */
-template <int S, typename K, typename Comp>
+ * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
+ * one, two or four points a warp); the launch also zeroes the words of the
+ * tile kernel's look-back, which saves that kernel a memset launch. */
+template <int S, int LANES, typename K, typename Comp>
 __global__ void __launch_bounds__(128)
     setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
                            const K *sb, int nb, int nv, int count,
@@ -48,24 +48,47 @@ __global__ void __launch_bounds__(128)
   for (int w = gid; w < status_words; w += gridDim.x * blockDim.x) status[w] = 0;
   allow_dependent_grids();
   wait_for_prior_grid();
-  const int i = gid >> 5, lane = threadIdx.x & 31;
-  if (i >= count) return; /* whole warps: count is per warp */
+  /* whole warps leave or stay: the search ballots across the warp, so a
+   * group past the last point searches for the last one again and keeps
+   * quiet */
+  if ((gid >> 5) * (32 / LANES) >= count) return;
+  const int i_own = gid / LANES, l = threadIdx.x & (LANES - 1);
+  const bool live = i_own < count;
+  const int i = live ? i_own : count - 1;
   const long long total = (long long)na + nb;
   long long d = (long long)i * nv;
   d = d < total ? d : total;
   path_point bp;
   if (total <= INT_MAX) {
     const int diag = (int)d;
-    const int p = warp_merge_path<S>(a, sa, na, b, sb, nb, diag, comp);
-    if (lane != 0) return;
+    const int p = warp_merge_path<S, LANES>(a, sa, na, b, sb, nb, diag, comp);
+    if (l != 0 || !live) return;
     bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
   } else {
-    if (lane != 0) return;
+    if (l != 0 || !live) return;
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
     bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
                                   duplicates, comp);
   }
   splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
+}
+
+/* A test build (CMake MGPU_SETOP_PARTITION_LANES) may fix the lanes a
+ * point at any size, so that the specs and compute-sanitizer cover the
+ * groups that only large calls use otherwise. */
+#ifndef MGPU_SETOP_PARTITION_LANES
+#define MGPU_SETOP_PARTITION_LANES 0
+#endif
+
+/* Lanes a partition point: the most that let every point's warp be
+ * resident at once (the launch takes a chain of reads a wave; 64 warps an
+ * SM at 30 registers), at least 8. */
+inline int setop_partition_lanes(int points, int sm_count) {
+  if (MGPU_SETOP_PARTITION_LANES) return MGPU_SETOP_PARTITION_LANES;
+  const long long warps = 64LL * sm_count;
+  if (points <= warps) return 32;
+  if (points <= 2 * warps) return 16;
+  return 8;
 }
 
 /* A tile's share of A and B: a[a0, a0 + na) and b[b0, b0 + nb), from its
@@ -386,6 +409,7 @@ struct setop_options {
   int prefetch_percent; /* how far ahead tiles prefetch, % of a wave */
   bool early_launch;    /* partition and tiles launched early (PDL) */
   bool early_count;     /* return once the total is known (see below) */
+  int partition_lanes;  /* lanes a partition point; 0: setop_partition_lanes */
 };
 
 /* Waits for the total the last tile publishes with this call's ticket.
@@ -458,10 +482,15 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * it the kernel before could be a tile launch of the last call still
    * using that memory. */
   const bool early = opt.early_launch;
-  CUDA_TRY(ctx, launch_early(early && sampled,
-                             setop_partition_kernel<S, K, Comp>,
-                             grid_for(32 * ((size_t)tiles + 1), 128), 128, 0, s,
-                             a, (const K *)sa, na, b, (const K *)sb, nb,
+  const int lanes = opt.partition_lanes
+                        ? opt.partition_lanes
+                        : setop_partition_lanes(tiles + 1, st->sm_count);
+  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
+                   : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
+                                 : setop_partition_kernel<S, 8, K, Comp>;
+  CUDA_TRY(ctx, launch_early(early && sampled, partition,
+                             grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
+                             s, a, (const K *)sa, na, b, (const K *)sb, nb,
                              (int)P::NV, tiles + 1, m->duplicates != 0, splits,
                              status, status_words, comp));
   CUDA_LAUNCHED(ctx, "setop partition kernel");
@@ -498,7 +527,7 @@ template <typename K, int VB> struct setop_launch {
     typedef setop_policy<sizeof(K), VB> SP;
     typedef value_t<VB> V;
     const setop_options opt = {SP::prefetch, SP::early_launch,
-                               SP::early_count};
+                               SP::early_count, 0};
     if constexpr (!std::is_same<typename SP::intersection,
                                 typename SP::type>::value) {
       if (c->args->op == MGPU_SET_INTERSECTION)
@@ -511,7 +540,7 @@ template <typename K, int VB> struct setop_launch {
         return setop_run<typename SP::staged, true, true, SP::lookback_warp,
                          K, V>(ctx, c->args, c->count, comp,
                                {SP::staged_prefetch, SP::early_launch,
-                                SP::early_count});
+                                SP::early_count, 0});
     }
     return setop_run<typename SP::type, VB != 0, false, SP::lookback_warp, K,
                      V>(ctx, c->args, c->count, comp, opt);

@@ -57,36 +57,52 @@ __device__ __forceinline__ int group_first_true(int lo, int hi, int lane,
   return answer;
 }
 
-/* merge_path(a, na, b, nb, diag) for every lane of the warp, which must
- * all pass the same arguments.  With samples (sa[i] = a[i S], sb[j] =
- * b[j S]) the lanes first bracket the answer between two samples, half
- * the warp searching for the first sample surely past the path and half
- * for the first not surely before it (sample_verdict), then search the
- * bracket in the inputs. */
-template <int S, typename K, typename Comp>
+/* merge_path(a, na, b, nb, diag) for each group of LANES lanes of the warp
+ * (32, 16 or 8: one, two or four points a warp); the lanes of a group must
+ * pass the same arguments, and every lane of the warp must call it.  With
+ * samples (sa[i] = a[i S], sb[j] = b[j S]) a group first brackets the
+ * answer between two samples, half its lanes searching for the first
+ * sample surely past the path and half for the first not surely before it
+ * (sample_verdict), then eight of its lanes search the bracket in the
+ * inputs.
+ *
+ * Why groups: a point is a chain of dependent reads (~10 L2 and DRAM round
+ * trips), so the partition launch takes one chain a wave of resident warps.
+ * At 2^26 i32 keys the 8,458 points of 256 x 31 tiles were ten more than
+ * the 8,448 warps an H200 holds (132 SMs x 64), and the launch took two
+ * chains: a group per point keeps such launches to one wave (setop_run
+ * picks LANES), for a round or two more on the samples. */
+template <int S, int LANES, typename K, typename Comp>
 __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
                                                int na, const K *b,
                                                const K *sb, int nb, int diag,
                                                Comp comp) {
+  static_assert(LANES == 8 || LANES == 16 || LANES == 32,
+                "a point takes 8, 16 or 32 lanes");
+  constexpr int HALF = LANES / 2, FINE = 8;
   const int lane = threadIdx.x & 31;
+  const int l = lane & (LANES - 1);   /* the lane in its group */
+  const int first = lane & ~(LANES - 1); /* the group's first lane */
   int lo = diag > nb ? diag - nb : 0;
   int hi = diag < na ? diag : na;
   if (sa) {
     const int i0 = (lo + S - 1) / S;
     const int i1 = hi > 0 ? (hi - 1) / S + 1 : 0;
+    /* every group takes part in the ballots, an empty range too (it is
+     * done in the first round); first half: first sample surely true,
+     * second half: first not surely false */
+    const bool second = l >= HALF;
+    const int shift = first + (second ? HALF : 0);
+    const unsigned half_mask = (HALF == 32 ? 0xffffffffu : (1u << HALF) - 1)
+                               << shift;
+    const int found = group_first_true<HALF>(
+        i0, max(i0, i1), l & (HALF - 1), half_mask, shift, [&](int i) {
+          const int v = sample_verdict<S>(sa, sb, nb, diag, i, comp);
+          return second ? v >= 0 : v > 0;
+        });
+    const int t_lo = __shfl_sync(0xffffffffu, found, first);
+    const int f_lo = __shfl_sync(0xffffffffu, found, first + HALF);
     if (i0 < i1) {
-      /* lanes 0-15: first sample surely true; 16-31: first not surely
-       * false */
-      const bool second = lane >= 16;
-      const int sl = lane & 15;
-      const int first = group_first_true<16>(
-          i0, i1, sl, second ? 0xffff0000u : 0x0000ffffu, second ? 16 : 0,
-          [&](int i) {
-            const int v = sample_verdict<S>(sa, sb, nb, diag, i, comp);
-            return second ? v >= 0 : v > 0;
-          });
-      const int t_lo = __shfl_sync(0xffffffffu, first, 0);
-      const int f_lo = __shfl_sync(0xffffffffu, first, 16);
       if (t_lo < i1) hi = min(hi, t_lo * S);
       if (f_lo > i0) lo = max(lo, (f_lo - 1) * S + 1);
     }
@@ -98,12 +114,14 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
      * rounds of 16 sectors) instead of 32 (2 rounds of 64), which made the
      * partition at 2^26 take 12 us instead of 16 (i64 keys: 31 instead of
      * 42), the reads and not the rounds being what it waits for. */
-    const int found = group_first_true<8>(
-        lo, hi, lane & 7, 0xffu, 0,
-        [&](int k) { return lane < 8 && crossed(k); });
-    return __shfl_sync(0xffffffffu, found, 0);
+    const int found = group_first_true<FINE>(
+        lo, hi, l & (FINE - 1), ((1u << FINE) - 1) << first, first,
+        [&](int k) { return l < FINE && crossed(k); });
+    return __shfl_sync(0xffffffffu, found, first);
   }
-  return group_first_true<32>(lo, hi, lane, 0xffffffffu, 0, crossed);
+  const unsigned group_mask =
+      (LANES == 32 ? 0xffffffffu : (1u << LANES) - 1) << first;
+  return group_first_true<LANES>(lo, hi, l, group_mask, first, crossed);
 }
 
 } // namespace mgpu
