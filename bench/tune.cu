@@ -574,6 +574,38 @@ template <typename K, typename V> void tune_setop_half(int n) {
   }
 }
 
+template <int NT, int VT, int MB, int HOLD>
+using H = held_policy<NT, VT, MB, HOLD>;
+template <int NT, int VT, int MB, int HOLD>
+using HI = held_intersection_policy<NT, VT, MB, HOLD>;
+
+/* setop_held_kernel (persistent blocks, output held in registers) against
+ * the policy's tiles, which come first as the references; "h8" etc. name
+ * HOLD, the outputs a thread holds. */
+template <typename K, typename V> void tune_setop_held(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
+                        df = MGPU_SET_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keys");
+    tune_setop<HI<256, 31, 4, 8>, false, false, true>(d, x, "h8");
+    tune_setop<T<256, 31, 4>, false, false, true>(d, df, "keys");
+    tune_setop<H<256, 31, 4, 10>, false, false, true>(d, df, "h10");
+    tune_setop<T<256, 31, 4>, false, false, true>(d, u, "keys");
+    tune_setop<H<256, 19, 4, 16>, false, false, true>(d, u, "h16");
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<I<256, 31, 5>, true, false, true>(d, x, "pairs");
+    tune_setop<HI<256, 31, 4, 8>, true, false, true>(d, x, "h8");
+    tune_setop<T<256, 23, 5>, true, false, true>(d, df, "pairs");
+    tune_setop<H<256, 23, 4, 8>, true, false, true>(d, df, "h8");
+    /* about half the tiles over HOLD: the fallback mixed with holding */
+    tune_setop<H<256, 27, 4, 8>, true, false, true>(d, df, "h8");
+  }
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -623,9 +655,10 @@ int main(int argc, char **argv) {
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
       only != "setop" && only != "setop32" && only != "half" &&
-      only != "half32" && only != "lanes") {
+      only != "half32" && only != "lanes" && only != "held") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
-                    "[all | merge | merge32 | sort | setop | setop32 | half | half32 | lanes]\n");
+                    "[all | merge | merge32 | sort | setop | setop32 | half | "
+                    "half32 | lanes | held]\n");
     return 2;
   }
   char err[256];
@@ -648,6 +681,7 @@ int main(int argc, char **argv) {
     tune_all_sort<int32_t, uint32_t>(n);
     tune_all_sort<int64_t, uint64_t>(n);
   }
+  if (only == "held") tune_setop_held<int32_t, uint32_t>(n);
   if (only == "half" || only == "half32") {
     tune_setop_half<int32_t, uint32_t>(n);
     if (only == "half") tune_setop_half<int64_t, uint64_t>(n);

@@ -33,6 +33,34 @@ struct intersection_policy : tile_policy<NT_, VT_, MIN_BLOCKS_> {
   static constexpr int KEPT = (NT_ * VT_ + 1) / 2;
 };
 
+/* A set-operation tile for setop_held_kernel: persistent blocks that hold
+ * up to HOLD outputs a thread in registers until the tile's place is
+ * known, while their shared memory takes the next tile.  Used for calls
+ * of at least MIN_ROUNDS and fewer than MAX_ROUNDS tiles a resident
+ * block. */
+template <int NT_, int VT_, int MIN_BLOCKS_, int HOLD_, int MIN_ROUNDS_ = 0,
+          int MAX_ROUNDS_ = (1 << 20)>
+struct held_policy : tile_policy<NT_, VT_, MIN_BLOCKS_> {
+  static constexpr int HOLD = HOLD_;
+  static constexpr int MIN_ROUNDS = MIN_ROUNDS_;
+  static constexpr int MAX_ROUNDS = MAX_ROUNDS_;
+};
+template <int NT_, int VT_, int MIN_BLOCKS_, int HOLD_, int MIN_ROUNDS_ = 0,
+          int MAX_ROUNDS_ = (1 << 20)>
+struct held_intersection_policy
+    : held_policy<NT_, VT_, MIN_BLOCKS_, HOLD_, MIN_ROUNDS_, MAX_ROUNDS_> {
+  static constexpr int KEPT = (NT_ * VT_ + 1) / 2;
+};
+/* No held tiles for this operation. */
+struct no_held_policy {
+  static constexpr int HOLD = 0;
+};
+
+template <typename P, typename = void>
+struct holds_output : std::false_type {};
+template <typename P>
+struct holds_output<P, decltype((void)P::HOLD)> : std::true_type {};
+
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192
@@ -218,6 +246,28 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
       typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 0,
                                 intersection_policy<128, 31, 6>,
                                 type>::type>::type intersection;
+  /* Held tiles (setop_held_kernel; twelfth round, i32 keys and pairs,
+   * H100 and H200, mgpu_tune held).  Rounds = tiles per resident block
+   * (four an SM): 2^22 ~1, 2^24 ~4, 2^26 ~16, 2^28 ~64 for 256 x 31.
+   *   intersection, keys and pairs, 256 x 31 / 4, HOLD 8: 8-14% faster at
+   *     2^24; at 2^26 keys +1-2% (H100) and -2-3% (H200), pairs +0.5% and
+   *     -3%; at 2^28 2-3% slower; at 2^22 level (keys) or 6% slower
+   *     (pairs): rounds [2, 10)
+   *   difference of keys, 256 x 31 / 4, HOLD 10: +9-12% at 2^24, +3-5% at
+   *     2^26, +3.5% at 2^28 (H100), 5% slower at 2^22: rounds >= 2
+   *   difference of pairs, 256 x 23 / 4, HOLD 8: +17% at 2^22 (1.35
+   *     rounds), +3-5% at 2^24, -1.5-4% at 2^26: rounds [1, 10)
+   *   union and symmetric difference emit more than registers hold: none.
+   * 8-byte keys or values were not measured: none. */
+  typedef typename std::conditional<
+      KEY_BYTES == 4 && VALUE_BYTES <= 4,
+      held_intersection_policy<256, 31, 4, 8, 2, 10>,
+      no_held_policy>::type held_intersection;
+  typedef typename std::conditional<
+      KEY_BYTES == 4 && VALUE_BYTES == 0, held_policy<256, 31, 4, 10, 2>,
+      typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 4,
+                                held_policy<256, 23, 4, 8, 1, 10>,
+                                no_held_policy>::type>::type held_difference;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain. */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;

@@ -64,6 +64,16 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned long long *ba
 #endif
 }
 
+/* Orders this thread's view of earlier ordinary shared-memory accesses
+ * (its own, and others' that a barrier ordered before it) before its later
+ * bulk copies, which write through the async proxy: needed before a bulk
+ * copy refills memory that ordinary loads and stores used. */
+__device__ __forceinline__ void async_proxy_fence() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
 /* Waits (acquire) until the phase of the given parity has completed. */
 __device__ __forceinline__ void mbarrier_wait(unsigned long long *bar,
                                               unsigned parity) {

@@ -167,21 +167,23 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
 /* The same look-back run by a warp of its own from the tile's start, while
  * the tile's other warps load and walk it: the waiting for predecessors and
  * the round trips overlap the tile's work instead of following it.  The
- * tile's count is not known at the start; the other warps put it in
- * *count_slot (-1 until then), and between polls this warp publishes it
- * (and, for the last tile of a group, the group's total) as soon as it is
- * there, so successors never wait on this warp's own waiting.  Returns (to
- * every lane) the sum of the counts of tiles 0 .. tile-1 and sets *count. */
-__device__ __forceinline__ long long tile_exclusive_prefix_ahead(
+ * tile's count is not known at the start; poll() returns it once the other
+ * warps have handed it over (-1 until then, the same to every lane), and
+ * between polls this warp publishes it (and, for the last tile of a group,
+ * the group's total) as soon as it is there, so successors never wait on
+ * this warp's own waiting.  Returns (to every lane) the sum of the counts
+ * of tiles 0 .. tile-1 and sets *count_out. */
+template <typename Poll>
+__device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    int *count_slot, long long *count_out) {
+    Poll poll, long long *count_out) {
   const int lane = threadIdx.x & 31;
-  long long count = -1;      /* the tile's count, once the slot has it */
+  long long count = -1;      /* the tile's count, once poll() has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
                                 tile of its group must publish the total */
   const auto watch = [&] {
     if (count < 0) {
-      const int c = read_count_slot(count_slot);
+      const long long c = poll();
       if (c >= 0) {
         count = c;
         if (lane == 0)
@@ -211,13 +213,23 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count (and the group's total) at once. */
   while (count < 0) {
-    const int c = read_count_slot(count_slot);
+    const long long c = poll();
     if (c >= 0) count = c;
     else __nanosleep(32);
   }
   publish_prefix(status, gstatus, tile, before + count);
   *count_out = count;
   return before;
+}
+
+/* tile_exclusive_prefix_polled with the count handed over in *count_slot
+ * (-1 until the other warps write it with write_count_slot). */
+__device__ __forceinline__ long long tile_exclusive_prefix_ahead(
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    int *count_slot, long long *count_out) {
+  return tile_exclusive_prefix_polled(
+      status, gstatus, tile,
+      [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
 } // namespace mgpu

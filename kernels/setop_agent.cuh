@@ -1,0 +1,455 @@
+/*
+ * setop_agent.cuh - what the blocks of a set operation do: the partition
+ * launch's Balanced Path points, and a tile's phases (its load by bulk
+ * copy, the per-thread split and walk, the list of kept places) with the
+ * one-tile-per-block kernel built from them.  setop_held.cuh builds a
+ * persistent kernel from the same phases; setop.cuh launches either.
+ */
+#ifndef MGPU_SETOP_AGENT_CUH
+#define MGPU_SETOP_AGENT_CUH
+
+#include <climits>
+#include <cub/block/block_scan.cuh>
+
+#include "merge.cuh"
+#include "device/balanced_path.cuh"
+#include "device/bulk_copy.cuh"
+#include "device/grid_dependency.cuh"
+#include "device/named_barrier.cuh"
+#include "device/serial_set_op.cuh"
+#include "device/tile_prefix.cuh"
+#include "device/warp_merge_path.cuh"
+
+namespace mgpu {
+
+/* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
+ * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
+ * one, two or four points a warp); the launch also zeroes the words of the
+ * tile kernel's look-back (and its tile counter), which saves that kernel
+ * a memset launch. */
+template <int S, int LANES, typename K, typename Comp>
+__global__ void __launch_bounds__(128)
+    setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
+                           const K *sb, int nb, int nv, int count,
+                           bool duplicates, unsigned *splits,
+                           unsigned long long *status, int status_words,
+                           Comp comp) {
+  const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  /* the look-back words are this call's own scratch: zeroed before the
+   * wait for the sample launch, which does not touch them */
+  for (int w = gid; w < status_words; w += gridDim.x * blockDim.x) status[w] = 0;
+  allow_dependent_grids();
+  wait_for_prior_grid();
+  /* whole warps leave or stay: the search ballots across the warp, so a
+   * group past the last point searches for the last one again and keeps
+   * quiet */
+  if ((gid >> 5) * (32 / LANES) >= count) return;
+  const int i_own = gid / LANES, l = threadIdx.x & (LANES - 1);
+  const bool live = i_own < count;
+  const int i = live ? i_own : count - 1;
+  const long long total = (long long)na + nb;
+  long long d = (long long)i * nv;
+  d = d < total ? d : total;
+  path_point bp;
+  if (total <= INT_MAX) {
+    const int diag = (int)d;
+    const int p = warp_merge_path<S, LANES>(a, sa, na, b, sb, nb, diag, comp);
+    if (l != 0 || !live) return;
+    bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
+  } else {
+    if (l != 0 || !live) return;
+    const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
+    bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
+                                  duplicates, comp);
+  }
+  splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
+}
+
+/* A tile's share of A and B: a[a0, a0 + na) and b[b0, b0 + nb), from its
+ * two Balanced Path points; clamped so that non-monotone points (unsorted
+ * input) stay inside both inputs and inside shared memory. */
+struct setop_span {
+  int a0, na, b0, nb;
+};
+
+template <int NV>
+__device__ __forceinline__ setop_span span_of_tile(const unsigned *splits,
+                                                   int tile, int na_all,
+                                                   int nb_all) {
+  const unsigned s0 = splits[tile], s1 = splits[tile + 1];
+  const long long total = (long long)na_all + nb_all;
+  const long long d0 = (long long)tile * NV;
+  const long long d1 = d0 + NV < total ? d0 + NV : total;
+  const int a0 = (int)(s0 & 0x7fffffffu), a1 = (int)(s1 & 0x7fffffffu);
+  const int b0 = (int)(d0 - a0 + (s0 >> 31));
+  const int b1 = (int)(d1 - a1 + (s1 >> 31));
+  const int na = max(0, min(a1 - a0, NV + 1));
+  const int nb = max(0, min(b1 - b0, NV + 1 - na));
+  return {a0, na, b0, nb};
+}
+
+template <typename K, typename V> struct setop_tiles {
+  const K *a, *b;
+  const V *av, *bv;
+  int na, nb;
+  const unsigned *splits;
+  unsigned long long *status;  /* one word per tile, zeroed */
+  unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
+  unsigned long long *total;   /* pinned host words: the total, then the
+                                  ticket, written by the last tile */
+  unsigned long long ticket;   /* this call's, to tell its total from older */
+  K *out;
+  V *outv;
+  long long capacity;
+  unsigned keeps;
+  bool duplicates;
+  int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
+};
+
+/* kept[]'s entries: P::KEPT where the policy bounds the output
+ * (intersection_policy), else NV */
+template <typename P, typename = void> struct kept_room {
+  static constexpr int value = P::NV;
+};
+template <typename P> struct kept_room<P, decltype((void)P::KEPT)> {
+  static constexpr int value = P::KEPT;
+};
+
+/* A tile's inputs in shared memory, and what its phases leave there. */
+template <int NT, int VT, bool STAGE_V, typename K, typename V,
+          int KEPT = NT * VT>
+struct setop_tile_smem {
+  static constexpr int NV = NT * VT;
+  static constexpr int E = 16 / sizeof(K); /* keys per 16 bytes */
+  static constexpr int EV = 16 / sizeof(V); /* values per 16 bytes */
+  /* The tile's A at keys[sa, sa + na) and B at keys[sb, sb + nb), each at
+   * its global address's alignment so that bulk copies can fill them: NV
+   * keys, one more for a starred end, the two alignment offsets, and a
+   * spare slot (serial_set_op reads the key at the end of a range). */
+  static constexpr int BUF = NV + 2 + 2 * (E - 1);
+  alignas(16) K keys[BUF];
+  /* With STAGE_V, the tile's values, laid out like its keys (A's at
+   * vals[va], B's at vals[vb]) but at their own alignment; no spare slot. */
+  alignas(16) V vals[STAGE_V ? NV + 1 + 2 * (EV - 1) : 1];
+  /* where the kept keys sit in keys[], in output order (KEPT: at most
+   * NV, half for an intersection_policy tile) */
+  unsigned short kept[KEPT];
+  int start_a[NT + 1], start_b[NT + 1];
+  int warp_totals[NT / 32]; /* compute_exclusive_sum's */
+  unsigned long long loaded; /* mbarrier: the bulk copies have landed */
+};
+
+/* setop_kernel's: the tile, and what its warps hand each other. */
+template <int NT, int VT, bool STAGE_V, typename K, typename V,
+          int KEPT = NT * VT>
+struct setop_smem : setop_tile_smem<NT, VT, STAGE_V, K, V, KEPT> {
+  typename cub::BlockScan<int, NT>::TempStorage scan;
+  int count_slot; /* the tile's count for the look-back warp; -1: not yet */
+  long long base;
+};
+
+/* The exclusive sum of x over a block's NT compute threads, with barrier 1
+ * among them only (the look-back warp is elsewhere); *total gets the sum. */
+template <int NT>
+__device__ __forceinline__ int compute_exclusive_sum(int x, int *warp_totals,
+                                                     int *total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int inc = x;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int y = __shfl_up_sync(0xffffffffu, inc, o);
+    if (lane >= o) inc += y;
+  }
+  if (lane == 31) warp_totals[warp] = inc;
+  named_sync(1, NT);
+  int before = 0, all = 0;
+#pragma unroll
+  for (int w = 0; w < NT / 32; ++w) {
+    const int v = warp_totals[w];
+    before += w < warp ? v : 0;
+    all += v;
+  }
+  *total = all;
+  return before + inc - x;
+}
+
+/* The last tile's total for the host: the count, then (after a system
+ * fence) this call's ticket, which the host waits for before reading it. */
+__device__ __forceinline__ void publish_total(unsigned long long *words,
+                                              unsigned long long total,
+                                              unsigned long long ticket) {
+  words[0] = total;
+  __threadfence_system();
+  *(volatile unsigned long long *)(words + 1) = ticket;
+}
+
+/* Where a tile sits in shared memory: its span, and the offsets of A and
+ * B in keys[] (sa, sb) and, staged, in vals[] (va, vb). */
+struct setop_place {
+  setop_span span;
+  int sa, sb, va, vb;
+};
+
+template <int NV, bool STAGE_V, typename K, typename V>
+__device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
+                                                     int tile) {
+  constexpr int E = 16 / sizeof(K), EV = 16 / sizeof(V);
+  setop_place p;
+  p.span = span_of_tile<NV>(t.splits, tile, t.na, t.nb);
+  const setop_span &s = p.span;
+  p.sa = stage_offset(t.a + s.a0);
+  p.sb = p.sa + s.na + ((stage_offset(t.b + s.b0) - (p.sa + s.na)) & (E - 1));
+  p.va = STAGE_V ? stage_offset(t.av + s.a0) : 0;
+  p.vb = STAGE_V ? p.va + s.na +
+                       ((stage_offset(t.bv + s.b0) - (p.va + s.na)) & (EV - 1))
+                 : 0;
+  return p;
+}
+
+/* Starts a tile's load: thread 0 announces the bytes on sm.loaded and
+ * issues the bulk copies, having initialised the mbarrier first when
+ * `init` (else it must have re-armed it by waiting on its last phase).
+ * The init is in the branch that arrives: in a branch of its own before
+ * this call, racecheck reported a warp-level RAW hazard (init against
+ * arrive).  Warps 0-1 (2-3 for staged values) copy the ragged ends, which
+ * a barrier among the compute threads must publish.  The last thread asks
+ * L2 for the inputs of the tile `t.prefetch` ahead, which starts about
+ * when this one ends, so that its bulk copies find them there instead of
+ * in DRAM (clock64 reads per tile: the load was ~25% of a tile's time). */
+template <int NT, bool STAGE_V, typename K, typename V, typename Smem>
+__device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
+                                                 Smem &sm, const setop_place &p,
+                                                 int tile, int tiles,
+                                                 bool init) {
+  constexpr int NV = Smem::NV;
+  const int tid = threadIdx.x;
+  const setop_span &s = p.span;
+  const bulk_split<K> ca = split_for_bulk(t.a + s.a0, s.na);
+  const bulk_split<K> cb = split_for_bulk(t.b + s.b0, s.nb);
+  const bulk_split<V> cva =
+      split_for_bulk(STAGE_V ? t.av + s.a0 : t.av, STAGE_V ? s.na : 0);
+  const bulk_split<V> cvb =
+      split_for_bulk(STAGE_V ? t.bv + s.b0 : t.bv, STAGE_V ? s.nb : 0);
+  if (tid == 0) {
+    if (init) {
+      mbarrier_init(&sm.loaded, 1);
+      mbarrier_init_fence();
+    }
+    mbarrier_arrive_expect_tx(&sm.loaded,
+                              ca.bytes + cb.bytes + cva.bytes + cvb.bytes);
+    bulk_copy_middle(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded);
+    bulk_copy_middle(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded);
+    if (STAGE_V) {
+      bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, &sm.loaded);
+      bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.loaded);
+    }
+  }
+  /* the few keys (and values) outside the bulk copies' 16-byte units */
+  if (tid < 32) copy_ragged_ends(sm.keys + p.sa, t.a + s.a0, s.na, ca, tid);
+  else if (tid < 64)
+    copy_ragged_ends(sm.keys + p.sb, t.b + s.b0, s.nb, cb, tid - 32);
+  else if (STAGE_V && tid < 96)
+    copy_ragged_ends(sm.vals + p.va, t.av + s.a0, s.na, cva, tid - 64);
+  else if (STAGE_V && tid < 128)
+    copy_ragged_ends(sm.vals + p.vb, t.bv + s.b0, s.nb, cvb, tid - 96);
+  const int ahead = tile + t.prefetch;
+  if (t.prefetch > 0 && tid == NT - 1 && ahead < tiles) {
+    const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
+    bulk_prefetch_l2(t.a + n.a0, n.na);
+    bulk_prefetch_l2(t.b + n.b0, n.nb);
+    if (STAGE_V) {
+      bulk_prefetch_l2(t.av + n.a0, n.na);
+      bulk_prefetch_l2(t.bv + n.b0, n.nb);
+    }
+  }
+}
+
+/* A compute thread's share of the walk: where it starts in A and B (ta,
+ * tb, places in keys[]) and which of its VT slots took a key of A / of B. */
+struct setop_walk {
+  int ta, tb;
+  unsigned took_a, took_b;
+};
+
+/* Each thread's start is the Balanced Path point on its diagonal of the
+ * tile, its end the next thread's start; SYNC is the barrier among the
+ * compute threads between the two. */
+template <int NT, int VT, typename K, typename Smem, typename Comp,
+          typename Sync>
+__device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
+                                                bool duplicates, Comp comp,
+                                                Sync sync) {
+  const int tid = threadIdx.x;
+  const int sa = p.sa, na = p.span.na, sb = p.sb, nb = p.span.nb;
+  const int count = na + nb;
+  const int diag = min(VT * tid, count);
+  const int mp = merge_path(sm.keys + sa, na, sm.keys + sb, nb, diag, comp);
+  const path_point bp = balanced_path<int>(sm.keys + sa, na, sm.keys + sb, nb,
+                                           diag, mp, duplicates, comp);
+  setop_walk w;
+  w.ta = sa + (int)bp.a;
+  w.tb = sb + diag - (int)bp.a + bp.star;
+  sm.start_a[tid] = w.ta;
+  sm.start_b[tid] = w.tb;
+  if (tid == NT - 1) {
+    sm.start_a[NT] = sa + na;
+    sm.start_b[NT] = sb + nb;
+  }
+  sync();
+  const int ea = max(w.ta, sm.start_a[tid + 1]);
+  const int eb = max(w.tb, sm.start_b[tid + 1]);
+  serial_set_op<VT>(sm.keys, w.ta, ea, w.tb, eb, &w.took_a, &w.took_b, comp);
+  return w;
+}
+
+/* Lists the places of a thread's kept keys in kept[offset ...], in output
+ * order, by replaying the walk's bits.  KEPT < NV (intersection_policy):
+ * unsorted input can make more than the list holds; they are dropped. */
+template <int VT, int KEPT, int NV>
+__device__ __forceinline__ void list_kept(unsigned short *kept, int offset,
+                                          unsigned commit,
+                                          const setop_walk &w) {
+  if (__any_sync(0xffffffffu, __popc(commit) > VT / 2)) {
+    int a = w.ta, b = w.tb;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const unsigned from_a = (w.took_a >> i) & 1, from_b = (w.took_b >> i) & 1;
+      if ((commit >> i) & 1 && (KEPT == NV || offset < KEPT))
+        kept[offset++] = (unsigned short)(from_a ? a : b);
+      a += from_a;
+      b += from_b;
+    }
+  } else {
+    /* Few slots emit (intersection, difference): visit only those, each
+     * slot's place counted from the bits below it.  About half the
+     * instructions of the replay above at intersection's ~5 of 23. */
+    for (unsigned c = commit; c; c &= c - 1) {
+      if (KEPT < NV && offset >= KEPT) break;
+      const int i = __ffs(c) - 1;
+      const unsigned below = (1u << i) - 1;
+      kept[offset++] = (unsigned short)((w.took_a >> i) & 1
+                                            ? w.ta + __popc(w.took_a & below)
+                                            : w.tb + __popc(w.took_b & below));
+    }
+  }
+}
+
+/* Where the value of the key at place s of keys[] comes from: the index
+ * into A's values (>= 0) or, complemented, into B's. */
+__device__ __forceinline__ int value_source(const setop_place &p, int s) {
+  return s < p.sb ? p.span.a0 + (s - p.sa) : ~(p.span.b0 + (s - p.sb));
+}
+
+/* Writes a tile's kept keys (and values) from shared memory at base, the
+ * compute threads striding over them; capacity bounds the writes even if
+ * unsorted input over-counts. */
+template <int NT, bool HAS_V, bool STAGE_V, typename K, typename V,
+          typename Smem>
+__device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
+                                           const Smem &sm, const setop_place &p,
+                                           long long base, int count) {
+  const int room = (int)min((long long)count, t.capacity - base);
+  K *out = t.out + base;
+  V *outv = HAS_V ? t.outv + base : nullptr;
+  for (int i = threadIdx.x; i < room; i += NT) {
+    const int s = sm.kept[i];
+    out[i] = sm.keys[s];
+    if (STAGE_V)
+      outv[i] = sm.vals[s < p.sb ? p.va + (s - p.sa) : p.vb + (s - p.sb)];
+    else if (HAS_V) {
+      const int v = value_source(p, s);
+      outv[i] = v >= 0 ? t.av[v] : t.bv[~v];
+    }
+  }
+}
+
+/* STAGE_V: the values come into shared memory by bulk copy with the keys
+ * (set_union and set_symmetric_difference, which emit most of the tile:
+ * i32 pairs union 0.49 -> 0.43 ms); otherwise the stores gather the kept
+ * ones from the inputs (intersection and difference emit ~20%, and
+ * staging all values made them 6-10% slower; docs/TUNING.md).
+ *
+ * LOOKBACK_WARP: the block has a warp more than NT, which looks back for
+ * the tile's place from the start (tile_exclusive_prefix_ahead) while the
+ * NT threads load, walk and compact; otherwise warp 0 looks back after the
+ * scan while the other warps compact. */
+template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
+          typename V, typename Comp>
+__global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
+                                  P::MIN_BLOCKS)
+    setop_kernel(setop_tiles<K, V> t, Comp comp) {
+  constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
+  constexpr int THREADS = NT + (LOOKBACK_WARP ? 32 : 0);
+  static_assert(VT <= 32, "a thread's slots are bits of one word");
+  static_assert(HAS_V || !STAGE_V, "only values can be staged");
+  static_assert(NT >= (STAGE_V ? 128 : 64),
+                "a warp copies the ends of each bulk copy");
+  constexpr int KEPT = kept_room<P>::value;
+  typedef setop_smem<NT, VT, STAGE_V, K, V, KEPT> smem_t;
+  static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
+  auto &sm = *shared_as<smem_t>();
+  const int tid = threadIdx.x, tile = blockIdx.x;
+  /* launched early (grid_dependency.cuh): the splits and the zeroed
+   * look-back words come from the partition launch */
+  wait_for_prior_grid();
+
+  const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
+  if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
+  setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
+  __syncthreads();
+
+  if (LOOKBACK_WARP && tid >= NT) {
+    long long count;
+    const long long base = tile_exclusive_prefix_ahead(
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
+    if (tid == NT) {
+      sm.base = base;
+      if (tile == (int)gridDim.x - 1)
+        publish_total(t.total, base + count, t.ticket);
+    }
+    __threadfence_block();
+    named_arrive(2, THREADS);
+    return;
+  }
+
+  mbarrier_wait(&sm.loaded, 0);
+  const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp, [] {
+    if (LOOKBACK_WARP) named_sync(1, NT);
+    else __syncthreads();
+  });
+  const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
+
+  /* Compact: thread offsets by a block scan, the tile's by look-back.  The
+   * keys stay where they are; kept[] lists their places, found again by
+   * replaying the walk's bits.  kept[] is not keys[], so the other warps
+   * compact while warp 0 (or the look-back warp) looks back (ncu: 36% of
+   * the stalls were at the barrier that used to follow the look-back). */
+  int offset, tile_count;
+  if (LOOKBACK_WARP) {
+    offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
+                                       &tile_count);
+    if (KEPT < NV) tile_count = min(tile_count, KEPT);
+    if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
+  } else {
+    cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
+                                                  tile_count);
+    if (KEPT < NV) tile_count = min(tile_count, KEPT);
+    if (tid < 32) {
+      const long long base =
+          tile_exclusive_prefix(t.status, t.gstatus, tile, tile_count);
+      if (tid == 0) {
+        sm.base = base;
+        if (tile == (int)gridDim.x - 1)
+          publish_total(t.total, base + tile_count, t.ticket);
+      }
+    }
+  }
+  list_kept<VT, KEPT, NV>(sm.kept, offset, commit, w);
+  if (LOOKBACK_WARP) named_sync(2, THREADS);
+  else __syncthreads();
+  store_kept<NT, HAS_V, STAGE_V>(t, sm, p, sm.base, tile_count);
+}
+
+} // namespace mgpu
+
+#endif
