@@ -3,9 +3,15 @@
 # build, the spec suite on every backend, compute-sanitizer over the cuda
 # specs, the tuning sweep and the benchmark.  Logs go to $OUT (or ./gpu-out).
 #
-#   tools/gpu-check.sh [build] [specs] [memcheck] [racecheck] [tune] [bench]
+#   tools/gpu-check.sh [build] [specs] [memcheck] [racecheck] [setop-test]
+#                      [tune] [bench]
 #
-# With no arguments it does them all.  Carry .lua-bundle (see
+# With no arguments it does build, specs, memcheck, tune and bench.
+# setop-test builds a test library (build-test: every intersection and
+# difference with a held tile takes setop_held_kernel, and partition points
+# take 8 lanes, at any size) and runs spec/setop_spec.lua on it, then under
+# memcheck and racecheck; memcheck and racecheck also cover the default
+# build's set operations.  Carry .lua-bundle (see
 # ../shared/device/make-lua-bundle.sh); MGPU_COMMIT names the commit in the
 # benchmark's CSV.
 set -uo pipefail
@@ -50,6 +56,19 @@ if want specs; then
   [ $rc -ne 0 ] && status=1
 fi
 
+# The set-operation specs under a sanitizer, on the library in build dir $2
+# (the sizes named 2^2x are left out: they only repeat the kernels, slowly).
+setop_sanitize() {
+  local tool=$1 dir=$2 t0 rc
+  t0=$(date +%s)
+  MGPU_SPEC_BACKENDS=cuda timeout "${SANITIZER_TIMEOUT:-300}" \
+    compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+    $(busted_cmd) --cpath="$dir/?.so" --filter-out="2^2" spec/setop_spec.lua \
+    >"$OUT/$tool-setop-$dir.log" 2>&1; rc=$?
+  note "$tool over the setop specs ($dir): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool-setop-$dir.log" | tail -1); specs: $(grep -E 'passed, ' "$OUT/$tool-setop-$dir.log" | tail -1) in $(( $(date +%s) - t0 )) s"
+  [ $rc -ne 0 ] && status=1
+}
+
 for tool in memcheck racecheck; do
   want $tool || continue
   t0=$(date +%s)
@@ -63,7 +82,24 @@ for tool in memcheck racecheck; do
     $(busted_cmd) $specs >"$OUT/$tool.log" 2>&1; rc=$?
   note "$tool over the cuda specs: exit $rc, $(grep -c 'Invalid\|Race\|Hazard' "$OUT/$tool.log") reports; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1); specs: $(grep -E 'passed, ' "$OUT/$tool.log" | tail -1) in $(( $(date +%s) - t0 )) s"
   [ $rc -ne 0 ] && status=1
+  setop_sanitize "$tool" build
 done
+
+if want setop-test; then
+  t0=$(date +%s)
+  if cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DMGPU_WERROR=ON \
+       -DMGPU_SETOP_HELD_ALWAYS=ON -DMGPU_SETOP_PARTITION_LANES=8 \
+       >"$OUT/build-test.log" 2>&1 &&
+     cmake --build build-test -j"$(nproc)" --target mgpu_lua >>"$OUT/build-test.log" 2>&1; then
+    note "test build ok in $(( $(date +%s) - t0 )) s"
+    $(busted_cmd) --cpath="build-test/?.so" spec/setop_spec.lua >"$OUT/specs-setop-test.log" 2>&1 || status=1
+    note "setop specs (test build): $(tail -n 1 "$OUT/specs-setop-test.log")"
+    setop_sanitize memcheck build-test
+    setop_sanitize racecheck build-test
+  else
+    note "test build FAILED"; tail -30 "$OUT/build-test.log"; status=1
+  fi
+fi
 
 if want tune; then
   build/mgpu_tune "${TUNE_LOG2:-26}" "${TUNE_REPS:-10}" >"$OUT/tune.log" 2>&1 || status=1
