@@ -606,6 +606,35 @@ template <typename K, typename V> void tune_setop_held(int n) {
   }
 }
 
+template <int NT, int VT, int MB = 1> using R = rounds_policy<NT, VT, MB>;
+
+/* Tiles whose kept list holds half the tile and is stored in rounds
+ * (rounds_policy) against the policy's tiles, which come first as the
+ * references: union, symmetric difference and difference. */
+template <typename K, typename V> void tune_setop_rounds(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE,
+                        df = MGPU_SET_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (mgpu_setop_kind op : {u, sd, df}) {
+      tune_setop<T<256, 31, 4>, false, false, true>(d, op, "keys");
+      tune_setop<R<256, 31, 5>, false, false, true>(d, op, "rnd");
+      tune_setop<R<256, 31, 4>, false, false, true>(d, op, "rnd");
+    }
+    tune_setop<H<256, 31, 4, 10>, false, false, true>(d, df, "h10");
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (mgpu_setop_kind op : {u, sd}) {
+      tune_setop<T<128, 31, 5>, true, true, true>(d, op, "stage");
+      tune_setop<R<128, 31, 6>, true, true, true>(d, op, "rstg");
+    }
+    tune_setop<T<256, 23, 5>, true, false, true>(d, df, "pairs");
+    tune_setop<R<256, 31, 5>, true, false, true>(d, df, "rnd");
+  }
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -655,10 +684,11 @@ int main(int argc, char **argv) {
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
       only != "setop" && only != "setop32" && only != "half" &&
-      only != "half32" && only != "lanes" && only != "held") {
+      only != "half32" && only != "lanes" && only != "held" &&
+      only != "rounds") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
-                    "half32 | lanes | held]\n");
+                    "half32 | lanes | held | rounds]\n");
     return 2;
   }
   char err[256];
@@ -687,6 +717,7 @@ int main(int argc, char **argv) {
     if (only == "half") tune_setop_half<int64_t, uint64_t>(n);
   }
   if (only == "lanes") tune_setop_lanes<int32_t, uint32_t>(n);
+  if (only == "rounds") tune_setop_rounds<int32_t, uint32_t>(n);
   if (only == "all" || only == "setop" || only == "setop32") {
     tune_all_setop<int32_t, uint32_t>(n);
     if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);

@@ -61,6 +61,16 @@ struct holds_output : std::false_type {};
 template <typename P>
 struct holds_output<P, decltype((void)P::HOLD)> : std::true_type {};
 
+/* A set-operation tile whose list of kept places holds half the tile, for
+ * operations that can emit more: the kept outputs are listed and stored in
+ * rounds of KEPT, each after the last is stored (setop_kernel), so that
+ * the shared memory saved lets more tiles share an SM. */
+template <int NT_, int VT_, int MIN_BLOCKS_ = 1>
+struct rounds_policy : tile_policy<NT_, VT_, MIN_BLOCKS_> {
+  static constexpr int KEPT = (NT_ * VT_ + 1) / 2;
+  static constexpr bool ROUNDS = true;
+};
+
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192

@@ -144,8 +144,10 @@ template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
 mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                       size_t *count, Comp comp, setop_options opt) {
   constexpr int S = kSetopSampleStride;
-  /* a tile with half the kept list would drop outputs of other operations */
-  if (kept_room<P>::value < P::NV && m->op != MGPU_SET_INTERSECTION)
+  /* a tile with half the kept list would drop outputs of other operations
+   * (unless it stores them in rounds) */
+  if (kept_room<P>::value < P::NV && !kept_rounds<P>::value &&
+      m->op != MGPU_SET_INTERSECTION)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "setop: intersection tile used for another operation");
   cuda_state *st = cuda_of(ctx);

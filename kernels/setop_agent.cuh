@@ -9,6 +9,7 @@
 #define MGPU_SETOP_AGENT_CUH
 
 #include <climits>
+#include <type_traits>
 #include <cub/block/block_scan.cuh>
 
 #include "merge.cuh"
@@ -114,6 +115,13 @@ template <typename P, typename = void> struct kept_room {
 template <typename P> struct kept_room<P, decltype((void)P::KEPT)> {
   static constexpr int value = P::KEPT;
 };
+
+/* Whether a tile lists and stores its kept outputs in rounds of KEPT
+ * (rounds_policy) instead of dropping what KEPT cannot hold. */
+template <typename P, typename = void> struct kept_rounds : std::false_type {};
+template <typename P>
+struct kept_rounds<P, decltype((void)P::ROUNDS)>
+    : std::integral_constant<bool, P::ROUNDS> {};
 
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
@@ -302,6 +310,42 @@ __device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
   return w;
 }
 
+/* The places of the thread's kept keys whose output offsets lie in
+ * [lo, lo + room), listed at kept[offset - lo]: one round of a
+ * rounds_policy tile.  Per thread, no warp-wide vote: threads of a warp
+ * can straddle the round's ends differently. */
+template <int VT>
+__device__ __forceinline__ void list_kept_round(unsigned short *kept,
+                                                int offset, unsigned commit,
+                                                const setop_walk &w, int lo,
+                                                int room) {
+  const int n = __popc(commit);
+  if (offset >= lo + room || offset + n <= lo) return;
+  int o = offset - lo;
+  if (n > VT / 2) {
+    int a = w.ta, b = w.tb;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const unsigned from_a = (w.took_a >> i) & 1, from_b = (w.took_b >> i) & 1;
+      if ((commit >> i) & 1) {
+        if (o >= 0 && o < room) kept[o] = (unsigned short)(from_a ? a : b);
+        ++o;
+      }
+      a += from_a;
+      b += from_b;
+    }
+  } else {
+    for (unsigned c = commit; c && o < room; c &= c - 1, ++o) {
+      if (o < 0) continue;
+      const int i = __ffs(c) - 1;
+      const unsigned below = (1u << i) - 1;
+      kept[o] = (unsigned short)((w.took_a >> i) & 1
+                                     ? w.ta + __popc(w.took_a & below)
+                                     : w.tb + __popc(w.took_b & below));
+    }
+  }
+}
+
 /* Lists the places of a thread's kept keys in kept[offset ...], in output
  * order, by replaying the walk's bits.  KEPT < NV (intersection_policy):
  * unsorted input can make more than the list holds; they are dropped. */
@@ -424,16 +468,17 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
    * replaying the walk's bits.  kept[] is not keys[], so the other warps
    * compact while warp 0 (or the look-back warp) looks back (ncu: 36% of
    * the stalls were at the barrier that used to follow the look-back). */
+  constexpr bool ROUNDS = kept_rounds<P>::value;
   int offset, tile_count;
   if (LOOKBACK_WARP) {
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
-    if (KEPT < NV) tile_count = min(tile_count, KEPT);
+    if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);
-    if (KEPT < NV) tile_count = min(tile_count, KEPT);
+    if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid < 32) {
       const long long base =
           tile_exclusive_prefix(t.status, t.gstatus, tile, tile_count);
@@ -444,10 +489,30 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       }
     }
   }
-  list_kept<VT, KEPT, NV>(sm.kept, offset, commit, w);
-  if (LOOKBACK_WARP) named_sync(2, THREADS);
-  else __syncthreads();
-  store_kept<NT, HAS_V, STAGE_V>(t, sm, p, sm.base, tile_count);
+  if constexpr (ROUNDS) {
+    /* the first round is listed while the look-back may still run; each
+     * later one once the compute threads have stored the last (tile_count
+     * is the block's, so every thread takes the same rounds) */
+    list_kept_round<VT>(sm.kept, offset, commit, w, 0, KEPT);
+    if (LOOKBACK_WARP) named_sync(2, THREADS);
+    else __syncthreads();
+    const long long base = sm.base;
+    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, min(tile_count, KEPT));
+    for (int lo = KEPT; lo < tile_count; lo += KEPT) {
+      if (LOOKBACK_WARP) named_sync(1, NT);
+      else __syncthreads();
+      list_kept_round<VT>(sm.kept, offset, commit, w, lo, KEPT);
+      if (LOOKBACK_WARP) named_sync(1, NT);
+      else __syncthreads();
+      store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base + lo,
+                                     min(tile_count - lo, KEPT));
+    }
+  } else {
+    list_kept<VT, KEPT, NV>(sm.kept, offset, commit, w);
+    if (LOOKBACK_WARP) named_sync(2, THREADS);
+    else __syncthreads();
+    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, sm.base, tile_count);
+  }
 }
 
 } // namespace mgpu
