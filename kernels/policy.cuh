@@ -265,6 +265,8 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     (pairs): rounds [2, 10)
    *   difference of keys, 256 x 31 / 4, HOLD 10: +9-12% at 2^24, +3-5% at
    *     2^26, +3.5% at 2^28 (H100), 5% slower at 2^22: rounds >= 2
+   *     (thirteenth round: [2, 10), the rounds_policy tile being faster
+   *     beyond)
    *   difference of pairs, 256 x 23 / 4, HOLD 8: +17% at 2^22 (1.35
    *     rounds), +3-5% at 2^24, -1.5-4% at 2^26: rounds [1, 10)
    *   union and symmetric difference emit more than registers hold: none.
@@ -279,10 +281,31 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
       held_intersection_policy<256, 31, 4, 8, 2, 10>,
       no_held_policy>::type held_intersection;
   typedef typename std::conditional<
-      KEY_BYTES == 4 && VALUE_BYTES == 0, held_policy<256, 31, 4, 10, 2>,
+      KEY_BYTES == 4 && VALUE_BYTES == 0, held_policy<256, 31, 4, 10, 2, 10>,
       typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 4,
                                 held_policy<256, 23, 4, 8, 1, 10>,
                                 no_held_policy>::type>::type held_difference;
+  /* Differences of 4-byte keys (no or 4-byte values) in tiles whose kept
+   * list holds half the tile, stored in rounds (rounds_policy; a
+   * difference emits ~30% here, so a second round is rare): a fifth tile
+   * an SM.  Thirteenth round, H200, mgpu_tune rounds, two passes, ms at
+   * 2^24 / 2^26 / 2^28:
+   *   keys  256 x 31 / 5 0.0739-0.0741 / 0.1976-0.1977 / 0.6812-0.6846,
+   *         against 256 x 31 / 4 0.0727-0.0729 / 0.2054 / 0.7227-0.7234
+   *         and the held H<256,31,4,10> 0.0666-0.0668 / 0.1965-0.1974 /
+   *         0.7124-0.7129: so held at [2, 10) rounds, as intersections
+   *   pairs 256 x 31 / 5 0.0896-0.0903 / 0.2551-0.2552 / 0.9027-0.9177,
+   *         against 256 x 23 / 5 0.0914-0.0915 / 0.2780-0.2793 /
+   *         1.0129-1.0238 (held H<256,23,4,8> at [1, 10) rounds: 0.0878
+   *         at 2^24 in the twelfth round's run)
+   * Union and symmetric difference emit most of a tile and pay the second
+   * round every time: keys 256 x 31 / 5 0.2439-0.2457 and 0.2656-0.2700
+   * at 2^26 against 0.2329-0.2360 and 0.2228-0.2232; staged pairs 128 x
+   * 31 / 6 0.3661-0.3663 and 0.3665-0.3667 against 0.3620-0.3657 and
+   * 0.3372-0.3376: not taken. */
+  typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES <= 4,
+                                    rounds_policy<256, 31, 5>, type>::type
+      difference;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain. */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;

@@ -280,6 +280,13 @@ template <typename K, int VB> struct setop_launch {
                          SP::lookback_warp, K, V>(ctx, c->args, c->count,
                                                   comp, opt);
     }
+    if constexpr (!std::is_same<typename SP::difference,
+                                typename SP::type>::value) {
+      if (op == MGPU_SET_DIFFERENCE)
+        return setop_run<typename SP::difference, VB != 0, false,
+                         SP::lookback_warp, K, V>(ctx, c->args, c->count,
+                                                  comp, opt);
+    }
     if constexpr (SP::stage_values) {
       if (set_op_keeps(c->args->op) & kKeepB)
         return setop_run<typename SP::staged, true, true, SP::lookback_warp,

@@ -321,28 +321,17 @@ __device__ __forceinline__ void list_kept_round(unsigned short *kept,
                                                 int room) {
   const int n = __popc(commit);
   if (offset >= lo + room || offset + n <= lo) return;
+  /* each kept slot's place from the bits below it (no replay of the whole
+   * walk: a replay's loop held more registers, and spilled under the
+   * five-block bound) */
   int o = offset - lo;
-  if (n > VT / 2) {
-    int a = w.ta, b = w.tb;
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const unsigned from_a = (w.took_a >> i) & 1, from_b = (w.took_b >> i) & 1;
-      if ((commit >> i) & 1) {
-        if (o >= 0 && o < room) kept[o] = (unsigned short)(from_a ? a : b);
-        ++o;
-      }
-      a += from_a;
-      b += from_b;
-    }
-  } else {
-    for (unsigned c = commit; c && o < room; c &= c - 1, ++o) {
-      if (o < 0) continue;
-      const int i = __ffs(c) - 1;
-      const unsigned below = (1u << i) - 1;
-      kept[o] = (unsigned short)((w.took_a >> i) & 1
-                                     ? w.ta + __popc(w.took_a & below)
-                                     : w.tb + __popc(w.took_b & below));
-    }
+  for (unsigned c = commit; c && o < room; c &= c - 1, ++o) {
+    if (o < 0) continue;
+    const int i = __ffs(c) - 1;
+    const unsigned below = (1u << i) - 1;
+    kept[o] = (unsigned short)((w.took_a >> i) & 1
+                                   ? w.ta + __popc(w.took_a & below)
+                                   : w.tb + __popc(w.took_b & below));
   }
 }
 
