@@ -61,13 +61,15 @@ struct holds_output : std::false_type {};
 template <typename P>
 struct holds_output<P, decltype((void)P::HOLD)> : std::true_type {};
 
-/* A set-operation tile whose list of kept places holds half the tile, for
- * operations that can emit more: the kept outputs are listed and stored in
- * rounds of KEPT, each after the last is stored (setop_kernel), so that
- * the shared memory saved lets more tiles share an SM. */
-template <int NT_, int VT_, int MIN_BLOCKS_ = 1>
+/* A set-operation tile whose list of kept places holds KEPT_PERMILLE /
+ * 1000 of the tile (half by default), for operations that can emit more:
+ * the kept outputs are listed and stored in rounds of KEPT, each after the
+ * last is stored (setop_kernel), so that the shared memory saved lets
+ * more tiles share an SM. */
+template <int NT_, int VT_, int MIN_BLOCKS_ = 1, int KEPT_PERMILLE = 500>
 struct rounds_policy : tile_policy<NT_, VT_, MIN_BLOCKS_> {
-  static constexpr int KEPT = (NT_ * VT_ + 1) / 2;
+  static_assert(KEPT_PERMILLE > 0 && KEPT_PERMILLE <= 1000, "a share of NV");
+  static constexpr int KEPT = (NT_ * VT_ * KEPT_PERMILLE + 999) / 1000;
   static constexpr bool ROUNDS = true;
 };
 
