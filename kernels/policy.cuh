@@ -291,23 +291,38 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * list holds half the tile, stored in rounds (rounds_policy; a
    * difference emits ~30% here, so a second round is rare): a fifth tile
    * an SM.  Thirteenth round, H200, mgpu_tune rounds, two passes, ms at
-   * 2^24 / 2^26 / 2^28:
-   *   keys  256 x 31 / 5 0.0739-0.0741 / 0.1976-0.1977 / 0.6812-0.6846,
-   *         against 256 x 31 / 4 0.0727-0.0729 / 0.2054 / 0.7227-0.7234
-   *         and the held H<256,31,4,10> 0.0666-0.0668 / 0.1965-0.1974 /
-   *         0.7124-0.7129: so held at [2, 10) rounds, as intersections
-   *   pairs 256 x 31 / 5 0.0896-0.0903 / 0.2551-0.2552 / 0.9027-0.9177,
-   *         against 256 x 23 / 5 0.0914-0.0915 / 0.2780-0.2793 /
-   *         1.0129-1.0238 (held H<256,23,4,8> at [1, 10) rounds: 0.0878
-   *         at 2^24 in the twelfth round's run)
-   * Union and symmetric difference emit most of a tile and pay the second
-   * round every time: keys 256 x 31 / 5 0.2439-0.2457 and 0.2656-0.2700
-   * at 2^26 against 0.2329-0.2360 and 0.2228-0.2232; staged pairs 128 x
-   * 31 / 6 0.3661-0.3663 and 0.3665-0.3667 against 0.3620-0.3657 and
-   * 0.3372-0.3376: not taken. */
+   * 2^26 / 2^28 (037a5a7: places listed from the bits below each slot):
+   *   keys  256 x 31 / 5 0.1890-0.1891 / 0.6421-0.6423, against 256 x 31
+   *         / 4 0.2073-0.2077 / 0.7194-0.7217 and the held H<256,31,4,10>
+   *         0.1974-0.1998 / 0.7093-0.7115; at 2^24 the held kernel is
+   *         faster (0.0666 against 0.0739): held at [2, 10) rounds
+   *   pairs 256 x 31 / 5 0.2544-0.2547 / 0.9124-0.9172, against 256 x 23
+   *         / 5 0.2802-0.2805 / 1.0182-1.0218 (held H<256,23,4,8> at
+   *         [1, 10) rounds) */
   typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES <= 4,
                                     rounds_policy<256, 31, 5>, type>::type
       difference;
+  /* Union and symmetric difference of 4-byte keys in tiles whose list is
+   * just longer than they usually emit (~80% and ~60% of a tile; a tile
+   * that emits more takes a second round), so that five fit an SM; the
+   * list must leave a tile at most ~45.6 KB (256 x 31 with 2/3 and 256 x
+   * 29 with 85%, 45,664 bytes, ran at four an SM).  Thirteenth round,
+   * H200, mgpu_tune rounds2, two passes, ms at 2^24 / 2^26 / 2^28:
+   *   union 256 x 27 / 5, 85%: 0.0802-0.0826 / 0.2271-0.2295 / 0.8105-
+   *     0.8123 against 256 x 31 / 4 0.0834-0.0836 / 0.2338-0.2339 /
+   *     0.8293-0.8295 (256 x 29, 85%: 0.0808-0.0833 / 0.2364-0.2379 /
+   *     0.8442-0.8481)
+   *   symmetric difference 256 x 29 / 5, 70%: 0.0766-0.0778 / 0.2097-
+   *     0.2123 / 0.7396-0.7413 against 0.0792-0.0793 / 0.2211-0.2217 /
+   *     0.7856-0.7944 (256 x 31, 2/3: 0.0776-0.0780 / 0.2167-0.2173 /
+   *     0.7705-0.7764)
+   * Staged pairs keep 128 x 31 / 5 (a sixth tile does not fit). */
+  typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 0,
+                                    rounds_policy<256, 27, 5, 850>,
+                                    type>::type union_tile;
+  typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 0,
+                                    rounds_policy<256, 29, 5, 700>,
+                                    type>::type symmetric_difference_tile;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain. */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;

@@ -287,6 +287,20 @@ template <typename K, int VB> struct setop_launch {
                          SP::lookback_warp, K, V>(ctx, c->args, c->count,
                                                   comp, opt);
     }
+    if constexpr (!std::is_same<typename SP::union_tile,
+                                typename SP::type>::value) {
+      if (op == MGPU_SET_UNION)
+        return setop_run<typename SP::union_tile, VB != 0, false,
+                         SP::lookback_warp, K, V>(ctx, c->args, c->count,
+                                                  comp, opt);
+    }
+    if constexpr (!std::is_same<typename SP::symmetric_difference_tile,
+                                typename SP::type>::value) {
+      if (op == MGPU_SET_SYMMETRIC_DIFFERENCE)
+        return setop_run<typename SP::symmetric_difference_tile, VB != 0,
+                         false, SP::lookback_warp, K, V>(ctx, c->args,
+                                                         c->count, comp, opt);
+    }
     if constexpr (SP::stage_values) {
       if (set_op_keeps(c->args->op) & kKeepB)
         return setop_run<typename SP::staged, true, true, SP::lookback_warp,
