@@ -612,6 +612,21 @@ using R = rounds_policy<NT, VT, MB, PM>;
 /* Union and symmetric difference in tiles whose kept list is just longer
  * than they usually emit (~80% and ~60% of a tile), so that a fifth tile
  * fits an SM without a second round. */
+/* After cub's scan storage left the look-back-warp tiles: the tiles of
+ * 45,664 bytes that ran four an SM in rounds2, against rounds2's picks
+ * (first, the references). */
+template <typename K, typename V> void tune_setop_rounds3(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<R<256, 27, 5, 850>, false, false, true>(d, u, "r850");
+    tune_setop<R<256, 29, 5, 850>, false, false, true>(d, u, "r850");
+    tune_setop<R<256, 29, 5, 700>, false, false, true>(d, sd, "r700");
+    tune_setop<R<256, 31, 5, 667>, false, false, true>(d, sd, "r667");
+  }
+}
+
 template <typename K, typename V> void tune_setop_rounds2(int n) {
   setop_data<K, V> d(n);
   setop_opt = {50, true, true, 0};
@@ -703,10 +718,10 @@ int main(int argc, char **argv) {
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
       only != "setop" && only != "setop32" && only != "half" &&
       only != "half32" && only != "lanes" && only != "held" &&
-      only != "rounds" && only != "rounds2") {
+      only != "rounds" && only != "rounds2" && only != "rounds3") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
-                    "half32 | lanes | held | rounds | rounds2]\n");
+                    "half32 | lanes | held | rounds | rounds2 | rounds3]\n");
     return 2;
   }
   char err[256];
@@ -737,6 +752,7 @@ int main(int argc, char **argv) {
   if (only == "lanes") tune_setop_lanes<int32_t, uint32_t>(n);
   if (only == "rounds") tune_setop_rounds<int32_t, uint32_t>(n);
   if (only == "rounds2") tune_setop_rounds2<int32_t, uint32_t>(n);
+  if (only == "rounds3") tune_setop_rounds3<int32_t, uint32_t>(n);
   if (only == "all" || only == "setop" || only == "setop32") {
     tune_all_setop<int32_t, uint32_t>(n);
     if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);

@@ -318,10 +318,10 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     0.7705-0.7764)
    * Staged pairs keep 128 x 31 / 5 (a sixth tile does not fit). */
   typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 0,
-                                    rounds_policy<256, 27, 5, 850>,
+                                    rounds_policy<256, 29, 5, 850>,
                                     type>::type union_tile;
   typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 0,
-                                    rounds_policy<256, 29, 5, 700>,
+                                    rounds_policy<256, 31, 5, 667>,
                                     type>::type symmetric_difference_tile;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain. */

@@ -229,7 +229,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   } else {
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
     const size_t smem =
-        sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V, kept_room<P>::value>);
+        sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V, kept_room<P>::value,
+                          !LOOKBACK_WARP>);
     MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
     CUDA_TRY(ctx, launch_early(early, kernel, tiles,
                                P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,

@@ -147,11 +147,15 @@ struct setop_tile_smem {
   unsigned long long loaded; /* mbarrier: the bulk copies have landed */
 };
 
-/* setop_kernel's: the tile, and what its warps hand each other. */
+/* setop_kernel's: the tile, and what its warps hand each other.  With a
+ * look-back warp the block scan is compute_exclusive_sum's (CUB_SCAN
+ * false): cub's storage (1.2 KB at 256 threads) would only cost room. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
-          int KEPT = NT * VT>
+          int KEPT = NT * VT, bool CUB_SCAN = true>
 struct setop_smem : setop_tile_smem<NT, VT, STAGE_V, K, V, KEPT> {
-  typename cub::BlockScan<int, NT>::TempStorage scan;
+  typename std::conditional<CUB_SCAN,
+                            typename cub::BlockScan<int, NT>::TempStorage,
+                            char>::type scan;
   int count_slot; /* the tile's count for the look-back warp; -1: not yet */
   long long base;
 };
@@ -418,7 +422,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   static_assert(NT >= (STAGE_V ? 128 : 64),
                 "a warp copies the ends of each bulk copy");
   constexpr int KEPT = kept_room<P>::value;
-  typedef setop_smem<NT, VT, STAGE_V, K, V, KEPT> smem_t;
+  typedef setop_smem<NT, VT, STAGE_V, K, V, KEPT, !LOOKBACK_WARP> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
@@ -459,7 +463,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
    * the stalls were at the barrier that used to follow the look-back). */
   constexpr bool ROUNDS = kept_rounds<P>::value;
   int offset, tile_count;
-  if (LOOKBACK_WARP) {
+  if constexpr (LOOKBACK_WARP) {
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
