@@ -304,10 +304,16 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
       difference;
   /* Union and symmetric difference of 4-byte keys in tiles whose list is
    * just longer than they usually emit (~80% and ~60% of a tile; a tile
-   * that emits more takes a second round), so that five fit an SM; the
-   * list must leave a tile at most ~45.6 KB (256 x 31 with 2/3 and 256 x
-   * 29 with 85%, 45,664 bytes, ran at four an SM).  Thirteenth round,
-   * H200, mgpu_tune rounds2, two passes, ms at 2^24 / 2^26 / 2^28:
+   * that emits more takes a second round), so that five fit an SM.  With
+   * cub's scan storage in the tile, 256 x 31 with 2/3 and 256 x 29 with
+   * 85% (45,664 bytes) ran four an SM, and rounds2 picked the smaller
+   * tiles below; without it (44,480 bytes, rounds3, same run as the
+   * policy's verification, ms at 2^26 / 2^28): union 256 x 29 / 5, 85%
+   * 0.2260-0.2304 / 0.8010-0.8024 against 256 x 27 / 5 0.2282-0.2299 /
+   * 0.8136-0.8141; symmetric difference 256 x 31 / 5, 2/3 0.2082-0.2095
+   * / 0.7325-0.7326 against 256 x 29 / 5, 70%, 0.2105-0.2109 / 0.7351-
+   * 0.7387.  Thirteenth round, H200, mgpu_tune rounds2, two passes, ms at
+   * 2^24 / 2^26 / 2^28 (with cub's storage):
    *   union 256 x 27 / 5, 85%: 0.0802-0.0826 / 0.2271-0.2295 / 0.8105-
    *     0.8123 against 256 x 31 / 4 0.0834-0.0836 / 0.2338-0.2339 /
    *     0.8293-0.8295 (256 x 29, 85%: 0.0808-0.0833 / 0.2364-0.2379 /
