@@ -314,29 +314,31 @@ __device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
   return w;
 }
 
+/* The place in keys[] of the key that slot i of the walk took, counted
+ * from the bits below i. */
+__device__ __forceinline__ unsigned short kept_place(const setop_walk &w,
+                                                     int i) {
+  const unsigned below = (1u << i) - 1;
+  return (unsigned short)((w.took_a >> i) & 1
+                              ? w.ta + __popc(w.took_a & below)
+                              : w.tb + __popc(w.took_b & below));
+}
+
 /* The places of the thread's kept keys whose output offsets lie in
  * [lo, lo + room), listed at kept[offset - lo]: one round of a
  * rounds_policy tile.  Per thread, no warp-wide vote: threads of a warp
- * can straddle the round's ends differently. */
-template <int VT>
+ * can straddle the round's ends differently.  Only the kept slots are
+ * visited (a replay of the whole walk held more registers, and spilled
+ * under the five-block bound). */
 __device__ __forceinline__ void list_kept_round(unsigned short *kept,
                                                 int offset, unsigned commit,
                                                 const setop_walk &w, int lo,
                                                 int room) {
   const int n = __popc(commit);
   if (offset >= lo + room || offset + n <= lo) return;
-  /* each kept slot's place from the bits below it (no replay of the whole
-   * walk: a replay's loop held more registers, and spilled under the
-   * five-block bound) */
   int o = offset - lo;
-  for (unsigned c = commit; c && o < room; c &= c - 1, ++o) {
-    if (o < 0) continue;
-    const int i = __ffs(c) - 1;
-    const unsigned below = (1u << i) - 1;
-    kept[o] = (unsigned short)((w.took_a >> i) & 1
-                                   ? w.ta + __popc(w.took_a & below)
-                                   : w.tb + __popc(w.took_b & below));
-  }
+  for (unsigned c = commit; c && o < room; c &= c - 1, ++o)
+    if (o >= 0) kept[o] = kept_place(w, __ffs(c) - 1);
 }
 
 /* Lists the places of a thread's kept keys in kept[offset ...], in output
@@ -362,11 +364,7 @@ __device__ __forceinline__ void list_kept(unsigned short *kept, int offset,
      * instructions of the replay above at intersection's ~5 of 23. */
     for (unsigned c = commit; c; c &= c - 1) {
       if (KEPT < NV && offset >= KEPT) break;
-      const int i = __ffs(c) - 1;
-      const unsigned below = (1u << i) - 1;
-      kept[offset++] = (unsigned short)((w.took_a >> i) & 1
-                                            ? w.ta + __popc(w.took_a & below)
-                                            : w.tb + __popc(w.took_b & below));
+      kept[offset++] = kept_place(w, __ffs(c) - 1);
     }
   }
 }
@@ -486,7 +484,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     /* the first round is listed while the look-back may still run; each
      * later one once the compute threads have stored the last (tile_count
      * is the block's, so every thread takes the same rounds) */
-    list_kept_round<VT>(sm.kept, offset, commit, w, 0, KEPT);
+    list_kept_round(sm.kept, offset, commit, w, 0, KEPT);
     if (LOOKBACK_WARP) named_sync(2, THREADS);
     else __syncthreads();
     const long long base = sm.base;
@@ -494,7 +492,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     for (int lo = KEPT; lo < tile_count; lo += KEPT) {
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
-      list_kept_round<VT>(sm.kept, offset, commit, w, lo, KEPT);
+      list_kept_round(sm.kept, offset, commit, w, lo, KEPT);
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
       store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base + lo,
