@@ -668,6 +668,27 @@ template <typename K, typename V> void tune_setop_rounds(int n) {
   }
 }
 
+template <typename P> using E = early_values_policy<P>;
+
+/* Values of intersections and differences of pairs gathered while the tile
+ * waits for its place (E<...>) against gathered as they are stored (first,
+ * the references), in the tiles and held tiles the policy uses for them. */
+template <typename K, typename V> void tune_setop_early(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, df = MGPU_SET_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<I<256, 31, 5>, true, false, true>(d, x, "pairs");
+    tune_setop<E<I<256, 31, 5>>, true, false, true>(d, x, "early");
+    tune_setop<HI<256, 31, 4, 8>, true, false, true>(d, x, "h8");
+    tune_setop<E<HI<256, 31, 4, 8>>, true, false, true>(d, x, "h8e");
+    tune_setop<R<256, 31, 5>, true, false, true>(d, df, "pairs");
+    tune_setop<E<R<256, 31, 5>>, true, false, true>(d, df, "early");
+    tune_setop<H<256, 23, 4, 8>, true, false, true>(d, df, "h8");
+    tune_setop<E<H<256, 23, 4, 8>>, true, false, true>(d, df, "h8e");
+  }
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -718,10 +739,12 @@ int main(int argc, char **argv) {
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
       only != "setop" && only != "setop32" && only != "half" &&
       only != "half32" && only != "lanes" && only != "held" &&
-      only != "rounds" && only != "rounds2" && only != "rounds3") {
+      only != "rounds" && only != "rounds2" && only != "rounds3" &&
+      only != "early") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
-                    "half32 | lanes | held | rounds | rounds2 | rounds3]\n");
+                    "half32 | lanes | held | rounds | rounds2 | rounds3 | "
+                    "early]\n");
     return 2;
   }
   char err[256];
@@ -753,6 +776,7 @@ int main(int argc, char **argv) {
   if (only == "rounds") tune_setop_rounds<int32_t, uint32_t>(n);
   if (only == "rounds2") tune_setop_rounds2<int32_t, uint32_t>(n);
   if (only == "rounds3") tune_setop_rounds3<int32_t, uint32_t>(n);
+  if (only == "early") tune_setop_early<int32_t, uint32_t>(n);
   if (only == "all" || only == "setop" || only == "setop32") {
     tune_all_setop<int32_t, uint32_t>(n);
     if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);

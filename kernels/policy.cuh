@@ -73,6 +73,13 @@ struct rounds_policy : tile_policy<NT_, VT_, MIN_BLOCKS_> {
   static constexpr bool ROUNDS = true;
 };
 
+/* A set-operation tile P whose intersections and differences of pairs
+ * gather the values of their kept keys while the tile waits for its place
+ * (gathers_early in setop_agent.cuh), instead of as they are stored. */
+template <typename P> struct early_values_policy : P {
+  static constexpr bool EARLY_VALUES = true;
+};
+
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192
@@ -254,10 +261,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *   0.1903-0.1904; pairs 0.2319-0.2336 against 0.2315-0.2332 (level),
    *   0.2416-0.2430, 0.2373-0.2377. */
   typedef typename std::conditional<
-      KEY_BYTES == 4 && VALUE_BYTES <= 4, intersection_policy<256, 31, 5>,
-      typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 0,
-                                intersection_policy<128, 31, 6>,
-                                type>::type>::type intersection;
+      KEY_BYTES == 4 && VALUE_BYTES == 0, intersection_policy<256, 31, 5>,
+      typename std::conditional<
+          KEY_BYTES == 4 && VALUE_BYTES == 4,
+          early_values_policy<intersection_policy<256, 31, 5>>,
+          typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 0,
+                                    intersection_policy<128, 31, 6>,
+                                    type>::type>::type>::type intersection;
   /* Held tiles (setop_held_kernel; twelfth round, i32 keys and pairs,
    * H100 and H200, mgpu_tune held).  Rounds = tiles per resident block
    * (four an SM): 2^22 ~1, 2^24 ~4, 2^26 ~16, 2^28 ~64 for 256 x 31.
@@ -279,14 +289,18 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 2^26, pairs intersection 0.0770 / 0.0850 at 2^24, pairs difference
    * 0.0393 / 0.0456 at 2^22; elsewhere within the run-to-run spread. */
   typedef typename std::conditional<
-      KEY_BYTES == 4 && VALUE_BYTES <= 4,
+      KEY_BYTES == 4 && VALUE_BYTES == 0,
       held_intersection_policy<256, 31, 4, 8, 2, 10>,
-      no_held_policy>::type held_intersection;
+      typename std::conditional<
+          KEY_BYTES == 4 && VALUE_BYTES == 4,
+          early_values_policy<held_intersection_policy<256, 31, 4, 8, 2, 10>>,
+          no_held_policy>::type>::type held_intersection;
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0, held_policy<256, 31, 4, 10, 2, 10>,
-      typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 4,
-                                held_policy<256, 23, 4, 8, 1, 10>,
-                                no_held_policy>::type>::type held_difference;
+      typename std::conditional<
+          KEY_BYTES == 4 && VALUE_BYTES == 4,
+          early_values_policy<held_policy<256, 23, 4, 8, 1, 10>>,
+          no_held_policy>::type>::type held_difference;
   /* Differences of 4-byte keys (no or 4-byte values) in tiles whose kept
    * list holds half the tile, stored in rounds (rounds_policy; a
    * difference emits ~30% here, so a second round is rare): a fifth tile
@@ -299,9 +313,11 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *   pairs 256 x 31 / 5 0.2544-0.2547 / 0.9124-0.9172, against 256 x 23
    *         / 5 0.2802-0.2805 / 1.0182-1.0218 (held H<256,23,4,8> at
    *         [1, 10) rounds) */
-  typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES <= 4,
-                                    rounds_policy<256, 31, 5>, type>::type
-      difference;
+  typedef typename std::conditional<
+      KEY_BYTES == 4 && VALUE_BYTES == 0, rounds_policy<256, 31, 5>,
+      typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 4,
+                                early_values_policy<rounds_policy<256, 31, 5>>,
+                                type>::type>::type difference;
   /* Union and symmetric difference of 4-byte keys in tiles whose list is
    * just longer than they usually emit (~80% and ~60% of a tile; a tile
    * that emits more takes a second round), so that five fit an SM.  With

@@ -248,69 +248,62 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   return MGPU_OK;
 }
 
+/* One call's tile: each operation has its own in setop_policy (the
+ * general tile where it has none of its own); an intersection or
+ * difference takes its held tile where use_held says, a union or
+ * symmetric difference of 4-byte pairs the staged tile. */
 template <typename K, int VB> struct setop_launch {
-  template <typename Comp>
-  static mgpu_status run(mgpu_context *ctx, const cuda_setop_call *c, Comp comp) {
-    typedef setop_policy<sizeof(K), VB> SP;
-    typedef value_t<VB> V;
+  typedef setop_policy<sizeof(K), VB> SP;
+  typedef value_t<VB> V;
+  static constexpr bool HAS_V = VB != 0;
+
+  template <typename P, typename Comp>
+  static mgpu_status tile(mgpu_context *ctx, const cuda_setop_call *c,
+                          Comp comp) {
     const setop_options opt = {SP::prefetch, SP::early_launch,
                                SP::early_count, 0};
-    const mgpu_setop_kind op = c->args->op;
-    if constexpr (SP::held_intersection::HOLD > 0) {
-      typedef typename SP::held_intersection H;
+    return setop_run<P, HAS_V, false, SP::lookback_warp, K, V>(
+        ctx, c->args, c->count, comp, opt);
+  }
+
+  template <typename H, typename P, typename Comp>
+  static mgpu_status held_or(mgpu_context *ctx, const cuda_setop_call *c,
+                             Comp comp) {
+    if constexpr (H::HOLD > 0) {
       bool held = false;
-      if (op == MGPU_SET_INTERSECTION)
-        MGPU_TRY((use_held<H, VB != 0, K, V, Comp>(ctx, c->args, &held)));
-      if (held)
-        return setop_run<H, VB != 0, false, true, K, V>(ctx, c->args,
-                                                        c->count, comp, opt);
+      MGPU_TRY((use_held<H, HAS_V, K, V, Comp>(ctx, c->args, &held)));
+      if (held) return tile<H>(ctx, c, comp);
     }
-    if constexpr (SP::held_difference::HOLD > 0) {
-      typedef typename SP::held_difference H;
-      bool held = false;
-      if (op == MGPU_SET_DIFFERENCE)
-        MGPU_TRY((use_held<H, VB != 0, K, V, Comp>(ctx, c->args, &held)));
-      if (held)
-        return setop_run<H, VB != 0, false, true, K, V>(ctx, c->args,
-                                                        c->count, comp, opt);
+    return tile<P>(ctx, c, comp);
+  }
+
+  template <typename P, typename Comp>
+  static mgpu_status staged_or(mgpu_context *ctx, const cuda_setop_call *c,
+                               Comp comp) {
+    if constexpr (SP::stage_values)
+      return setop_run<typename SP::staged, true, true, SP::lookback_warp, K,
+                       V>(ctx, c->args, c->count, comp,
+                          {SP::staged_prefetch, SP::early_launch,
+                           SP::early_count, 0});
+    else
+      return tile<P>(ctx, c, comp);
+  }
+
+  template <typename Comp>
+  static mgpu_status run(mgpu_context *ctx, const cuda_setop_call *c, Comp comp) {
+    switch (c->args->op) {
+    case MGPU_SET_INTERSECTION:
+      return held_or<typename SP::held_intersection,
+                     typename SP::intersection>(ctx, c, comp);
+    case MGPU_SET_DIFFERENCE:
+      return held_or<typename SP::held_difference, typename SP::difference>(
+          ctx, c, comp);
+    case MGPU_SET_UNION:
+      return staged_or<typename SP::union_tile>(ctx, c, comp);
+    case MGPU_SET_SYMMETRIC_DIFFERENCE:
+      return staged_or<typename SP::symmetric_difference_tile>(ctx, c, comp);
     }
-    if constexpr (!std::is_same<typename SP::intersection,
-                                typename SP::type>::value) {
-      if (op == MGPU_SET_INTERSECTION)
-        return setop_run<typename SP::intersection, VB != 0, false,
-                         SP::lookback_warp, K, V>(ctx, c->args, c->count,
-                                                  comp, opt);
-    }
-    if constexpr (!std::is_same<typename SP::difference,
-                                typename SP::type>::value) {
-      if (op == MGPU_SET_DIFFERENCE)
-        return setop_run<typename SP::difference, VB != 0, false,
-                         SP::lookback_warp, K, V>(ctx, c->args, c->count,
-                                                  comp, opt);
-    }
-    if constexpr (!std::is_same<typename SP::union_tile,
-                                typename SP::type>::value) {
-      if (op == MGPU_SET_UNION)
-        return setop_run<typename SP::union_tile, VB != 0, false,
-                         SP::lookback_warp, K, V>(ctx, c->args, c->count,
-                                                  comp, opt);
-    }
-    if constexpr (!std::is_same<typename SP::symmetric_difference_tile,
-                                typename SP::type>::value) {
-      if (op == MGPU_SET_SYMMETRIC_DIFFERENCE)
-        return setop_run<typename SP::symmetric_difference_tile, VB != 0,
-                         false, SP::lookback_warp, K, V>(ctx, c->args,
-                                                         c->count, comp, opt);
-    }
-    if constexpr (SP::stage_values) {
-      if (set_op_keeps(c->args->op) & kKeepB)
-        return setop_run<typename SP::staged, true, true, SP::lookback_warp,
-                         K, V>(ctx, c->args, c->count, comp,
-                               {SP::staged_prefetch, SP::early_launch,
-                                SP::early_count, 0});
-    }
-    return setop_run<typename SP::type, VB != 0, false, SP::lookback_warp, K,
-                     V>(ctx, c->args, c->count, comp, opt);
+    return mgpu_set_error(ctx, MGPU_EINVAL, "setop: unknown operation");
   }
 };
 

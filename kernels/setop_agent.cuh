@@ -123,6 +123,16 @@ template <typename P>
 struct kept_rounds<P, decltype((void)P::ROUNDS)>
     : std::integral_constant<bool, P::ROUNDS> {};
 
+/* Whether a tile of an intersection or difference of pairs gathers the
+ * values of its kept keys before its place is known (early_values_policy:
+ * setop_kernel into the room of B's keys, setop_held_kernel into the
+ * registers that hold its output), so that the gathers' latency overlaps
+ * the wait for the base instead of following it. */
+template <typename P, typename = void> struct gathers_early : std::false_type {};
+template <typename P>
+struct gathers_early<P, decltype((void)P::EARLY_VALUES)>
+    : std::integral_constant<bool, P::EARLY_VALUES> {};
+
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -375,14 +385,58 @@ __device__ __forceinline__ int value_source(const setop_place &p, int s) {
   return s < p.sb ? p.span.a0 + (s - p.sa) : ~(p.span.b0 + (s - p.sb));
 }
 
+/* How many values fit where a tile's B keys were: once the walk is done,
+ * an intersection or difference only reads A's keys (every kept slot took
+ * a key of A), so that room is free.  An intersection's output always fits
+ * (each kept slot also took a key of B); a difference's usually does. */
+template <typename K, typename V>
+__device__ __forceinline__ int early_room(const setop_place &p) {
+  static_assert(sizeof(V) <= sizeof(K) && alignof(V) <= alignof(K),
+                "values fit where keys were");
+  return p.span.nb * (int)(sizeof(K) / sizeof(V));
+}
+
+template <typename K, typename V, typename Smem>
+__device__ __forceinline__ V *early_values(Smem &sm, const setop_place &p) {
+  return reinterpret_cast<V *>(sm.keys + p.sb);
+}
+
+/* Gathers the A values of kept[0, n) into early_values, U loads in flight
+ * a thread (an intersection's tile emits ~6 outputs a thread here).  Runs
+ * while the look-back warp waits for the tile's base. */
+template <int NT, typename K, typename V, typename Smem>
+__device__ __forceinline__ void gather_kept_values(const setop_tiles<K, V> &t,
+                                                   Smem &sm,
+                                                   const setop_place &p,
+                                                   int n) {
+  constexpr int U = 8;
+  V *vals = early_values<K, V>(sm, p);
+  const V *av = t.av + p.span.a0;
+  for (int i0 = threadIdx.x; i0 < n; i0 += U * NT) {
+    V v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int i = i0 + u * NT;
+      v[u] = i < n ? av[sm.kept[i] - p.sa] : V();
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int i = i0 + u * NT;
+      if (i < n) vals[i] = v[u];
+    }
+  }
+}
+
 /* Writes a tile's kept keys (and values) from shared memory at base, the
  * compute threads striding over them; capacity bounds the writes even if
- * unsorted input over-counts. */
+ * unsorted input over-counts.  The values of the first `early` outputs
+ * wait in early_values (gather_kept_values). */
 template <int NT, bool HAS_V, bool STAGE_V, typename K, typename V,
           typename Smem>
 __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
-                                           const Smem &sm, const setop_place &p,
-                                           long long base, int count) {
+                                           Smem &sm, const setop_place &p,
+                                           long long base, int count,
+                                           int early = 0) {
   const int room = (int)min((long long)count, t.capacity - base);
   K *out = t.out + base;
   V *outv = HAS_V ? t.outv + base : nullptr;
@@ -392,8 +446,12 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
     if (STAGE_V)
       outv[i] = sm.vals[s < p.sb ? p.va + (s - p.sa) : p.vb + (s - p.sb)];
     else if (HAS_V) {
-      const int v = value_source(p, s);
-      outv[i] = v >= 0 ? t.av[v] : t.bv[~v];
+      if (i < early) {
+        outv[i] = early_values<K, V>(sm, p)[i];
+      } else {
+        const int v = value_source(p, s);
+        outv[i] = v >= 0 ? t.av[v] : t.bv[~v];
+      }
     }
   }
 }
@@ -420,6 +478,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   static_assert(NT >= (STAGE_V ? 128 : 64),
                 "a warp copies the ends of each bulk copy");
   constexpr int KEPT = kept_room<P>::value;
+  constexpr bool EARLY = gathers_early<P>::value && HAS_V && !STAGE_V;
+  static_assert(!EARLY || LOOKBACK_WARP, "early values wait with the look-back warp");
   typedef setop_smem<NT, VT, STAGE_V, K, V, KEPT, !LOOKBACK_WARP> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
@@ -480,15 +540,30 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       }
     }
   }
+  /* With EARLY (and an operation that keeps only A's keys), the values of
+   * the first round are gathered while the look-back runs. */
+  const auto gather_early = [&](int listed) {
+    int early = 0;
+    if constexpr (EARLY) {
+      if (!(t.keeps & kKeepB)) {
+        early = min(listed, early_room<K, V>(p));
+        named_sync(1, NT); /* kept[]; B's keys are done with */
+        gather_kept_values<NT>(t, sm, p, early);
+      }
+    }
+    return early;
+  };
   if constexpr (ROUNDS) {
     /* the first round is listed while the look-back may still run; each
      * later one once the compute threads have stored the last (tile_count
      * is the block's, so every thread takes the same rounds) */
     list_kept_round(sm.kept, offset, commit, w, 0, KEPT);
+    const int early = gather_early(min(tile_count, KEPT));
     if (LOOKBACK_WARP) named_sync(2, THREADS);
     else __syncthreads();
     const long long base = sm.base;
-    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, min(tile_count, KEPT));
+    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, min(tile_count, KEPT),
+                                   early);
     for (int lo = KEPT; lo < tile_count; lo += KEPT) {
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
@@ -500,9 +575,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     }
   } else {
     list_kept<VT, KEPT, NV>(sm.kept, offset, commit, w);
+    const int early = gather_early(tile_count);
     if (LOOKBACK_WARP) named_sync(2, THREADS);
     else __syncthreads();
-    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, sm.base, tile_count);
+    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, sm.base, tile_count, early);
   }
 }
 

@@ -67,25 +67,31 @@ __device__ __forceinline__ void base_sync(int k) {
   else named_sync(2, THREADS);
 }
 
-/* A value's source (value_source) is held instead of the value: the values
- * are gathered from the inputs as they are stored. */
-template <typename K, int HOLD, bool HAS_V> struct held_output {
+/* A value's source (value_source) is held, and the values are gathered
+ * from the inputs as they are stored; or, EARLY (gathers_early), the
+ * value itself, gathered as the tile is held so that the loads are in
+ * flight during the next tile's walk. */
+template <typename K, typename V, int HOLD, bool HAS_V, bool EARLY>
+struct held_output {
   K key[HOLD];
-  int src[HAS_V ? HOLD : 1];
+  int src[HAS_V && !EARLY ? HOLD : 1];
+  V val[HAS_V && EARLY ? HOLD : 1];
   int count;
 };
 
-template <int NT, bool HAS_V, typename K, typename V, int HOLD>
-__device__ __forceinline__ void store_held(const setop_tiles<K, V> &t,
-                                           const held_output<K, HOLD, HAS_V> &h,
-                                           long long base) {
+template <int NT, bool HAS_V, typename K, typename V, int HOLD, bool EARLY>
+__device__ __forceinline__ void
+store_held(const setop_tiles<K, V> &t,
+           const held_output<K, V, HOLD, HAS_V, EARLY> &h, long long base) {
   const int room = (int)min((long long)h.count, t.capacity - base);
 #pragma unroll
   for (int j = 0; j < HOLD; ++j) {
     const int i = (int)threadIdx.x + j * NT;
     if (i < room) {
       t.out[base + i] = h.key[j];
-      if (HAS_V) {
+      if (HAS_V && EARLY) {
+        t.outv[base + i] = h.val[j];
+      } else if (HAS_V) {
         const int v = h.src[j];
         t.outv[base + i] = v >= 0 ? t.av[v] : t.bv[~v];
       }
@@ -155,7 +161,8 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     }
   }
 
-  held_output<K, HOLD, HAS_V> h;
+  constexpr bool EARLY = gathers_early<P>::value && HAS_V;
+  held_output<K, V, HOLD, HAS_V, EARLY> h;
   h.count = 0;
   bool held = false; /* the tile before is held */
   int k = 0;
@@ -212,7 +219,11 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
         if (i < tile_count) {
           const int s = sm.kept[i];
           h.key[j] = sm.keys[s];
-          if (HAS_V) h.src[j] = value_source(p, s);
+          if (HAS_V) {
+            const int v = value_source(p, s);
+            if (EARLY) h.val[j] = v >= 0 ? t.av[v] : t.bv[~v];
+            else h.src[j] = v;
+          }
         }
       }
     } else {
