@@ -295,12 +295,9 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
           KEY_BYTES == 4 && VALUE_BYTES == 4,
           early_values_policy<held_intersection_policy<256, 31, 4, 8, 2, 10>>,
           no_held_policy>::type>::type held_intersection;
-  typedef typename std::conditional<
-      KEY_BYTES == 4 && VALUE_BYTES == 0, held_policy<256, 31, 4, 10, 2, 10>,
-      typename std::conditional<
-          KEY_BYTES == 4 && VALUE_BYTES == 4,
-          early_values_policy<held_policy<256, 23, 4, 8, 1, 10>>,
-          no_held_policy>::type>::type held_difference;
+  typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 0,
+                                    held_policy<256, 31, 4, 10, 2, 10>,
+                                    no_held_policy>::type held_difference;
   /* Differences of 4-byte keys (no or 4-byte values) in tiles whose kept
    * list holds half the tile, stored in rounds (rounds_policy; a
    * difference emits ~30% here, so a second round is rare): a fifth tile
