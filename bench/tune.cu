@@ -689,6 +689,52 @@ template <typename K, typename V> void tune_setop_early(int n) {
   }
 }
 
+template <typename P, int N> using EO = early_outputs_policy<P, N>;
+
+/* Outputs read into registers while the tile waits for its place
+ * (EO<..., N>: N a thread) against read as they are stored (first, the
+ * references), in the policy's tiles for keys and staged pairs; then early
+ * values for 8-byte pairs, which need the look-back warp. */
+template <typename K, typename V> void tune_setop_loaded(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
+                        df = MGPU_SET_DIFFERENCE,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  if (sizeof(K) == 4) {
+    for (int pass = 0; pass < 2; ++pass) {
+      tune_setop<R<256, 29, 5, 850>, false, false, true>(d, u, "keys");
+      tune_setop<EO<R<256, 29, 5, 850>, 8>, false, false, true>(d, u, "eo8");
+      tune_setop<EO<R<256, 29, 5, 850>, 16>, false, false, true>(d, u, "eo16");
+      tune_setop<R<256, 31, 5, 667>, false, false, true>(d, sd, "keys");
+      tune_setop<EO<R<256, 31, 5, 667>, 8>, false, false, true>(d, sd, "eo8");
+      tune_setop<EO<R<256, 31, 5, 667>, 16>, false, false, true>(d, sd, "eo16");
+      tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keys");
+      tune_setop<EO<I<256, 31, 5>, 4>, false, false, true>(d, x, "eo4");
+      tune_setop<R<256, 31, 5>, false, false, true>(d, df, "keys");
+      tune_setop<EO<R<256, 31, 5>, 4>, false, false, true>(d, df, "eo4");
+    }
+    d.reset_refs();
+    for (int pass = 0; pass < 2; ++pass) {
+      for (mgpu_setop_kind op : {u, sd}) {
+        tune_setop<T<128, 31, 5>, true, true, true>(d, op, "stage");
+        tune_setop<EO<T<128, 31, 5>, 8>, true, true, true>(d, op, "eo8");
+        tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, op, "eo16");
+        tune_setop<EO<T<128, 31, 5>, 24>, true, true, true>(d, op, "eo24");
+      }
+    }
+  } else {
+    d.reset_refs();
+    for (int pass = 0; pass < 2; ++pass) {
+      for (mgpu_setop_kind op : {x, df}) {
+        tune_setop<T<128, 23, 6>, true, false, false>(d, op, "pairs");
+        tune_setop<T<128, 23, 6>, true, false, true>(d, op, "pairs");
+        tune_setop<E<T<128, 23, 6>>, true, false, true>(d, op, "early");
+      }
+    }
+  }
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -740,11 +786,11 @@ int main(int argc, char **argv) {
       only != "setop" && only != "setop32" && only != "half" &&
       only != "half32" && only != "lanes" && only != "held" &&
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
-      only != "early") {
+      only != "early" && only != "loaded") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
-                    "early]\n");
+                    "early | loaded]\n");
     return 2;
   }
   char err[256];
@@ -777,6 +823,10 @@ int main(int argc, char **argv) {
   if (only == "rounds2") tune_setop_rounds2<int32_t, uint32_t>(n);
   if (only == "rounds3") tune_setop_rounds3<int32_t, uint32_t>(n);
   if (only == "early") tune_setop_early<int32_t, uint32_t>(n);
+  if (only == "loaded") {
+    tune_setop_loaded<int32_t, uint32_t>(n);
+    tune_setop_loaded<int64_t, uint64_t>(n);
+  }
   if (only == "all" || only == "setop" || only == "setop32") {
     tune_all_setop<int32_t, uint32_t>(n);
     if (only != "setop32") tune_all_setop<int64_t, uint64_t>(n);

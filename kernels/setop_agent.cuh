@@ -133,6 +133,15 @@ template <typename P>
 struct gathers_early<P, decltype((void)P::EARLY_VALUES)>
     : std::integral_constant<bool, P::EARLY_VALUES> {};
 
+/* How many outputs a thread of a keys-only or staged tile reads into
+ * registers while the tile waits for its place (early_outputs_policy), so
+ * that once the base comes those are only stored; 0: none. */
+template <typename P, typename = void>
+struct outputs_loaded_early : std::integral_constant<int, 0> {};
+template <typename P>
+struct outputs_loaded_early<P, decltype((void)P::LOADED)>
+    : std::integral_constant<int, P::LOADED> {};
+
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -436,11 +445,11 @@ template <int NT, bool HAS_V, bool STAGE_V, typename K, typename V,
 __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
                                            Smem &sm, const setop_place &p,
                                            long long base, int count,
-                                           int early = 0) {
+                                           int early = 0, int first = 0) {
   const int room = (int)min((long long)count, t.capacity - base);
   K *out = t.out + base;
   V *outv = HAS_V ? t.outv + base : nullptr;
-  for (int i = threadIdx.x; i < room; i += NT) {
+  for (int i = first + (int)threadIdx.x; i < room; i += NT) {
     const int s = sm.kept[i];
     out[i] = sm.keys[s];
     if (STAGE_V)
@@ -452,6 +461,45 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
         const int v = value_source(p, s);
         outv[i] = v >= 0 ? t.av[v] : t.bv[~v];
       }
+    }
+  }
+}
+
+/* The outputs kept[tid + j * NT], j < N, of a thread, read from shared
+ * memory before the tile's base is known (outputs_loaded_early). */
+template <typename K, typename V, int N, bool STAGE_V> struct loaded_outputs {
+  K key[N > 0 ? N : 1];
+  V val[N > 0 && STAGE_V ? N : 1];
+};
+
+template <int NT, int N, bool STAGE_V, typename K, typename V, typename Smem>
+__device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, STAGE_V> &r,
+                                             const Smem &sm,
+                                             const setop_place &p, int count) {
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const int i = (int)threadIdx.x + j * NT;
+    if (i < count) {
+      const int s = sm.kept[i];
+      r.key[j] = sm.keys[s];
+      if (STAGE_V)
+        r.val[j] = sm.vals[s < p.sb ? p.va + (s - p.sa) : p.vb + (s - p.sb)];
+    }
+  }
+}
+
+template <int NT, int N, bool STAGE_V, typename K, typename V>
+__device__ __forceinline__ void
+store_loaded(const setop_tiles<K, V> &t,
+             const loaded_outputs<K, V, N, STAGE_V> &r, long long base,
+             int count) {
+  const int room = (int)min((long long)count, t.capacity - base);
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const int i = (int)threadIdx.x + j * NT;
+    if (i < room) {
+      t.out[base + i] = r.key[j];
+      if (STAGE_V) t.outv[base + i] = r.val[j];
     }
   }
 }
@@ -480,6 +528,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   constexpr int KEPT = kept_room<P>::value;
   constexpr bool EARLY = gathers_early<P>::value && HAS_V && !STAGE_V;
   static_assert(!EARLY || LOOKBACK_WARP, "early values wait with the look-back warp");
+  constexpr int LOADED = outputs_loaded_early<P>::value;
+  static_assert(LOADED == 0 || ((!HAS_V || STAGE_V) && LOOKBACK_WARP),
+                "outputs are loaded early from a keys-only or staged tile");
   typedef setop_smem<NT, VT, STAGE_V, K, V, KEPT, !LOOKBACK_WARP> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
@@ -558,12 +609,18 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
      * later one once the compute threads have stored the last (tile_count
      * is the block's, so every thread takes the same rounds) */
     list_kept_round(sm.kept, offset, commit, w, 0, KEPT);
-    const int early = gather_early(min(tile_count, KEPT));
+    const int listed = min(tile_count, KEPT);
+    const int early = gather_early(listed);
+    loaded_outputs<K, V, LOADED, STAGE_V> r;
+    if constexpr (LOADED > 0) {
+      named_sync(1, NT); /* kept[] */
+      load_outputs<NT, LOADED>(r, sm, p, listed);
+    }
     if (LOOKBACK_WARP) named_sync(2, THREADS);
     else __syncthreads();
     const long long base = sm.base;
-    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, min(tile_count, KEPT),
-                                   early);
+    if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
+    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, listed, early, LOADED * NT);
     for (int lo = KEPT; lo < tile_count; lo += KEPT) {
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
@@ -576,9 +633,17 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   } else {
     list_kept<VT, KEPT, NV>(sm.kept, offset, commit, w);
     const int early = gather_early(tile_count);
+    loaded_outputs<K, V, LOADED, STAGE_V> r;
+    if constexpr (LOADED > 0) {
+      named_sync(1, NT); /* kept[] */
+      load_outputs<NT, LOADED>(r, sm, p, tile_count);
+    }
     if (LOOKBACK_WARP) named_sync(2, THREADS);
     else __syncthreads();
-    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, sm.base, tile_count, early);
+    const long long base = sm.base;
+    if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, tile_count);
+    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, tile_count, early,
+                                   LOADED * NT);
   }
 }
 
