@@ -273,9 +273,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
       typename std::conditional<
           KEY_BYTES == 4 && VALUE_BYTES == 4,
           early_values_policy<intersection_policy<256, 31, 5>>,
-          typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 0,
-                                    intersection_policy<128, 31, 6>,
-                                    type>::type>::type>::type intersection;
+          typename std::conditional<
+              KEY_BYTES == 8 && VALUE_BYTES == 0,
+              intersection_policy<128, 31, 6>,
+              typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 8,
+                                        early_values_policy<type>,
+                                        type>::type>::type>::type>::type
+      intersection;
   /* Held tiles (setop_held_kernel; twelfth round, i32 keys and pairs,
    * H100 and H200, mgpu_tune held).  Rounds = tiles per resident block
    * (four an SM): 2^22 ~1, 2^24 ~4, 2^26 ~16, 2^28 ~64 for 256 x 31.
@@ -320,9 +324,12 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *         [1, 10) rounds) */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0, rounds_policy<256, 31, 5>,
-      typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 4,
-                                early_values_policy<rounds_policy<256, 31, 5>>,
-                                type>::type>::type difference;
+      typename std::conditional<
+          KEY_BYTES == 4 && VALUE_BYTES == 4,
+          early_values_policy<rounds_policy<256, 31, 5>>,
+          typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 8,
+                                    early_values_policy<type>,
+                                    type>::type>::type>::type difference;
   /* Union and symmetric difference of 4-byte keys in tiles whose list is
    * just longer than they usually emit (~80% and ~60% of a tile; a tile
    * that emits more takes a second round), so that five fit an SM.  With
@@ -344,16 +351,18 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     0.7856-0.7944 (256 x 31, 2/3: 0.0776-0.0780 / 0.2167-0.2173 /
    *     0.7705-0.7764)
    * Staged pairs keep 128 x 31 / 5 (a sixth tile does not fit). */
-  typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 0,
-                                    rounds_policy<256, 29, 5, 850>,
-                                    type>::type union_tile;
-  typedef typename std::conditional<KEY_BYTES == 4 && VALUE_BYTES == 0,
-                                    rounds_policy<256, 31, 5, 667>,
-                                    type>::type symmetric_difference_tile;
+  typedef typename std::conditional<
+      KEY_BYTES == 4 && VALUE_BYTES == 0,
+      early_outputs_policy<rounds_policy<256, 29, 5, 850>, 8>, type>::type
+      union_tile;
+  typedef typename std::conditional<
+      KEY_BYTES == 4 && VALUE_BYTES == 0,
+      early_outputs_policy<rounds_policy<256, 31, 5, 667>, 8>, type>::type
+      symmetric_difference_tile;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain. */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
-  typedef tile_policy<128, 31, 5> staged;
+  typedef early_outputs_policy<tile_policy<128, 31, 5>, 16> staged;
   /* How far ahead (percent of a wave of resident tiles) a tile asks L2 for
    * the keys (and staged values) of a later tile; 0: no prefetch. */
   static constexpr int prefetch = 50;
