@@ -735,6 +735,47 @@ template <typename K, typename V> void tune_setop_loaded(int n) {
   }
 }
 
+/* Union and symmetric difference with outputs loaded early: the policy's
+ * tiles first (the references), then other tile shapes, loads a thread
+ * and prefetch distances. */
+template <typename K, typename V> void tune_setop_union(int n) {
+  setop_data<K, V> d(n);
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    setop_opt = {50, true, true, 0};
+    tune_setop<EO<R<256, 29, 5, 850>, 8>, false, false, true>(d, u, "eo8");
+    tune_setop<EO<R<256, 27, 5, 850>, 8>, false, false, true>(d, u, "eo8");
+    tune_setop<EO<R<256, 29, 5, 850>, 12>, false, false, true>(d, u, "eo12");
+    tune_setop<EO<R<256, 31, 5, 667>, 8>, false, false, true>(d, sd, "eo8");
+    tune_setop<EO<R<256, 29, 5, 700>, 8>, false, false, true>(d, sd, "eo8");
+    for (int pf : {35, 70}) {
+      setop_opt.prefetch_percent = pf;
+      tune_setop<EO<R<256, 29, 5, 850>, 8>, false, false, true>(d, u, "eo8");
+    }
+    /* and keys intersection, the policy's tile at those distances */
+    for (int pf : {50, 35, 70}) {
+      setop_opt.prefetch_percent = pf;
+      tune_setop<I<256, 31, 5>, false, false, true>(d, MGPU_SET_INTERSECTION,
+                                                     "keys");
+    }
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (mgpu_setop_kind op : {u, sd}) {
+      setop_opt = {50, true, true, 0};
+      tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, op, "eo16");
+      tune_setop<EO<T<128, 27, 6>, 8>, true, true, true>(d, op, "eo8");
+      tune_setop<EO<T<128, 27, 6>, 12>, true, true, true>(d, op, "eo12");
+      tune_setop<EO<T<128, 23, 7>, 12>, true, true, true>(d, op, "eo12");
+      for (int pf : {35, 70}) {
+        setop_opt.prefetch_percent = pf;
+        tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, op, "eo16");
+      }
+    }
+  }
+  setop_opt = {50, true, true, 0};
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -786,11 +827,11 @@ int main(int argc, char **argv) {
       only != "setop" && only != "setop32" && only != "half" &&
       only != "half32" && only != "lanes" && only != "held" &&
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
-      only != "early" && only != "loaded") {
+      only != "early" && only != "loaded" && only != "union") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
-                    "early | loaded]\n");
+                    "early | loaded | union]\n");
     return 2;
   }
   char err[256];
@@ -823,6 +864,7 @@ int main(int argc, char **argv) {
   if (only == "rounds2") tune_setop_rounds2<int32_t, uint32_t>(n);
   if (only == "rounds3") tune_setop_rounds3<int32_t, uint32_t>(n);
   if (only == "early") tune_setop_early<int32_t, uint32_t>(n);
+  if (only == "union") tune_setop_union<int32_t, uint32_t>(n);
   if (only == "loaded") {
     tune_setop_loaded<int32_t, uint32_t>(n);
     tune_setop_loaded<int64_t, uint64_t>(n);
