@@ -9,8 +9,8 @@
  * the inputs, for the set operations).  The winners go into
  * kernels/policy.cuh with these numbers; docs/TUNING.md keeps the history.
  *
- *   mgpu_tune [log2 n = 26] [reps = 15]
- *             [all | merge | merge32 | sort | setop | setop32]
+ *   mgpu_tune [log2 n = 26] [reps = 15] [mode = all]
+ *   (modes: the usage line in main, each a function below)
  */
 #include <algorithm>
 #include <cmath>

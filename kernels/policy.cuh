@@ -267,7 +267,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *   tile an SM did not pay; keys 256 x 31 / 5 0.1844-0.1848 against
    *   224 x 31 / 6 0.1858-0.1882, 192 x 31 / 7 0.1910-0.1913, 256 x 27 / 5
    *   0.1903-0.1904; pairs 0.2319-0.2336 against 0.2315-0.2332 (level),
-   *   0.2416-0.2430, 0.2373-0.2377. */
+   *   0.2416-0.2430, 0.2373-0.2377.
+   * Fourteenth round, H200, mgpu_tune N 3-5 early / loaded: pairs gather
+   *   their kept values while the tile waits for its place
+   *   (early_values_policy): i32 pairs 0.2104-0.2116 against 0.2300-0.2303
+   *   at 2^26, 0.7470-0.7481 against 0.8155-0.8176 at 2^28; 8-byte pairs
+   *   (with the look-back warp, which early values need) 0.3846 against
+   *   0.4052-0.4240 at 2^26, 1.4453-1.4459 against 1.5158-1.5993 at 2^28. */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0, intersection_policy<256, 31, 5>,
       typename std::conditional<
@@ -299,7 +305,12 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * kernels before): i32 keys intersection 0.0621 against 0.0695 ms at
    * 2^24, keys difference 0.0677 / 0.0749 at 2^24 and 0.1972 / 0.2078 at
    * 2^26, pairs intersection 0.0770 / 0.0850 at 2^24, pairs difference
-   * 0.0393 / 0.0456 at 2^22; elsewhere within the run-to-run spread. */
+   * 0.0393 / 0.0456 at 2^22; elsewhere within the run-to-run spread.
+   * Fourteenth round (mgpu_tune early, i32 pairs, early values in both
+   * kernels): intersection held 0.0715-0.0718 against 0.0736 at 2^24, so
+   * held at [2, 10) still; difference held 0.0804-0.0811 against the
+   * rounds tile's 0.0770-0.0779 at 2^24 and 0.0338 against 0.0310-0.0316
+   * at 2^22: differences of pairs are no longer held. */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0,
       held_intersection_policy<256, 31, 4, 8, 2, 10>,
@@ -321,7 +332,11 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *         faster (0.0666 against 0.0739): held at [2, 10) rounds
    *   pairs 256 x 31 / 5 0.2544-0.2547 / 0.9124-0.9172, against 256 x 23
    *         / 5 0.2802-0.2805 / 1.0182-1.0218 (held H<256,23,4,8> at
-   *         [1, 10) rounds) */
+   *         [1, 10) rounds)
+   * Fourteenth round: with early values, i32 pairs 0.2266-0.2267 /
+   *   0.8159-0.8196 against 0.2517-0.2519 / 0.9037-0.9039; 8-byte pairs
+   *   in their tile with the look-back warp 0.4156-0.4200 / 1.5719-1.5772
+   *   against 0.4415-0.4519 / 1.6723-1.6772 (warp 0 looking back). */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0, rounds_policy<256, 31, 5>,
       typename std::conditional<
@@ -350,7 +365,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     0.2123 / 0.7396-0.7413 against 0.0792-0.0793 / 0.2211-0.2217 /
    *     0.7856-0.7944 (256 x 31, 2/3: 0.0776-0.0780 / 0.2167-0.2173 /
    *     0.7705-0.7764)
-   * Staged pairs keep 128 x 31 / 5 (a sixth tile does not fit). */
+   * Staged pairs keep 128 x 31 / 5 (a sixth tile does not fit).
+   * Fourteenth round (mgpu_tune loaded, ms at 2^26 / 2^28): each thread
+   * reads its first 8 outputs into registers while the tile waits for
+   * its place (early_outputs_policy): union 0.2259-0.2281 / 0.7832-0.7907
+   * against 0.2295-0.2300 / 0.8000-0.8011, symmetric difference
+   * 0.2054-0.2060 / 0.7147-0.7181 against 0.2102-0.2103 / 0.7294-0.7343;
+   * 16 spilled and were slower (0.2300 / 0.2178 at 2^26). */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0,
       early_outputs_policy<rounds_policy<256, 29, 5, 850>, 8>, type>::type
@@ -360,7 +381,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
       early_outputs_policy<rounds_policy<256, 31, 5, 667>, 8>, type>::type
       symmetric_difference_tile;
   /* Union and symmetric difference of 4-byte keys and values stage the
-   * values in shared memory, in this tile; 8-byte pairs did not gain. */
+   * values in shared memory, in this tile; 8-byte pairs did not gain.
+   * Each thread reads its first 16 outputs into registers while the tile
+   * waits for its place (fourteenth round, mgpu_tune loaded, ms at 2^26 /
+   * 2^28): union 0.3467-0.3473 / 1.2892-1.3034 against 0.3612-0.3655 /
+   * 1.3424-1.3456, symmetric difference 0.3281-0.3292 / 1.2108-1.2171
+   * against 0.3360-0.3367 / 1.2459-1.2495 (8: 0.3538-0.3562 / 0.3292-
+   * 0.3309; 24: 0.3548-0.3549 / 0.3297-0.3460). */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
   typedef early_outputs_policy<tile_policy<128, 31, 5>, 16> staged;
   /* How far ahead (percent of a wave of resident tiles) a tile asks L2 for
@@ -368,7 +395,8 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   static constexpr int prefetch = 50;
   static constexpr int staged_prefetch = 50;
   /* A warp of its own looks back from the tile's start (setop_kernel);
-   * not for 8-byte pairs, where it was 1-2% slower. */
+   * not for 8-byte pairs, where it was 1-2% slower, except in the tiles
+   * that gather values early, which need it (setop_launch). */
   static constexpr bool lookback_warp = !(KEY_BYTES == 8 && VALUE_BYTES != 0);
   /* The partition and tile launches start early (grid_dependency.cuh). */
   static constexpr bool early_launch = true;

@@ -513,7 +513,14 @@ store_loaded(const setop_tiles<K, V> &t,
  * LOOKBACK_WARP: the block has a warp more than NT, which looks back for
  * the tile's place from the start (tile_exclusive_prefix_ahead) while the
  * NT threads load, walk and compact; otherwise warp 0 looks back after the
- * scan while the other warps compact. */
+ * scan while the other warps compact.
+ *
+ * What needs no base is done while the look-back warp waits for it (a
+ * tile waits ~30% of its life, docs/TUNING.md tenth round): with
+ * gathers_early the kept values of an intersection or difference are
+ * gathered into the room of B's keys (i32 pairs 8-10% faster), with
+ * outputs_loaded_early each thread reads its first outputs into
+ * registers (union and symmetric difference, 1-5%). */
 template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
           typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
