@@ -570,6 +570,22 @@ backends.each(function(ctx, device)
       end
     end)
 
+    it("a difference longer than each tile's share of b, an intersection as long", function()
+      -- a = 0 .. n-1, b = the multiples of 3: in every tile b holds about a
+      -- quarter of the inputs, the difference emits half of them and the
+      -- intersection exactly b's.  (The cuda backend parks the kept values
+      -- of both where the tile's b keys were: the difference's do not all
+      -- fit there, the intersection's just do.)
+      for _, n in ipairs { 3000, 50000 } do
+        local ka, kb = R.iota(n, 0), R.iota(n // 3 + 1, 0, 3)
+        for _, kv in ipairs { { "i32", "i32" }, { "u32", "f32" }, { "i64", "u64" }, { "f64", "i64" } } do
+          check_pairs(ctx, kv[1], ka, kb, kv[2], { ops = { "difference", "intersection" } })
+          check_pairs(ctx, kv[1], G.reverse(ka), G.reverse(kb), kv[2],
+            { ops = { "difference", "intersection" }, comp = "greater" })
+        end
+      end
+    end)
+
     it("results are ordinary arrays of exactly the result length", function()
       -- results much shorter than the op's capacity, and nearly as long
       for _, sz in ipairs { { 1000, 501 }, { 20000, 19990 }, { 20000, 2 } } do
