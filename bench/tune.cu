@@ -776,28 +776,6 @@ template <typename K, typename V> void tune_setop_union(int n) {
   setop_opt = {50, true, true, 0};
 }
 
-template <typename P> using SL = sparse_list_policy<P>;
-
-/* Keys union (and symmetric difference and difference, whose kept slots
- * are rarely a thread's first ones: should not change): kept places
- * listed by visiting only the kept slots (SL<...>, first, the references)
- * against the replay of the walk's bits where a thread keeps its first
- * slots. */
-template <typename K, typename V> void tune_setop_prefix(int n) {
-  setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
-  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE,
-                        df = MGPU_SET_DIFFERENCE;
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<SL<EO<R<256, 29, 5, 850>, 8>>, false, false, true>(d, u, "sparse");
-    tune_setop<EO<R<256, 29, 5, 850>, 8>, false, false, true>(d, u, "prefix");
-    tune_setop<SL<EO<R<256, 31, 5, 667>, 8>>, false, false, true>(d, sd, "sparse");
-    tune_setop<EO<R<256, 31, 5, 667>, 8>, false, false, true>(d, sd, "prefix");
-    tune_setop<SL<R<256, 31, 5>>, false, false, true>(d, df, "sparse");
-    tune_setop<R<256, 31, 5>, false, false, true>(d, df, "prefix");
-  }
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -849,12 +827,11 @@ int main(int argc, char **argv) {
       only != "setop" && only != "setop32" && only != "half" &&
       only != "half32" && only != "lanes" && only != "held" &&
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
-      only != "early" && only != "loaded" && only != "union" &&
-      only != "prefix") {
+      only != "early" && only != "loaded" && only != "union") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
-                    "early | loaded | union | prefix]\n");
+                    "early | loaded | union]\n");
     return 2;
   }
   char err[256];
@@ -888,7 +865,6 @@ int main(int argc, char **argv) {
   if (only == "rounds3") tune_setop_rounds3<int32_t, uint32_t>(n);
   if (only == "early") tune_setop_early<int32_t, uint32_t>(n);
   if (only == "union") tune_setop_union<int32_t, uint32_t>(n);
-  if (only == "prefix") tune_setop_prefix<int32_t, uint32_t>(n);
   if (only == "loaded") {
     tune_setop_loaded<int32_t, uint32_t>(n);
     tune_setop_loaded<int64_t, uint64_t>(n);

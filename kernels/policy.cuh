@@ -88,14 +88,6 @@ template <typename P, int LOADED_> struct early_outputs_policy : P {
   static constexpr int LOADED = LOADED_;
 };
 
-/* A rounds_policy tile P that lists its kept places only by visiting the
- * kept slots, even where they are a thread's first ones (what
- * list_kept_round did before its replay for those; for mgpu_tune's
- * comparison). */
-template <typename P> struct sparse_list_policy : P {
-  static constexpr bool SPARSE_LIST = true;
-};
-
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192

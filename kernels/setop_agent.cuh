@@ -133,14 +133,6 @@ template <typename P>
 struct gathers_early<P, decltype((void)P::EARLY_VALUES)>
     : std::integral_constant<bool, P::EARLY_VALUES> {};
 
-/* Whether a rounds_policy tile always lists its kept places kept slot by
- * kept slot (sparse_list_policy, for mgpu_tune to compare with the replay
- * list_kept_round takes where a thread keeps its first slots). */
-template <typename P, typename = void> struct lists_sparse : std::false_type {};
-template <typename P>
-struct lists_sparse<P, decltype((void)P::SPARSE_LIST)>
-    : std::integral_constant<bool, P::SPARSE_LIST> {};
-
 /* How many outputs a thread of a keys-only or staged tile reads into
  * registers while the tile waits for its place (early_outputs_policy), so
  * that once the base comes those are only stored; 0: none. */
@@ -355,12 +347,8 @@ __device__ __forceinline__ unsigned short kept_place(const setop_walk &w,
  * [lo, lo + room), listed at kept[offset - lo]: one round of a
  * rounds_policy tile.  Per thread, no warp-wide vote: threads of a warp
  * can straddle the round's ends differently.  Only the kept slots are
- * visited, each place counted from the bits below it (a replay of the
- * whole walk held more registers, and spilled under the five-block
- * bound); but when the kept slots are the thread's first ones (always
- * for a union) and PREFIX, the places are replayed from the walk's bits,
- * about half the instructions a slot. */
-template <bool PREFIX>
+ * visited (a replay of the whole walk held more registers, and spilled
+ * under the five-block bound). */
 __device__ __forceinline__ void list_kept_round(unsigned short *kept,
                                                 int offset, unsigned commit,
                                                 const setop_walk &w, int lo,
@@ -368,24 +356,6 @@ __device__ __forceinline__ void list_kept_round(unsigned short *kept,
   const int n = __popc(commit);
   if (offset >= lo + room || offset + n <= lo) return;
   int o = offset - lo;
-  if (PREFIX && (commit & (commit + 1)) == 0 && o >= 0 && o + n <= room) {
-    /* A union keeps every slot that took a key, and a slot takes none
-     * only once both of the thread's ranges are done: its kept slots are
-     * its first n, slot i going to kept[o + i], here all in this round. */
-    int a = w.ta, b = w.tb;
-    unsigned ta = w.took_a, tb = w.took_b;
-    unsigned short *dst = kept + o;
-#pragma unroll 4
-    for (int i = 0; i < n; ++i) {
-      const int from_a = (int)(ta & 1), from_b = (int)(tb & 1);
-      dst[i] = (unsigned short)(from_a ? a : b);
-      a += from_a;
-      b += from_b;
-      ta >>= 1;
-      tb >>= 1;
-    }
-    return;
-  }
   for (unsigned c = commit; c && o < room; c &= c - 1, ++o)
     if (o >= 0) kept[o] = kept_place(w, __ffs(c) - 1);
 }
@@ -645,8 +615,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     /* the first round is listed while the look-back may still run; each
      * later one once the compute threads have stored the last (tile_count
      * is the block's, so every thread takes the same rounds) */
-    constexpr bool PREFIX = !lists_sparse<P>::value;
-    list_kept_round<PREFIX>(sm.kept, offset, commit, w, 0, KEPT);
+    list_kept_round(sm.kept, offset, commit, w, 0, KEPT);
     const int listed = min(tile_count, KEPT);
     const int early = gather_early(listed);
     loaded_outputs<K, V, LOADED, STAGE_V> r;
@@ -662,7 +631,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     for (int lo = KEPT; lo < tile_count; lo += KEPT) {
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
-      list_kept_round<PREFIX>(sm.kept, offset, commit, w, lo, KEPT);
+      list_kept_round(sm.kept, offset, commit, w, lo, KEPT);
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
       store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base + lo,
