@@ -776,6 +776,23 @@ template <typename K, typename V> void tune_setop_union(int n) {
   setop_opt = {50, true, true, 0};
 }
 
+/* 8-byte pairs union and symmetric difference (values gathered): warp 0
+ * looking back (the policy, first: the reference), the look-back warp,
+ * and outputs (with their values) loaded early, EO<..., N>. */
+template <typename K, typename V> void tune_setop_loaded8(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (mgpu_setop_kind op : {u, sd}) {
+      tune_setop<T<128, 23, 6>, true, false, false>(d, op, "pairs");
+      tune_setop<T<128, 23, 6>, true, false, true>(d, op, "pairs");
+      tune_setop<EO<T<128, 23, 6>, 4>, true, false, true>(d, op, "eo4");
+      tune_setop<EO<T<128, 23, 6>, 8>, true, false, true>(d, op, "eo8");
+    }
+  }
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -827,11 +844,12 @@ int main(int argc, char **argv) {
       only != "setop" && only != "setop32" && only != "half" &&
       only != "half32" && only != "lanes" && only != "held" &&
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
-      only != "early" && only != "loaded" && only != "union") {
+      only != "early" && only != "loaded" && only != "union" &&
+      only != "loaded8") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
-                    "early | loaded | union]\n");
+                    "early | loaded | union | loaded8]\n");
     return 2;
   }
   char err[256];
@@ -865,6 +883,7 @@ int main(int argc, char **argv) {
   if (only == "rounds3") tune_setop_rounds3<int32_t, uint32_t>(n);
   if (only == "early") tune_setop_early<int32_t, uint32_t>(n);
   if (only == "union") tune_setop_union<int32_t, uint32_t>(n);
+  if (only == "loaded8") tune_setop_loaded8<int64_t, uint64_t>(n);
   if (only == "loaded") {
     tune_setop_loaded<int32_t, uint32_t>(n);
     tune_setop_loaded<int64_t, uint64_t>(n);

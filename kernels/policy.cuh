@@ -80,10 +80,10 @@ template <typename P> struct early_values_policy : P {
   static constexpr bool EARLY_VALUES = true;
 };
 
-/* A set-operation tile P (keys only, or values staged) whose threads read
- * their first LOADED outputs from shared memory into registers while the
- * tile waits for its place, so that once it is known they are only
- * stored. */
+/* A set-operation tile P whose threads read their first LOADED outputs
+ * into registers while the tile waits for its place (keys and staged
+ * values from shared memory, gathered values from the inputs), so that
+ * once it is known they are only stored. */
 template <typename P, int LOADED_> struct early_outputs_policy : P {
   static constexpr int LOADED = LOADED_;
 };

@@ -262,9 +262,10 @@ template <typename K, int VB> struct setop_launch {
                           Comp comp) {
     const setop_options opt = {SP::prefetch, SP::early_launch,
                                SP::early_count, 0};
-    /* early values wait with the look-back warp, even where the policy
-     * has warp 0 look back otherwise */
-    constexpr bool W = SP::lookback_warp || gathers_early<P>::value;
+    /* early values and outputs wait with the look-back warp, even where
+     * the policy has warp 0 look back otherwise */
+    constexpr bool W = SP::lookback_warp || gathers_early<P>::value ||
+                       outputs_loaded_early<P>::value > 0;
     return setop_run<P, HAS_V, false, W, K, V>(ctx, c->args, c->count, comp,
                                                opt);
   }

@@ -465,15 +465,19 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
   }
 }
 
-/* The outputs kept[tid + j * NT], j < N, of a thread, read from shared
- * memory before the tile's base is known (outputs_loaded_early). */
-template <typename K, typename V, int N, bool STAGE_V> struct loaded_outputs {
+/* The outputs kept[tid + j * NT], j < N, of a thread, read before the
+ * tile's base is known (outputs_loaded_early): keys and staged values
+ * from shared memory, gathered values from the inputs (their loads then
+ * overlap the wait). */
+template <typename K, typename V, int N, bool HAS_V> struct loaded_outputs {
   K key[N > 0 ? N : 1];
-  V val[N > 0 && STAGE_V ? N : 1];
+  V val[N > 0 && HAS_V ? N : 1];
 };
 
-template <int NT, int N, bool STAGE_V, typename K, typename V, typename Smem>
-__device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, STAGE_V> &r,
+template <int NT, int N, bool HAS_V, bool STAGE_V, typename K, typename V,
+          typename Smem>
+__device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, HAS_V> &r,
+                                             const setop_tiles<K, V> &t,
                                              const Smem &sm,
                                              const setop_place &p, int count) {
 #pragma unroll
@@ -482,16 +486,20 @@ __device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, STAGE_V> &r
     if (i < count) {
       const int s = sm.kept[i];
       r.key[j] = sm.keys[s];
-      if (STAGE_V)
+      if (STAGE_V) {
         r.val[j] = sm.vals[s < p.sb ? p.va + (s - p.sa) : p.vb + (s - p.sb)];
+      } else if (HAS_V) {
+        const int v = value_source(p, s);
+        r.val[j] = v >= 0 ? t.av[v] : t.bv[~v];
+      }
     }
   }
 }
 
-template <int NT, int N, bool STAGE_V, typename K, typename V>
+template <int NT, int N, bool HAS_V, typename K, typename V>
 __device__ __forceinline__ void
 store_loaded(const setop_tiles<K, V> &t,
-             const loaded_outputs<K, V, N, STAGE_V> &r, long long base,
+             const loaded_outputs<K, V, N, HAS_V> &r, long long base,
              int count) {
   const int room = (int)min((long long)count, t.capacity - base);
 #pragma unroll
@@ -499,7 +507,7 @@ store_loaded(const setop_tiles<K, V> &t,
     const int i = (int)threadIdx.x + j * NT;
     if (i < room) {
       t.out[base + i] = r.key[j];
-      if (STAGE_V) t.outv[base + i] = r.val[j];
+      if (HAS_V) t.outv[base + i] = r.val[j];
     }
   }
 }
@@ -536,8 +544,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   constexpr bool EARLY = gathers_early<P>::value && HAS_V && !STAGE_V;
   static_assert(!EARLY || LOOKBACK_WARP, "early values wait with the look-back warp");
   constexpr int LOADED = outputs_loaded_early<P>::value;
-  static_assert(LOADED == 0 || ((!HAS_V || STAGE_V) && LOOKBACK_WARP),
-                "outputs are loaded early from a keys-only or staged tile");
+  static_assert(LOADED == 0 || (LOOKBACK_WARP && !EARLY),
+                "outputs are loaded early with the look-back warp, values "
+                "not gathered early as well");
   typedef setop_smem<NT, VT, STAGE_V, K, V, KEPT, !LOOKBACK_WARP> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
@@ -618,10 +627,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     list_kept_round(sm.kept, offset, commit, w, 0, KEPT);
     const int listed = min(tile_count, KEPT);
     const int early = gather_early(listed);
-    loaded_outputs<K, V, LOADED, STAGE_V> r;
+    loaded_outputs<K, V, LOADED, HAS_V> r;
     if constexpr (LOADED > 0) {
       named_sync(1, NT); /* kept[] */
-      load_outputs<NT, LOADED>(r, sm, p, listed);
+      load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, listed);
     }
     if (LOOKBACK_WARP) named_sync(2, THREADS);
     else __syncthreads();
@@ -640,10 +649,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   } else {
     list_kept<VT, KEPT, NV>(sm.kept, offset, commit, w);
     const int early = gather_early(tile_count);
-    loaded_outputs<K, V, LOADED, STAGE_V> r;
+    loaded_outputs<K, V, LOADED, HAS_V> r;
     if constexpr (LOADED > 0) {
       named_sync(1, NT); /* kept[] */
-      load_outputs<NT, LOADED>(r, sm, p, tile_count);
+      load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, tile_count);
     }
     if (LOOKBACK_WARP) named_sync(2, THREADS);
     else __syncthreads();
