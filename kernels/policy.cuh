@@ -374,12 +374,16 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 16 spilled and were slower (0.2300 / 0.2178 at 2^26). */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0,
-      early_outputs_policy<rounds_policy<256, 29, 5, 850>, 8>, type>::type
-      union_tile;
+      early_outputs_policy<rounds_policy<256, 29, 5, 850>, 8>,
+      typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 8,
+                                early_outputs_policy<type, 8>,
+                                type>::type>::type union_tile;
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0,
-      early_outputs_policy<rounds_policy<256, 31, 5, 667>, 8>, type>::type
-      symmetric_difference_tile;
+      early_outputs_policy<rounds_policy<256, 31, 5, 667>, 8>,
+      typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 8,
+                                early_outputs_policy<type, 8>,
+                                type>::type>::type symmetric_difference_tile;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, in this tile; 8-byte pairs did not gain.
    * Each thread reads its first 16 outputs into registers while the tile
