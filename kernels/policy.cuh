@@ -371,7 +371,12 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * its place (early_outputs_policy): union 0.2259-0.2281 / 0.7832-0.7907
    * against 0.2295-0.2300 / 0.8000-0.8011, symmetric difference
    * 0.2054-0.2060 / 0.7147-0.7181 against 0.2102-0.2103 / 0.7294-0.7343;
-   * 16 spilled and were slower (0.2300 / 0.2178 at 2^26). */
+   * 16 spilled and were slower (0.2300 / 0.2178 at 2^26).  8-byte pairs
+   * (values gathered during the wait, with the look-back warp; mgpu_tune
+   * loaded8, 128 x 23 / 6): 8 a thread, union 0.6962-0.6992 / 2.7169-
+   * 2.7217 against 0.7534-0.7537 / 2.9346-2.9402, symmetric difference
+   * 0.6017-0.6049 / 2.3415-2.3491 against 0.6454-0.6467 / 2.5148-2.5221
+   * (4 a thread: 0.7265-0.7330 / 0.6242-0.6246 at 2^26). */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0,
       early_outputs_policy<rounds_policy<256, 29, 5, 850>, 8>,
