@@ -436,6 +436,19 @@ __device__ __forceinline__ void gather_kept_values(const setop_tiles<K, V> &t,
   }
 }
 
+/* The value of the key at place s of keys[], from the staged values. */
+template <typename Smem>
+__device__ __forceinline__ auto staged_value(const Smem &sm,
+                                             const setop_place &p, int s) {
+  return sm.vals[s < p.sb ? p.va + (s - p.sa) : p.vb + (s - p.sb)];
+}
+
+/* The value at source v (value_source) in the inputs. */
+template <typename K, typename V>
+__device__ __forceinline__ V input_value(const setop_tiles<K, V> &t, int v) {
+  return v >= 0 ? t.av[v] : t.bv[~v];
+}
+
 /* Writes a tile's kept keys (and values) from shared memory at base, the
  * compute threads striding over them; capacity bounds the writes even if
  * unsorted input over-counts.  The values of the first `early` outputs
@@ -453,15 +466,10 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
     const int s = sm.kept[i];
     out[i] = sm.keys[s];
     if (STAGE_V)
-      outv[i] = sm.vals[s < p.sb ? p.va + (s - p.sa) : p.vb + (s - p.sb)];
-    else if (HAS_V) {
-      if (i < early) {
-        outv[i] = early_values<K, V>(sm, p)[i];
-      } else {
-        const int v = value_source(p, s);
-        outv[i] = v >= 0 ? t.av[v] : t.bv[~v];
-      }
-    }
+      outv[i] = staged_value(sm, p, s);
+    else if (HAS_V)
+      outv[i] = i < early ? early_values<K, V>(sm, p)[i]
+                          : input_value(t, value_source(p, s));
   }
 }
 
@@ -486,12 +494,8 @@ __device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, HAS_V> &r,
     if (i < count) {
       const int s = sm.kept[i];
       r.key[j] = sm.keys[s];
-      if (STAGE_V) {
-        r.val[j] = sm.vals[s < p.sb ? p.va + (s - p.sa) : p.vb + (s - p.sb)];
-      } else if (HAS_V) {
-        const int v = value_source(p, s);
-        r.val[j] = v >= 0 ? t.av[v] : t.bv[~v];
-      }
+      if (STAGE_V) r.val[j] = staged_value(sm, p, s);
+      else if (HAS_V) r.val[j] = input_value(t, value_source(p, s));
     }
   }
 }
@@ -620,23 +624,30 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     }
     return early;
   };
+  /* The first round (all of a tile without rounds) is listed while the
+   * look-back may still run; each later one once the compute threads have
+   * stored the last (tile_count is the block's, so every thread takes the
+   * same rounds). */
+  int listed;
   if constexpr (ROUNDS) {
-    /* the first round is listed while the look-back may still run; each
-     * later one once the compute threads have stored the last (tile_count
-     * is the block's, so every thread takes the same rounds) */
     list_kept_round(sm.kept, offset, commit, w, 0, KEPT);
-    const int listed = min(tile_count, KEPT);
-    const int early = gather_early(listed);
-    loaded_outputs<K, V, LOADED, HAS_V> r;
-    if constexpr (LOADED > 0) {
-      named_sync(1, NT); /* kept[] */
-      load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, listed);
-    }
-    if (LOOKBACK_WARP) named_sync(2, THREADS);
-    else __syncthreads();
-    const long long base = sm.base;
-    if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
-    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, listed, early, LOADED * NT);
+    listed = min(tile_count, KEPT);
+  } else {
+    list_kept<VT, KEPT, NV>(sm.kept, offset, commit, w);
+    listed = tile_count;
+  }
+  const int early = gather_early(listed);
+  loaded_outputs<K, V, LOADED, HAS_V> r;
+  if constexpr (LOADED > 0) {
+    named_sync(1, NT); /* kept[] */
+    load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, listed);
+  }
+  if (LOOKBACK_WARP) named_sync(2, THREADS);
+  else __syncthreads();
+  const long long base = sm.base;
+  if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
+  store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, listed, early, LOADED * NT);
+  if constexpr (ROUNDS) {
     for (int lo = KEPT; lo < tile_count; lo += KEPT) {
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
@@ -646,20 +657,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base + lo,
                                      min(tile_count - lo, KEPT));
     }
-  } else {
-    list_kept<VT, KEPT, NV>(sm.kept, offset, commit, w);
-    const int early = gather_early(tile_count);
-    loaded_outputs<K, V, LOADED, HAS_V> r;
-    if constexpr (LOADED > 0) {
-      named_sync(1, NT); /* kept[] */
-      load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, tile_count);
-    }
-    if (LOOKBACK_WARP) named_sync(2, THREADS);
-    else __syncthreads();
-    const long long base = sm.base;
-    if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, tile_count);
-    store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, tile_count, early,
-                                   LOADED * NT);
   }
 }
 

@@ -92,8 +92,7 @@ store_held(const setop_tiles<K, V> &t,
       if (HAS_V && EARLY) {
         t.outv[base + i] = h.val[j];
       } else if (HAS_V) {
-        const int v = h.src[j];
-        t.outv[base + i] = v >= 0 ? t.av[v] : t.bv[~v];
+        t.outv[base + i] = input_value(t, h.src[j]);
       }
     }
   }
@@ -221,7 +220,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
           h.key[j] = sm.keys[s];
           if (HAS_V) {
             const int v = value_source(p, s);
-            if (EARLY) h.val[j] = v >= 0 ? t.av[v] : t.bv[~v];
+            if (EARLY) h.val[j] = input_value(t, v);
             else h.src[j] = v;
           }
         }
