@@ -793,6 +793,66 @@ template <typename K, typename V> void tune_setop_loaded8(int n) {
   }
 }
 
+template <typename P, int W> using PV = prefetched_values_policy<P, W>;
+
+/* 4-byte pairs union and symmetric difference: the policy's staged tile
+ * (first, the reference) against tiles that hold only keys and gather the
+ * values (the first N a thread during the wait, EO<..., N>), with the
+ * values asked of L2 ahead (PV<..., 1>: with the keys of the tile ahead,
+ * 2: the tile's own as it starts); and staged tiles six an SM. */
+template <typename K, typename V> void tune_setop_gunion(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
+    tune_setop<EO<R<256, 29, 5, 850>, 4>, true, false, true>(d, u, "g4");
+    tune_setop<EO<R<256, 29, 5, 850>, 8>, true, false, true>(d, u, "g8");
+    tune_setop<PV<EO<R<256, 29, 5, 850>, 4>, 1>, true, false, true>(d, u, "g4p1");
+    tune_setop<PV<EO<R<256, 29, 5, 850>, 4>, 2>, true, false, true>(d, u, "g4p2");
+    tune_setop<PV<EO<R<256, 29, 5, 850>, 8>, 2>, true, false, true>(d, u, "g8p2");
+    tune_setop<PV<EO<R<128, 31, 8, 850>, 8>, 2>, true, false, true>(d, u, "g8p2");
+    tune_setop<EO<R<128, 29, 6, 850>, 16>, true, true, true>(d, u, "r16");
+    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, sd, "eo16");
+    tune_setop<PV<EO<R<256, 31, 5, 667>, 4>, 2>, true, false, true>(d, sd, "g4p2");
+    tune_setop<PV<EO<R<256, 31, 5, 667>, 8>, 2>, true, false, true>(d, sd, "g8p2");
+    tune_setop<EO<R<128, 29, 6, 700>, 16>, true, true, true>(d, sd, "r16");
+  }
+}
+
+template <typename P, int U> using SU = unrolled_store_policy<P, U>;
+
+/* Stores of U outputs a thread at a time (SU<..., U>) against one at a
+ * time, in the policy's tiles (first, the references). */
+template <typename K, typename V> void tune_setop_ustore(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
+                        df = MGPU_SET_DIFFERENCE,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<EO<R<256, 29, 5, 850>, 8>, false, false, true>(d, u, "eo8");
+    tune_setop<SU<EO<R<256, 29, 5, 850>, 8>, 2>, false, false, true>(d, u, "su2");
+    tune_setop<SU<EO<R<256, 29, 5, 850>, 8>, 4>, false, false, true>(d, u, "su4");
+    tune_setop<EO<R<256, 31, 5, 667>, 8>, false, false, true>(d, sd, "eo8");
+    tune_setop<SU<EO<R<256, 31, 5, 667>, 8>, 4>, false, false, true>(d, sd, "su4");
+    tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keys");
+    tune_setop<SU<I<256, 31, 5>, 4>, false, false, true>(d, x, "su4");
+    tune_setop<R<256, 31, 5>, false, false, true>(d, df, "keys");
+    tune_setop<SU<R<256, 31, 5>, 4>, false, false, true>(d, df, "su4");
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
+    tune_setop<SU<EO<T<128, 31, 5>, 16>, 4>, true, true, true>(d, u, "su4");
+    tune_setop<E<I<256, 31, 5>>, true, false, true>(d, x, "early");
+    tune_setop<SU<E<I<256, 31, 5>>, 4>, true, false, true>(d, x, "su4");
+    tune_setop<E<R<256, 31, 5>>, true, false, true>(d, df, "early");
+    tune_setop<SU<E<R<256, 31, 5>>, 4>, true, false, true>(d, df, "su4");
+    tune_setop<PV<SU<EO<R<256, 29, 5, 850>, 4>, 4>, 2>, true, false, true>(d, u, "g4p2su4");
+  }
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -845,11 +905,11 @@ int main(int argc, char **argv) {
       only != "half32" && only != "lanes" && only != "held" &&
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
       only != "early" && only != "loaded" && only != "union" &&
-      only != "loaded8") {
+      only != "loaded8" && only != "gunion" && only != "ustore") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
-                    "early | loaded | union | loaded8]\n");
+                    "early | loaded | union | loaded8 | gunion | ustore]\n");
     return 2;
   }
   char err[256];
@@ -884,6 +944,8 @@ int main(int argc, char **argv) {
   if (only == "early") tune_setop_early<int32_t, uint32_t>(n);
   if (only == "union") tune_setop_union<int32_t, uint32_t>(n);
   if (only == "loaded8") tune_setop_loaded8<int64_t, uint64_t>(n);
+  if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
+  if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
   if (only == "loaded") {
     tune_setop_loaded<int32_t, uint32_t>(n);
     tune_setop_loaded<int64_t, uint64_t>(n);

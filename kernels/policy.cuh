@@ -88,6 +88,19 @@ template <typename P, int LOADED_> struct early_outputs_policy : P {
   static constexpr int LOADED = LOADED_;
 };
 
+/* A set-operation tile P whose gathered values (pairs not staged) are
+ * asked of L2 ahead of their gathers: WHERE 1 with the keys of the tile
+ * `prefetch` ahead, 2 the tile's own as it starts. */
+template <typename P, int WHERE> struct prefetched_values_policy : P {
+  static constexpr int PREFETCH_VALUES = WHERE;
+};
+
+/* A set-operation tile P whose threads store U outputs at a time, their
+ * loads in flight together. */
+template <typename P, int U> struct unrolled_store_policy : P {
+  static constexpr int STORE_UNROLL = U;
+};
+
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192

@@ -137,6 +137,18 @@ struct gathers_early<P, decltype((void)P::EARLY_VALUES)>
  * registers while the tile waits for its place (early_outputs_policy), so
  * that once the base comes those are only stored; 0: none. */
 template <typename P, typename = void>
+struct store_unroll : std::integral_constant<int, 1> {};
+template <typename P>
+struct store_unroll<P, decltype((void)P::STORE_UNROLL)>
+    : std::integral_constant<int, P::STORE_UNROLL> {};
+
+template <typename P, typename = void>
+struct prefetches_values : std::integral_constant<int, 0> {};
+template <typename P>
+struct prefetches_values<P, decltype((void)P::PREFETCH_VALUES)>
+    : std::integral_constant<int, P::PREFETCH_VALUES> {};
+
+template <typename P, typename = void>
 struct outputs_loaded_early : std::integral_constant<int, 0> {};
 template <typename P>
 struct outputs_loaded_early<P, decltype((void)P::LOADED)>
@@ -247,7 +259,8 @@ __device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
  * L2 for the inputs of the tile `t.prefetch` ahead, which starts about
  * when this one ends, so that its bulk copies find them there instead of
  * in DRAM (clock64 reads per tile: the load was ~25% of a tile's time). */
-template <int NT, bool STAGE_V, typename K, typename V, typename Smem>
+template <int NT, bool STAGE_V, typename K, typename V, typename Smem,
+          int PF_V = 0>
 __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
                                                  Smem &sm, const setop_place &p,
                                                  int tile, int tiles,
@@ -288,10 +301,14 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
     const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
     bulk_prefetch_l2(t.a + n.a0, n.na);
     bulk_prefetch_l2(t.b + n.b0, n.nb);
-    if (STAGE_V) {
+    if (STAGE_V || PF_V == 1) {
       bulk_prefetch_l2(t.av + n.a0, n.na);
       bulk_prefetch_l2(t.bv + n.b0, n.nb);
     }
+  }
+  if (PF_V == 2 && tid == NT - 1) {
+    bulk_prefetch_l2(t.av + s.a0, s.na);
+    bulk_prefetch_l2(t.bv + s.b0, s.nb);
   }
 }
 
@@ -454,7 +471,7 @@ __device__ __forceinline__ V input_value(const setop_tiles<K, V> &t, int v) {
  * unsorted input over-counts.  The values of the first `early` outputs
  * wait in early_values (gather_kept_values). */
 template <int NT, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Smem>
+          typename Smem, int U = 1>
 __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
                                            Smem &sm, const setop_place &p,
                                            long long base, int count,
@@ -462,14 +479,44 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
   const int room = (int)min((long long)count, t.capacity - base);
   K *out = t.out + base;
   V *outv = HAS_V ? t.outv + base : nullptr;
-  for (int i = first + (int)threadIdx.x; i < room; i += NT) {
-    const int s = sm.kept[i];
-    out[i] = sm.keys[s];
-    if (STAGE_V)
-      outv[i] = staged_value(sm, p, s);
-    else if (HAS_V)
-      outv[i] = i < early ? early_values<K, V>(sm, p)[i]
-                          : input_value(t, value_source(p, s));
+  if constexpr (U == 1) {
+    for (int i = first + (int)threadIdx.x; i < room; i += NT) {
+      const int s = sm.kept[i];
+      out[i] = sm.keys[s];
+      if (STAGE_V)
+        outv[i] = staged_value(sm, p, s);
+      else if (HAS_V)
+        outv[i] = i < early ? early_values<K, V>(sm, p)[i]
+                            : input_value(t, value_source(p, s));
+    }
+  } else {
+    /* U outputs a thread at a time: their loads (shared, and gathered
+     * values) are in flight together before the stores */
+    for (int i0 = first + (int)threadIdx.x; i0 < room; i0 += U * NT) {
+      K k[U];
+      V v[HAS_V ? U : 1];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int i = i0 + u * NT;
+        if (i < room) {
+          const int s = sm.kept[i];
+          k[u] = sm.keys[s];
+          if (STAGE_V)
+            v[u] = staged_value(sm, p, s);
+          else if (HAS_V)
+            v[u] = i < early ? early_values<K, V>(sm, p)[i]
+                             : input_value(t, value_source(p, s));
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int i = i0 + u * NT;
+        if (i < room) {
+          out[i] = k[u];
+          if (HAS_V) outv[i] = v[u];
+        }
+      }
+    }
   }
 }
 
@@ -561,7 +608,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
-  setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
+  setop_start_load<NT, STAGE_V, K, V, smem_t,
+                   STAGE_V ? 0 : prefetches_values<P>::value>(
+      t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
 
   if (LOOKBACK_WARP && tid >= NT) {
@@ -646,7 +695,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   else __syncthreads();
   const long long base = sm.base;
   if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
-  store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base, listed, early, LOADED * NT);
+  constexpr int SU = store_unroll<P>::value;
+  store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU>(t, sm, p, base, listed,
+                                                   early, LOADED * NT);
   if constexpr (ROUNDS) {
     for (int lo = KEPT; lo < tile_count; lo += KEPT) {
       if (LOOKBACK_WARP) named_sync(1, NT);
@@ -654,7 +705,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       list_kept_round(sm.kept, offset, commit, w, lo, KEPT);
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
-      store_kept<NT, HAS_V, STAGE_V>(t, sm, p, base + lo,
+      store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU>(t, sm, p, base + lo,
                                      min(tile_count - lo, KEPT));
     }
   }
