@@ -853,6 +853,53 @@ template <typename K, typename V> void tune_setop_ustore(int n) {
   }
 }
 
+template <typename P, int B> using ST = streaming_policy<P, B>;
+
+/* L2 hints (ST<..., bits>: 1 outputs stored streaming, 2 inputs loaded
+ * evict-first, 4 prefetched evict-last) against none, in the policy's
+ * tiles (first, the references) and with stores of 2 or 4 a thread. */
+template <typename K, typename V> void tune_setop_stream(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
+                        df = MGPU_SET_DIFFERENCE,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  typedef EO<R<256, 29, 5, 850>, 8> KU;
+  typedef EO<R<256, 31, 5, 667>, 8> KS;
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<KU, false, false, true>(d, u, "eo8");
+    tune_setop<SU<KU, 2>, false, false, true>(d, u, "su2");
+    tune_setop<ST<SU<KU, 2>, 1>, false, false, true>(d, u, "su2s1");
+    tune_setop<ST<SU<KU, 2>, 3>, false, false, true>(d, u, "su2s3");
+    tune_setop<ST<SU<KU, 2>, 7>, false, false, true>(d, u, "su2s7");
+    tune_setop<ST<SU<KU, 4>, 3>, false, false, true>(d, u, "su4s3");
+    tune_setop<KS, false, false, true>(d, sd, "eo8");
+    tune_setop<ST<SU<KS, 4>, 3>, false, false, true>(d, sd, "su4s3");
+    tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keys");
+    tune_setop<ST<I<256, 31, 5>, 1>, false, false, true>(d, x, "s1");
+    tune_setop<ST<I<256, 31, 5>, 3>, false, false, true>(d, x, "s3");
+    tune_setop<ST<SU<I<256, 31, 5>, 4>, 3>, false, false, true>(d, x, "su4s3");
+    tune_setop<R<256, 31, 5>, false, false, true>(d, df, "keys");
+    tune_setop<ST<R<256, 31, 5>, 3>, false, false, true>(d, df, "s3");
+    /* prefetched evict-last, further ahead */
+    for (int pf : {75, 100}) {
+      setop_opt.prefetch_percent = pf;
+      tune_setop<ST<SU<KU, 2>, 7>, false, false, true>(d, u, "su2s7");
+    }
+    setop_opt.prefetch_percent = 50;
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
+    tune_setop<ST<EO<T<128, 31, 5>, 16>, 1>, true, true, true>(d, u, "s1");
+    tune_setop<ST<EO<T<128, 31, 5>, 16>, 3>, true, true, true>(d, u, "s3");
+    tune_setop<ST<EO<T<128, 31, 5>, 16>, 7>, true, true, true>(d, u, "s7");
+    tune_setop<E<I<256, 31, 5>>, true, false, true>(d, x, "early");
+    tune_setop<ST<E<I<256, 31, 5>>, 1>, true, false, true>(d, x, "s1");
+    tune_setop<ST<E<I<256, 31, 5>>, 3>, true, false, true>(d, x, "s3");
+  }
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -905,11 +952,12 @@ int main(int argc, char **argv) {
       only != "half32" && only != "lanes" && only != "held" &&
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
       only != "early" && only != "loaded" && only != "union" &&
-      only != "loaded8" && only != "gunion" && only != "ustore") {
+      only != "loaded8" && only != "gunion" && only != "ustore" &&
+      only != "stream") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
-                    "early | loaded | union | loaded8 | gunion | ustore]\n");
+                    "early | loaded | union | loaded8 | gunion | ustore | stream]\n");
     return 2;
   }
   char err[256];
@@ -946,6 +994,7 @@ int main(int argc, char **argv) {
   if (only == "loaded8") tune_setop_loaded8<int64_t, uint64_t>(n);
   if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
   if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
+  if (only == "stream") tune_setop_stream<int32_t, uint32_t>(n);
   if (only == "loaded") {
     tune_setop_loaded<int32_t, uint32_t>(n);
     tune_setop_loaded<int64_t, uint64_t>(n);

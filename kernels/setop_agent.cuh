@@ -137,6 +137,12 @@ struct gathers_early<P, decltype((void)P::EARLY_VALUES)>
  * registers while the tile waits for its place (early_outputs_policy), so
  * that once the base comes those are only stored; 0: none. */
 template <typename P, typename = void>
+struct streaming : std::integral_constant<int, 0> {};
+template <typename P>
+struct streaming<P, decltype((void)P::STREAMING)>
+    : std::integral_constant<int, P::STREAMING> {};
+
+template <typename P, typename = void>
 struct store_unroll : std::integral_constant<int, 1> {};
 template <typename P>
 struct store_unroll<P, decltype((void)P::STORE_UNROLL)>
@@ -260,7 +266,7 @@ __device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
  * when this one ends, so that its bulk copies find them there instead of
  * in DRAM (clock64 reads per tile: the load was ~25% of a tile's time). */
 template <int NT, bool STAGE_V, typename K, typename V, typename Smem,
-          int PF_V = 0>
+          int PF_V = 0, int ST = 0>
 __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
                                                  Smem &sm, const setop_place &p,
                                                  int tile, int tiles,
@@ -281,11 +287,23 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
     }
     mbarrier_arrive_expect_tx(&sm.loaded,
                               ca.bytes + cb.bytes + cva.bytes + cvb.bytes);
-    bulk_copy_middle(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded);
-    bulk_copy_middle(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded);
-    if (STAGE_V) {
-      bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, &sm.loaded);
-      bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.loaded);
+    if constexpr ((ST & 2) != 0) {
+      const unsigned long long pol = l2_policy<1>();
+      bulk_copy_middle_hinted(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded, pol);
+      bulk_copy_middle_hinted(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded, pol);
+      if (STAGE_V) {
+        bulk_copy_middle_hinted(sm.vals + p.va, t.av + s.a0, cva, &sm.loaded,
+                                pol);
+        bulk_copy_middle_hinted(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.loaded,
+                                pol);
+      }
+    } else {
+      bulk_copy_middle(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded);
+      bulk_copy_middle(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded);
+      if (STAGE_V) {
+        bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, &sm.loaded);
+        bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.loaded);
+      }
     }
   }
   /* the few keys (and values) outside the bulk copies' 16-byte units */
@@ -299,11 +317,21 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
   const int ahead = tile + t.prefetch;
   if (t.prefetch > 0 && tid == NT - 1 && ahead < tiles) {
     const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
-    bulk_prefetch_l2(t.a + n.a0, n.na);
-    bulk_prefetch_l2(t.b + n.b0, n.nb);
-    if (STAGE_V || PF_V == 1) {
-      bulk_prefetch_l2(t.av + n.a0, n.na);
-      bulk_prefetch_l2(t.bv + n.b0, n.nb);
+    if constexpr ((ST & 4) != 0) {
+      const unsigned long long pol = l2_policy<2>();
+      bulk_prefetch_l2_hinted(t.a + n.a0, n.na, pol);
+      bulk_prefetch_l2_hinted(t.b + n.b0, n.nb, pol);
+      if (STAGE_V) {
+        bulk_prefetch_l2_hinted(t.av + n.a0, n.na, pol);
+        bulk_prefetch_l2_hinted(t.bv + n.b0, n.nb, pol);
+      }
+    } else {
+      bulk_prefetch_l2(t.a + n.a0, n.na);
+      bulk_prefetch_l2(t.b + n.b0, n.nb);
+      if (STAGE_V || PF_V == 1) {
+        bulk_prefetch_l2(t.av + n.a0, n.na);
+        bulk_prefetch_l2(t.bv + n.b0, n.nb);
+      }
     }
   }
   if (PF_V == 2 && tid == NT - 1) {
@@ -470,8 +498,14 @@ __device__ __forceinline__ V input_value(const setop_tiles<K, V> &t, int v) {
  * compute threads striding over them; capacity bounds the writes even if
  * unsorted input over-counts.  The values of the first `early` outputs
  * wait in early_values (gather_kept_values). */
+template <bool CS, typename T>
+__device__ __forceinline__ void put_output(T *p, T v) {
+  if constexpr (CS) store_streaming(p, v);
+  else *p = v;
+}
+
 template <int NT, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Smem, int U = 1>
+          typename Smem, int U = 1, bool CS = false>
 __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
                                            Smem &sm, const setop_place &p,
                                            long long base, int count,
@@ -482,12 +516,12 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
   if constexpr (U == 1) {
     for (int i = first + (int)threadIdx.x; i < room; i += NT) {
       const int s = sm.kept[i];
-      out[i] = sm.keys[s];
+      put_output<CS>(out + i, sm.keys[s]);
       if (STAGE_V)
-        outv[i] = staged_value(sm, p, s);
+        put_output<CS>(outv + i, staged_value(sm, p, s));
       else if (HAS_V)
-        outv[i] = i < early ? early_values<K, V>(sm, p)[i]
-                            : input_value(t, value_source(p, s));
+        put_output<CS>(outv + i, i < early ? early_values<K, V>(sm, p)[i]
+                                           : input_value(t, value_source(p, s)));
     }
   } else {
     /* U outputs a thread at a time: their loads (shared, and gathered
@@ -512,8 +546,8 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
       for (int u = 0; u < U; ++u) {
         const int i = i0 + u * NT;
         if (i < room) {
-          out[i] = k[u];
-          if (HAS_V) outv[i] = v[u];
+          put_output<CS>(out + i, k[u]);
+          if (HAS_V) put_output<CS>(outv + i, v[u]);
         }
       }
     }
@@ -547,7 +581,7 @@ __device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, HAS_V> &r,
   }
 }
 
-template <int NT, int N, bool HAS_V, typename K, typename V>
+template <int NT, int N, bool HAS_V, typename K, typename V, bool CS = false>
 __device__ __forceinline__ void
 store_loaded(const setop_tiles<K, V> &t,
              const loaded_outputs<K, V, N, HAS_V> &r, long long base,
@@ -557,8 +591,8 @@ store_loaded(const setop_tiles<K, V> &t,
   for (int j = 0; j < N; ++j) {
     const int i = (int)threadIdx.x + j * NT;
     if (i < room) {
-      t.out[base + i] = r.key[j];
-      if (HAS_V) t.outv[base + i] = r.val[j];
+      put_output<CS>(t.out + base + i, r.key[j]);
+      if (HAS_V) put_output<CS>(t.outv + base + i, r.val[j]);
     }
   }
 }
@@ -609,7 +643,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
   setop_start_load<NT, STAGE_V, K, V, smem_t,
-                   STAGE_V ? 0 : prefetches_values<P>::value>(
+                   STAGE_V ? 0 : prefetches_values<P>::value,
+                   streaming<P>::value>(
       t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
 
@@ -694,10 +729,12 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
   const long long base = sm.base;
-  if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
+  constexpr bool CS = (streaming<P>::value & 1) != 0;
+  if constexpr (LOADED > 0)
+    store_loaded<NT, LOADED, HAS_V, K, V, CS>(t, r, base, listed);
   constexpr int SU = store_unroll<P>::value;
-  store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU>(t, sm, p, base, listed,
-                                                   early, LOADED * NT);
+  store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU, CS>(t, sm, p, base, listed,
+                                                       early, LOADED * NT);
   if constexpr (ROUNDS) {
     for (int lo = KEPT; lo < tile_count; lo += KEPT) {
       if (LOOKBACK_WARP) named_sync(1, NT);
@@ -705,7 +742,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       list_kept_round(sm.kept, offset, commit, w, lo, KEPT);
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
-      store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU>(t, sm, p, base + lo,
+      store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU, CS>(t, sm, p, base + lo,
                                      min(tile_count - lo, KEPT));
     }
   }
