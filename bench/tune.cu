@@ -900,6 +900,45 @@ template <typename K, typename V> void tune_setop_stream(int n) {
   }
 }
 
+template <typename P, int PIPE, int SLEEP>
+using PL = polling_policy<P, PIPE, SLEEP>;
+
+/* The look-back warp with PIPE polls in flight, one every SLEEP ns
+ * (PL<..., PIPE, SLEEP>), against one at a time (first, the references),
+ * in the policy's tiles (keys union with stores of 2 a thread). */
+template <typename K, typename V> void tune_setop_poll(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0};
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
+                        df = MGPU_SET_DIFFERENCE,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  typedef SU<EO<R<256, 29, 5, 850>, 8>, 2> KU;
+  typedef EO<R<256, 31, 5, 667>, 8> KS;
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<KU, false, false, true>(d, u, "su2");
+    tune_setop<PL<KU, 2, 300>, false, false, true>(d, u, "p2/300");
+    tune_setop<PL<KU, 3, 200>, false, false, true>(d, u, "p3/200");
+    tune_setop<PL<KU, 4, 150>, false, false, true>(d, u, "p4/150");
+    tune_setop<PL<KU, 4, 250>, false, false, true>(d, u, "p4/250");
+    tune_setop<PL<KU, 6, 100>, false, false, true>(d, u, "p6/100");
+    tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keys");
+    tune_setop<PL<I<256, 31, 5>, 3, 200>, false, false, true>(d, x, "p3/200");
+    tune_setop<PL<I<256, 31, 5>, 4, 150>, false, false, true>(d, x, "p4/150");
+    tune_setop<R<256, 31, 5>, false, false, true>(d, df, "keys");
+    tune_setop<PL<R<256, 31, 5>, 4, 150>, false, false, true>(d, df, "p4/150");
+    tune_setop<KS, false, false, true>(d, sd, "eo8");
+    tune_setop<PL<KS, 4, 150>, false, false, true>(d, sd, "p4/150");
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
+    tune_setop<PL<EO<T<128, 31, 5>, 16>, 3, 200>, true, true, true>(d, u, "p3/200");
+    tune_setop<PL<EO<T<128, 31, 5>, 16>, 4, 150>, true, true, true>(d, u, "p4/150");
+    tune_setop<E<I<256, 31, 5>>, true, false, true>(d, x, "early");
+    tune_setop<PL<E<I<256, 31, 5>>, 4, 150>, true, false, true>(d, x, "p4/150");
+  }
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -953,11 +992,11 @@ int main(int argc, char **argv) {
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
       only != "early" && only != "loaded" && only != "union" &&
       only != "loaded8" && only != "gunion" && only != "ustore" &&
-      only != "stream") {
+      only != "stream" && only != "poll") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
-                    "early | loaded | union | loaded8 | gunion | ustore | stream]\n");
+                    "early | loaded | union | loaded8 | gunion | ustore | stream | poll]\n");
     return 2;
   }
   char err[256];
@@ -995,6 +1034,7 @@ int main(int argc, char **argv) {
   if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
   if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
   if (only == "stream") tune_setop_stream<int32_t, uint32_t>(n);
+  if (only == "poll") tune_setop_poll<int32_t, uint32_t>(n);
   if (only == "loaded") {
     tune_setop_loaded<int32_t, uint32_t>(n);
     tune_setop_loaded<int64_t, uint64_t>(n);

@@ -108,6 +108,13 @@ template <typename P, int BITS> struct streaming_policy : P {
   static constexpr int STREAMING = BITS;
 };
 
+/* A set-operation tile P whose look-back warp keeps PIPE polls in flight,
+ * one issued every SLEEP ns. */
+template <typename P, int PIPE, int SLEEP> struct polling_policy : P {
+  static constexpr int LOOKBACK_PIPE = PIPE;
+  static constexpr int LOOKBACK_SLEEP = SLEEP;
+};
+
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192

@@ -137,6 +137,17 @@ struct gathers_early<P, decltype((void)P::EARLY_VALUES)>
  * registers while the tile waits for its place (early_outputs_policy), so
  * that once the base comes those are only stored; 0: none. */
 template <typename P, typename = void>
+struct lookback_pipe : std::integral_constant<int, 1> {};
+template <typename P>
+struct lookback_pipe<P, decltype((void)P::LOOKBACK_PIPE)>
+    : std::integral_constant<int, P::LOOKBACK_PIPE> {};
+template <typename P, typename = void>
+struct lookback_sleep : std::integral_constant<int, 100> {};
+template <typename P>
+struct lookback_sleep<P, decltype((void)P::LOOKBACK_SLEEP)>
+    : std::integral_constant<int, P::LOOKBACK_SLEEP> {};
+
+template <typename P, typename = void>
 struct streaming : std::integral_constant<int, 0> {};
 template <typename P>
 struct streaming<P, decltype((void)P::STREAMING)>
@@ -650,8 +661,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, tile, &sm.count_slot, &count);
+    const long long base =
+        tile_exclusive_prefix_ahead<lookback_pipe<P>::value,
+                                    lookback_sleep<P>::value>(
+            t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
