@@ -793,13 +793,11 @@ template <typename K, typename V> void tune_setop_loaded8(int n) {
   }
 }
 
-template <typename P, int W> using PV = prefetched_values_policy<P, W>;
-
-/* 4-byte pairs union and symmetric difference: the policy's staged tile
- * (first, the reference) against tiles that hold only keys and gather the
- * values (the first N a thread during the wait, EO<..., N>), with the
- * values asked of L2 ahead (PV<..., 1>: with the keys of the tile ahead,
- * 2: the tile's own as it starts); and staged tiles six an SM. */
+/* 4-byte pairs union and symmetric difference: the staged tile (first,
+ * the reference) against tiles that hold only keys and gather the values
+ * (the first N a thread during the wait, EO<..., N>), and staged tiles
+ * six an SM.  (Values asked of L2 ahead of their gathers, with the keys of
+ * the tile ahead or as the tile starts, were slower still: e71db59.) */
 template <typename K, typename V> void tune_setop_gunion(int n) {
   setop_data<K, V> d(n);
   setop_opt = {50, true, true, 0};
@@ -808,14 +806,9 @@ template <typename K, typename V> void tune_setop_gunion(int n) {
     tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
     tune_setop<EO<R<256, 29, 5, 850>, 4>, true, false, true>(d, u, "g4");
     tune_setop<EO<R<256, 29, 5, 850>, 8>, true, false, true>(d, u, "g8");
-    tune_setop<PV<EO<R<256, 29, 5, 850>, 4>, 1>, true, false, true>(d, u, "g4p1");
-    tune_setop<PV<EO<R<256, 29, 5, 850>, 4>, 2>, true, false, true>(d, u, "g4p2");
-    tune_setop<PV<EO<R<256, 29, 5, 850>, 8>, 2>, true, false, true>(d, u, "g8p2");
-    tune_setop<PV<EO<R<128, 31, 8, 850>, 8>, 2>, true, false, true>(d, u, "g8p2");
     tune_setop<EO<R<128, 29, 6, 850>, 16>, true, true, true>(d, u, "r16");
     tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, sd, "eo16");
-    tune_setop<PV<EO<R<256, 31, 5, 667>, 4>, 2>, true, false, true>(d, sd, "g4p2");
-    tune_setop<PV<EO<R<256, 31, 5, 667>, 8>, 2>, true, false, true>(d, sd, "g8p2");
+    tune_setop<EO<R<256, 31, 5, 667>, 8>, true, false, true>(d, sd, "g8");
     tune_setop<EO<R<128, 29, 6, 700>, 16>, true, true, true>(d, sd, "r16");
   }
 }
@@ -849,93 +842,6 @@ template <typename K, typename V> void tune_setop_ustore(int n) {
     tune_setop<SU<E<I<256, 31, 5>>, 4>, true, false, true>(d, x, "su4");
     tune_setop<E<R<256, 31, 5>>, true, false, true>(d, df, "early");
     tune_setop<SU<E<R<256, 31, 5>>, 4>, true, false, true>(d, df, "su4");
-    tune_setop<PV<SU<EO<R<256, 29, 5, 850>, 4>, 4>, 2>, true, false, true>(d, u, "g4p2su4");
-  }
-}
-
-template <typename P, int B> using ST = streaming_policy<P, B>;
-
-/* L2 hints (ST<..., bits>: 1 outputs stored streaming, 2 inputs loaded
- * evict-first, 4 prefetched evict-last) against none, in the policy's
- * tiles (first, the references) and with stores of 2 or 4 a thread. */
-template <typename K, typename V> void tune_setop_stream(int n) {
-  setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
-  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
-                        df = MGPU_SET_DIFFERENCE,
-                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  typedef EO<R<256, 29, 5, 850>, 8> KU;
-  typedef EO<R<256, 31, 5, 667>, 8> KS;
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<KU, false, false, true>(d, u, "eo8");
-    tune_setop<SU<KU, 2>, false, false, true>(d, u, "su2");
-    tune_setop<ST<SU<KU, 2>, 1>, false, false, true>(d, u, "su2s1");
-    tune_setop<ST<SU<KU, 2>, 3>, false, false, true>(d, u, "su2s3");
-    tune_setop<ST<SU<KU, 2>, 7>, false, false, true>(d, u, "su2s7");
-    tune_setop<ST<SU<KU, 4>, 3>, false, false, true>(d, u, "su4s3");
-    tune_setop<KS, false, false, true>(d, sd, "eo8");
-    tune_setop<ST<SU<KS, 4>, 3>, false, false, true>(d, sd, "su4s3");
-    tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keys");
-    tune_setop<ST<I<256, 31, 5>, 1>, false, false, true>(d, x, "s1");
-    tune_setop<ST<I<256, 31, 5>, 3>, false, false, true>(d, x, "s3");
-    tune_setop<ST<SU<I<256, 31, 5>, 4>, 3>, false, false, true>(d, x, "su4s3");
-    tune_setop<R<256, 31, 5>, false, false, true>(d, df, "keys");
-    tune_setop<ST<R<256, 31, 5>, 3>, false, false, true>(d, df, "s3");
-    /* prefetched evict-last, further ahead */
-    for (int pf : {75, 100}) {
-      setop_opt.prefetch_percent = pf;
-      tune_setop<ST<SU<KU, 2>, 7>, false, false, true>(d, u, "su2s7");
-    }
-    setop_opt.prefetch_percent = 50;
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
-    tune_setop<ST<EO<T<128, 31, 5>, 16>, 1>, true, true, true>(d, u, "s1");
-    tune_setop<ST<EO<T<128, 31, 5>, 16>, 3>, true, true, true>(d, u, "s3");
-    tune_setop<ST<EO<T<128, 31, 5>, 16>, 7>, true, true, true>(d, u, "s7");
-    tune_setop<E<I<256, 31, 5>>, true, false, true>(d, x, "early");
-    tune_setop<ST<E<I<256, 31, 5>>, 1>, true, false, true>(d, x, "s1");
-    tune_setop<ST<E<I<256, 31, 5>>, 3>, true, false, true>(d, x, "s3");
-  }
-}
-
-template <typename P, int PIPE, int SLEEP>
-using PL = polling_policy<P, PIPE, SLEEP>;
-
-/* The look-back warp with PIPE polls in flight, one every SLEEP ns
- * (PL<..., PIPE, SLEEP>), against one at a time (first, the references),
- * in the policy's tiles (keys union with stores of 2 a thread). */
-template <typename K, typename V> void tune_setop_poll(int n) {
-  setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
-  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
-                        df = MGPU_SET_DIFFERENCE,
-                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  typedef SU<EO<R<256, 29, 5, 850>, 8>, 2> KU;
-  typedef EO<R<256, 31, 5, 667>, 8> KS;
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<KU, false, false, true>(d, u, "su2");
-    tune_setop<PL<KU, 2, 300>, false, false, true>(d, u, "p2/300");
-    tune_setop<PL<KU, 3, 200>, false, false, true>(d, u, "p3/200");
-    tune_setop<PL<KU, 4, 150>, false, false, true>(d, u, "p4/150");
-    tune_setop<PL<KU, 4, 250>, false, false, true>(d, u, "p4/250");
-    tune_setop<PL<KU, 6, 100>, false, false, true>(d, u, "p6/100");
-    tune_setop<I<256, 31, 5>, false, false, true>(d, x, "keys");
-    tune_setop<PL<I<256, 31, 5>, 3, 200>, false, false, true>(d, x, "p3/200");
-    tune_setop<PL<I<256, 31, 5>, 4, 150>, false, false, true>(d, x, "p4/150");
-    tune_setop<R<256, 31, 5>, false, false, true>(d, df, "keys");
-    tune_setop<PL<R<256, 31, 5>, 4, 150>, false, false, true>(d, df, "p4/150");
-    tune_setop<KS, false, false, true>(d, sd, "eo8");
-    tune_setop<PL<KS, 4, 150>, false, false, true>(d, sd, "p4/150");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
-    tune_setop<PL<EO<T<128, 31, 5>, 16>, 3, 200>, true, true, true>(d, u, "p3/200");
-    tune_setop<PL<EO<T<128, 31, 5>, 16>, 4, 150>, true, true, true>(d, u, "p4/150");
-    tune_setop<E<I<256, 31, 5>>, true, false, true>(d, x, "early");
-    tune_setop<PL<E<I<256, 31, 5>>, 4, 150>, true, false, true>(d, x, "p4/150");
   }
 }
 
@@ -991,12 +897,11 @@ int main(int argc, char **argv) {
       only != "half32" && only != "lanes" && only != "held" &&
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
       only != "early" && only != "loaded" && only != "union" &&
-      only != "loaded8" && only != "gunion" && only != "ustore" &&
-      only != "stream" && only != "poll") {
+      only != "loaded8" && only != "gunion" && only != "ustore") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
-                    "early | loaded | union | loaded8 | gunion | ustore | stream | poll]\n");
+                    "early | loaded | union | loaded8 | gunion | ustore]\n");
     return 2;
   }
   char err[256];
@@ -1033,8 +938,6 @@ int main(int argc, char **argv) {
   if (only == "loaded8") tune_setop_loaded8<int64_t, uint64_t>(n);
   if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
   if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
-  if (only == "stream") tune_setop_stream<int32_t, uint32_t>(n);
-  if (only == "poll") tune_setop_poll<int32_t, uint32_t>(n);
   if (only == "loaded") {
     tune_setop_loaded<int32_t, uint32_t>(n);
     tune_setop_loaded<int64_t, uint64_t>(n);

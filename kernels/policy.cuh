@@ -88,31 +88,10 @@ template <typename P, int LOADED_> struct early_outputs_policy : P {
   static constexpr int LOADED = LOADED_;
 };
 
-/* A set-operation tile P whose gathered values (pairs not staged) are
- * asked of L2 ahead of their gathers: WHERE 1 with the keys of the tile
- * `prefetch` ahead, 2 the tile's own as it starts. */
-template <typename P, int WHERE> struct prefetched_values_policy : P {
-  static constexpr int PREFETCH_VALUES = WHERE;
-};
-
 /* A set-operation tile P whose threads store U outputs at a time, their
  * loads in flight together. */
 template <typename P, int U> struct unrolled_store_policy : P {
   static constexpr int STORE_UNROLL = U;
-};
-
-/* A set-operation tile P with L2 hints (bits): 1 outputs stored streaming
- * (st.global.cs), 2 inputs loaded evict-first, 4 inputs prefetched
- * evict-last. */
-template <typename P, int BITS> struct streaming_policy : P {
-  static constexpr int STREAMING = BITS;
-};
-
-/* A set-operation tile P whose look-back warp keeps PIPE polls in flight,
- * one issued every SLEEP ns. */
-template <typename P, int PIPE, int SLEEP> struct polling_policy : P {
-  static constexpr int LOOKBACK_PIPE = PIPE;
-  static constexpr int LOOKBACK_SLEEP = SLEEP;
 };
 
 /* merge: a tile of NT * VT outputs per block. */
@@ -403,10 +382,18 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * loaded8, 128 x 23 / 6): 8 a thread, union 0.6962-0.6992 / 2.7169-
    * 2.7217 against 0.7534-0.7537 / 2.9346-2.9402, symmetric difference
    * 0.6017-0.6049 / 2.3415-2.3491 against 0.6454-0.6467 / 2.5148-2.5221
-   * (4 a thread: 0.7265-0.7330 / 0.6242-0.6246 at 2^26). */
+   * (4 a thread: 0.7265-0.7330 / 0.6242-0.6246 at 2^26).
+   * Fifteenth round (mgpu_tune ustore / stream, ms at 2^24 / 2^26 /
+   * 2^28): union threads store two outputs at a time from the kept list
+   * (unrolled_store_policy), their shared loads in flight together:
+   * 0.0768-0.0798 / 0.2191-0.2223 / 0.7693-0.7755 against 0.0813-0.0820
+   * / 0.2237-0.2268 / 0.7777-0.7848 (four: 0.2183-0.2220 / 0.7736-0.7827
+   * in another run; symmetric difference, intersection and difference
+   * within 1% either way with four, not taken). */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0,
-      early_outputs_policy<rounds_policy<256, 29, 5, 850>, 8>,
+      unrolled_store_policy<
+          early_outputs_policy<rounds_policy<256, 29, 5, 850>, 8>, 2>,
       typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 8,
                                 early_outputs_policy<type, 8>,
                                 type>::type>::type union_tile;
@@ -426,6 +413,14 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 0.3309; 24: 0.3548-0.3549 / 0.3297-0.3460). */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
   typedef early_outputs_policy<tile_policy<128, 31, 5>, 16> staged;
+  /* Symmetric difference emits ~60% of a tile: its kept list at 70%
+   * (rounds_policy) lets a sixth staged tile fit an SM (fifteenth round,
+   * mgpu_tune gunion, ms at 2^24 / 2^26 / 2^28: 128 x 29 / 6, 70%
+   * 0.1058-0.1082 / 0.3234-0.3264 / 1.1871-1.1891 against 0.1062-0.1066
+   * / 0.3286-0.3301 / 1.2150-1.2157; union at 85%, 128 x 29 / 6, was
+   * level: 0.3546-0.3575 against 0.3487-0.3521 at 2^26). */
+  typedef early_outputs_policy<rounds_policy<128, 29, 6, 700>, 16>
+      staged_symmetric_difference;
   /* How far ahead (percent of a wave of resident tiles) a tile asks L2 for
    * the keys (and staged values) of a later tile; 0: no prefetch. */
   static constexpr int prefetch = 50;

@@ -281,14 +281,13 @@ template <typename K, int VB> struct setop_launch {
     return tile<P>(ctx, c, comp);
   }
 
-  template <typename P, typename Comp>
+  template <typename S, typename P, typename Comp>
   static mgpu_status staged_or(mgpu_context *ctx, const cuda_setop_call *c,
                                Comp comp) {
     if constexpr (SP::stage_values)
-      return setop_run<typename SP::staged, true, true, SP::lookback_warp, K,
-                       V>(ctx, c->args, c->count, comp,
-                          {SP::staged_prefetch, SP::early_launch,
-                           SP::early_count, 0});
+      return setop_run<S, true, true, SP::lookback_warp, K, V>(
+          ctx, c->args, c->count, comp,
+          {SP::staged_prefetch, SP::early_launch, SP::early_count, 0});
     else
       return tile<P>(ctx, c, comp);
   }
@@ -303,9 +302,11 @@ template <typename K, int VB> struct setop_launch {
       return held_or<typename SP::held_difference, typename SP::difference>(
           ctx, c, comp);
     case MGPU_SET_UNION:
-      return staged_or<typename SP::union_tile>(ctx, c, comp);
+      return staged_or<typename SP::staged, typename SP::union_tile>(ctx, c,
+                                                                    comp);
     case MGPU_SET_SYMMETRIC_DIFFERENCE:
-      return staged_or<typename SP::symmetric_difference_tile>(ctx, c, comp);
+      return staged_or<typename SP::staged_symmetric_difference,
+                       typename SP::symmetric_difference_tile>(ctx, c, comp);
     }
     return mgpu_set_error(ctx, MGPU_EINVAL, "setop: unknown operation");
   }

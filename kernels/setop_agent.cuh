@@ -137,39 +137,18 @@ struct gathers_early<P, decltype((void)P::EARLY_VALUES)>
  * registers while the tile waits for its place (early_outputs_policy), so
  * that once the base comes those are only stored; 0: none. */
 template <typename P, typename = void>
-struct lookback_pipe : std::integral_constant<int, 1> {};
+struct outputs_loaded_early : std::integral_constant<int, 0> {};
 template <typename P>
-struct lookback_pipe<P, decltype((void)P::LOOKBACK_PIPE)>
-    : std::integral_constant<int, P::LOOKBACK_PIPE> {};
-template <typename P, typename = void>
-struct lookback_sleep : std::integral_constant<int, 100> {};
-template <typename P>
-struct lookback_sleep<P, decltype((void)P::LOOKBACK_SLEEP)>
-    : std::integral_constant<int, P::LOOKBACK_SLEEP> {};
+struct outputs_loaded_early<P, decltype((void)P::LOADED)>
+    : std::integral_constant<int, P::LOADED> {};
 
-template <typename P, typename = void>
-struct streaming : std::integral_constant<int, 0> {};
-template <typename P>
-struct streaming<P, decltype((void)P::STREAMING)>
-    : std::integral_constant<int, P::STREAMING> {};
-
+/* How many outputs a thread stores at a time from the kept list
+ * (unrolled_store_policy), their loads in flight together; 1 by default. */
 template <typename P, typename = void>
 struct store_unroll : std::integral_constant<int, 1> {};
 template <typename P>
 struct store_unroll<P, decltype((void)P::STORE_UNROLL)>
     : std::integral_constant<int, P::STORE_UNROLL> {};
-
-template <typename P, typename = void>
-struct prefetches_values : std::integral_constant<int, 0> {};
-template <typename P>
-struct prefetches_values<P, decltype((void)P::PREFETCH_VALUES)>
-    : std::integral_constant<int, P::PREFETCH_VALUES> {};
-
-template <typename P, typename = void>
-struct outputs_loaded_early : std::integral_constant<int, 0> {};
-template <typename P>
-struct outputs_loaded_early<P, decltype((void)P::LOADED)>
-    : std::integral_constant<int, P::LOADED> {};
 
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
@@ -276,8 +255,7 @@ __device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
  * L2 for the inputs of the tile `t.prefetch` ahead, which starts about
  * when this one ends, so that its bulk copies find them there instead of
  * in DRAM (clock64 reads per tile: the load was ~25% of a tile's time). */
-template <int NT, bool STAGE_V, typename K, typename V, typename Smem,
-          int PF_V = 0, int ST = 0>
+template <int NT, bool STAGE_V, typename K, typename V, typename Smem>
 __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
                                                  Smem &sm, const setop_place &p,
                                                  int tile, int tiles,
@@ -298,23 +276,11 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
     }
     mbarrier_arrive_expect_tx(&sm.loaded,
                               ca.bytes + cb.bytes + cva.bytes + cvb.bytes);
-    if constexpr ((ST & 2) != 0) {
-      const unsigned long long pol = l2_policy<1>();
-      bulk_copy_middle_hinted(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded, pol);
-      bulk_copy_middle_hinted(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded, pol);
-      if (STAGE_V) {
-        bulk_copy_middle_hinted(sm.vals + p.va, t.av + s.a0, cva, &sm.loaded,
-                                pol);
-        bulk_copy_middle_hinted(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.loaded,
-                                pol);
-      }
-    } else {
-      bulk_copy_middle(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded);
-      bulk_copy_middle(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded);
-      if (STAGE_V) {
-        bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, &sm.loaded);
-        bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.loaded);
-      }
+    bulk_copy_middle(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded);
+    bulk_copy_middle(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded);
+    if (STAGE_V) {
+      bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, &sm.loaded);
+      bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.loaded);
     }
   }
   /* the few keys (and values) outside the bulk copies' 16-byte units */
@@ -328,26 +294,12 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
   const int ahead = tile + t.prefetch;
   if (t.prefetch > 0 && tid == NT - 1 && ahead < tiles) {
     const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
-    if constexpr ((ST & 4) != 0) {
-      const unsigned long long pol = l2_policy<2>();
-      bulk_prefetch_l2_hinted(t.a + n.a0, n.na, pol);
-      bulk_prefetch_l2_hinted(t.b + n.b0, n.nb, pol);
-      if (STAGE_V) {
-        bulk_prefetch_l2_hinted(t.av + n.a0, n.na, pol);
-        bulk_prefetch_l2_hinted(t.bv + n.b0, n.nb, pol);
-      }
-    } else {
-      bulk_prefetch_l2(t.a + n.a0, n.na);
-      bulk_prefetch_l2(t.b + n.b0, n.nb);
-      if (STAGE_V || PF_V == 1) {
-        bulk_prefetch_l2(t.av + n.a0, n.na);
-        bulk_prefetch_l2(t.bv + n.b0, n.nb);
-      }
+    bulk_prefetch_l2(t.a + n.a0, n.na);
+    bulk_prefetch_l2(t.b + n.b0, n.nb);
+    if (STAGE_V) {
+      bulk_prefetch_l2(t.av + n.a0, n.na);
+      bulk_prefetch_l2(t.bv + n.b0, n.nb);
     }
-  }
-  if (PF_V == 2 && tid == NT - 1) {
-    bulk_prefetch_l2(t.av + s.a0, s.na);
-    bulk_prefetch_l2(t.bv + s.b0, s.nb);
   }
 }
 
@@ -509,14 +461,8 @@ __device__ __forceinline__ V input_value(const setop_tiles<K, V> &t, int v) {
  * compute threads striding over them; capacity bounds the writes even if
  * unsorted input over-counts.  The values of the first `early` outputs
  * wait in early_values (gather_kept_values). */
-template <bool CS, typename T>
-__device__ __forceinline__ void put_output(T *p, T v) {
-  if constexpr (CS) store_streaming(p, v);
-  else *p = v;
-}
-
 template <int NT, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Smem, int U = 1, bool CS = false>
+          typename Smem, int U = 1>
 __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
                                            Smem &sm, const setop_place &p,
                                            long long base, int count,
@@ -527,12 +473,12 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
   if constexpr (U == 1) {
     for (int i = first + (int)threadIdx.x; i < room; i += NT) {
       const int s = sm.kept[i];
-      put_output<CS>(out + i, sm.keys[s]);
+      out[i] = sm.keys[s];
       if (STAGE_V)
-        put_output<CS>(outv + i, staged_value(sm, p, s));
+        outv[i] = staged_value(sm, p, s);
       else if (HAS_V)
-        put_output<CS>(outv + i, i < early ? early_values<K, V>(sm, p)[i]
-                                           : input_value(t, value_source(p, s)));
+        outv[i] = i < early ? early_values<K, V>(sm, p)[i]
+                            : input_value(t, value_source(p, s));
     }
   } else {
     /* U outputs a thread at a time: their loads (shared, and gathered
@@ -557,8 +503,8 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
       for (int u = 0; u < U; ++u) {
         const int i = i0 + u * NT;
         if (i < room) {
-          put_output<CS>(out + i, k[u]);
-          if (HAS_V) put_output<CS>(outv + i, v[u]);
+          out[i] = k[u];
+          if (HAS_V) outv[i] = v[u];
         }
       }
     }
@@ -592,7 +538,7 @@ __device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, HAS_V> &r,
   }
 }
 
-template <int NT, int N, bool HAS_V, typename K, typename V, bool CS = false>
+template <int NT, int N, bool HAS_V, typename K, typename V>
 __device__ __forceinline__ void
 store_loaded(const setop_tiles<K, V> &t,
              const loaded_outputs<K, V, N, HAS_V> &r, long long base,
@@ -602,8 +548,8 @@ store_loaded(const setop_tiles<K, V> &t,
   for (int j = 0; j < N; ++j) {
     const int i = (int)threadIdx.x + j * NT;
     if (i < room) {
-      put_output<CS>(t.out + base + i, r.key[j]);
-      if (HAS_V) put_output<CS>(t.outv + base + i, r.val[j]);
+      t.out[base + i] = r.key[j];
+      if (HAS_V) t.outv[base + i] = r.val[j];
     }
   }
 }
@@ -653,18 +599,13 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
-  setop_start_load<NT, STAGE_V, K, V, smem_t,
-                   STAGE_V ? 0 : prefetches_values<P>::value,
-                   streaming<P>::value>(
-      t, sm, p, tile, (int)gridDim.x, true);
+  setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    const long long base =
-        tile_exclusive_prefix_ahead<lookback_pipe<P>::value,
-                                    lookback_sleep<P>::value>(
-            t.status, t.gstatus, tile, &sm.count_slot, &count);
+    const long long base = tile_exclusive_prefix_ahead(
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -742,12 +683,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
   const long long base = sm.base;
-  constexpr bool CS = (streaming<P>::value & 1) != 0;
-  if constexpr (LOADED > 0)
-    store_loaded<NT, LOADED, HAS_V, K, V, CS>(t, r, base, listed);
+  if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
   constexpr int SU = store_unroll<P>::value;
-  store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU, CS>(t, sm, p, base, listed,
-                                                       early, LOADED * NT);
+  store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU>(t, sm, p, base, listed,
+                                                   early, LOADED * NT);
   if constexpr (ROUNDS) {
     for (int lo = KEPT; lo < tile_count; lo += KEPT) {
       if (LOOKBACK_WARP) named_sync(1, NT);
@@ -755,8 +694,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       list_kept_round(sm.kept, offset, commit, w, lo, KEPT);
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
-      store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU, CS>(t, sm, p, base + lo,
-                                     min(tile_count - lo, KEPT));
+      store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU>(
+          t, sm, p, base + lo, min(tile_count - lo, KEPT));
     }
   }
 }

@@ -19,7 +19,6 @@
 #define MGPU_BULK_COPY_CUH
 
 #include <cstdint>
-#include <cstring>
 
 namespace mgpu {
 
@@ -148,66 +147,6 @@ __device__ __forceinline__ void bulk_copy_middle(T *dst, const T *src,
 #else
   (void)dst, (void)src, (void)s, (void)bar;
 #endif
-}
-
-/* An L2 policy for bulk copies: 1 evict first, 2 evict last. */
-template <int WHICH> __device__ __forceinline__ unsigned long long l2_policy() {
-  unsigned long long pol = 0;
-#if __CUDA_ARCH__ >= 900
-  if (WHICH == 1)
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;"
-                 : "=l"(pol));
-  else
-    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;"
-                 : "=l"(pol));
-#endif
-  return pol;
-}
-
-/* bulk_copy_middle with an L2 policy (l2_policy). */
-template <typename T>
-__device__ __forceinline__ void
-bulk_copy_middle_hinted(T *dst, const T *src, const bulk_split<T> &s,
-                        unsigned long long *bar, unsigned long long pol) {
-#if __CUDA_ARCH__ >= 900
-  if (s.bytes == 0) return;
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-      ".L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(smem_addr(dst + s.head)),
-      "l"(src + s.head), "r"(s.bytes), "r"(smem_addr(bar)), "l"(pol)
-      : "memory");
-#else
-  (void)dst, (void)src, (void)s, (void)bar, (void)pol;
-#endif
-}
-
-template <typename T>
-__device__ __forceinline__ void bulk_prefetch_l2_hinted(const T *src, int n,
-                                                        unsigned long long pol) {
-#if __CUDA_ARCH__ >= 900
-  const bulk_split<T> s = split_for_bulk(src, n);
-  if (s.bytes == 0) return;
-  asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;"
-               ::"l"(src + s.head), "r"(s.bytes), "l"(pol)
-               : "memory");
-#else
-  (void)src, (void)n, (void)pol;
-#endif
-}
-
-/* A store that streams (st.global.cs: evicted first), for output that is
- * not read again. */
-template <typename T> __device__ __forceinline__ void store_streaming(T *p, T v) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte elements");
-  if constexpr (sizeof(T) == 4) {
-    unsigned u;
-    memcpy(&u, &v, 4);
-    asm volatile("st.global.cs.b32 [%0], %1;" ::"l"(p), "r"(u) : "memory");
-  } else {
-    unsigned long long u;
-    memcpy(&u, &v, 8);
-    asm volatile("st.global.cs.b64 [%0], %1;" ::"l"(p), "l"(u) : "memory");
-  }
 }
 
 /* Asks L2 to fetch the aligned middle of src[0, n) (a hint: nothing is
