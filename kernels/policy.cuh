@@ -404,7 +404,11 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
                                 early_outputs_policy<type, 8>,
                                 type>::type>::type symmetric_difference_tile;
   /* Union and symmetric difference of 4-byte keys and values stage the
-   * values in shared memory, in this tile; 8-byte pairs did not gain.
+   * values in shared memory, the union in this tile (the symmetric
+   * difference in the next); 8-byte pairs did not gain, nor did 4-byte
+   * pairs with values gathered instead (fifteenth round: 0.3875-0.4007 ms
+   * at 2^26 for keys-only 256 x 29 / 5 tiles, the first 4 or 8 values a
+   * thread gathered during the wait, against 0.3487-0.3521).
    * Each thread reads its first 16 outputs into registers while the tile
    * waits for its place (fourteenth round, mgpu_tune loaded, ms at 2^26 /
    * 2^28): union 0.3467-0.3473 / 1.2892-1.3034 against 0.3612-0.3655 /
