@@ -251,7 +251,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
 /* One call's tile: each operation has its own in setop_policy (the
  * general tile where it has none of its own); an intersection or
  * difference takes its held tile where use_held says, a union or
- * symmetric difference of 4-byte pairs the staged tile. */
+ * symmetric difference of 4-byte pairs its staged tile. */
 template <typename K, int VB> struct setop_launch {
   typedef setop_policy<sizeof(K), VB> SP;
   typedef value_t<VB> V;

@@ -457,6 +457,17 @@ __device__ __forceinline__ V input_value(const setop_tiles<K, V> &t, int v) {
   return v >= 0 ? t.av[v] : t.bv[~v];
 }
 
+/* The value of the kept key at place s of keys[], output i: staged, or
+ * for the first `early` outputs from early_values, else from the inputs. */
+template <bool STAGE_V, typename K, typename V, typename Smem>
+__device__ __forceinline__ V kept_value(const setop_tiles<K, V> &t, Smem &sm,
+                                        const setop_place &p, int s, int i,
+                                        int early) {
+  if (STAGE_V) return staged_value(sm, p, s);
+  return i < early ? early_values<K, V>(sm, p)[i]
+                   : input_value(t, value_source(p, s));
+}
+
 /* Writes a tile's kept keys (and values) from shared memory at base, the
  * compute threads striding over them; capacity bounds the writes even if
  * unsorted input over-counts.  The values of the first `early` outputs
@@ -474,11 +485,7 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
     for (int i = first + (int)threadIdx.x; i < room; i += NT) {
       const int s = sm.kept[i];
       out[i] = sm.keys[s];
-      if (STAGE_V)
-        outv[i] = staged_value(sm, p, s);
-      else if (HAS_V)
-        outv[i] = i < early ? early_values<K, V>(sm, p)[i]
-                            : input_value(t, value_source(p, s));
+      if (HAS_V) outv[i] = kept_value<STAGE_V>(t, sm, p, s, i, early);
     }
   } else {
     /* U outputs a thread at a time: their loads (shared, and gathered
@@ -492,11 +499,7 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
         if (i < room) {
           const int s = sm.kept[i];
           k[u] = sm.keys[s];
-          if (STAGE_V)
-            v[u] = staged_value(sm, p, s);
-          else if (HAS_V)
-            v[u] = i < early ? early_values<K, V>(sm, p)[i]
-                             : input_value(t, value_source(p, s));
+          if (HAS_V) v[u] = kept_value<STAGE_V>(t, sm, p, s, i, early);
         }
       }
 #pragma unroll
