@@ -307,8 +307,8 @@ template <typename K, typename V> struct setop_data {
   }
 };
 
-template <typename P, bool HAS_V, bool STAGE_V, bool LBW = false, typename K,
-          typename V>
+template <typename P, bool HAS_V, bool STAGE_V, bool LBW = false,
+          int S = kSetopSampleStride, typename K, typename V>
 void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   mgpu_setop_args m;
   memset(&m, 0, sizeof m);
@@ -334,8 +334,8 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
     if (HAS_V)
       CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
   }, [&] {
-    MCHECK((setop_run<P, HAS_V, STAGE_V, LBW, K, V>(ctx, &m, &count,
-                                                    ascending<K>(), setop_opt)));
+    MCHECK((setop_run<P, HAS_V, STAGE_V, LBW, K, V, ascending<K>, S>(
+        ctx, &m, &count, ascending<K>(), setop_opt)));
   });
   const int o = (int)op;
   bool ok = true;
@@ -845,6 +845,181 @@ template <typename K, typename V> void tune_setop_ustore(int n) {
   }
 }
 
+/* Where a call's time goes (policy tiles P, look-back warp): the whole
+ * call, then its launches made here as setop_run makes them: the sample
+ * gather and the partition (early, as in the call), the tile launch alone
+ * (its splits and zeroed look-back words made untimed before it), and all
+ * three in a row, early; an empty launch for scale. */
+__global__ void empty_kernel() {}
+
+template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V>
+void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
+                 const char *what) {
+  tune_setop<P, HAS_V, STAGE_V, true>(d, op, what);
+  constexpr int S = kSetopSampleStride;
+  typedef ascending<K> C;
+  const int na = d.na, nb = d.nb;
+  const int tiles = tiles_of((long long)na + nb, P::NV);
+  const int groups = (tiles + 31) / 32;
+  const int status_words = tiles + groups + 1;
+  const int ca = samples_of(na, S), cb = samples_of(nb, S);
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int lanes = setop_partition_lanes(tiles + 1, sms);
+  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned *splits = device_alloc<unsigned>(tiles + 1);
+  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
+  unsigned long long *host_words = nullptr;
+  CHECK(cudaHostAlloc(&host_words, 2 * sizeof(unsigned long long),
+                      cudaHostAllocDefault));
+  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, C>
+                   : lanes == 16 ? setop_partition_kernel<S, 16, K, C>
+                                 : setop_partition_kernel<S, 8, K, C>;
+  const auto gather = [&] {
+    gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
+                               stream>>>(d.a, na, sa, d.b, nb, sb);
+    CHECK(cudaGetLastError());
+  };
+  const auto part = [&] {
+    CHECK(launch_early(true, partition,
+                       grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
+                       stream, d.a, (const K *)sa, na, d.b, (const K *)sb, nb,
+                       (int)P::NV, tiles + 1, true, splits, status,
+                       status_words, C()));
+  };
+  auto kernel = setop_kernel<P, HAS_V, STAGE_V, true, K, V, C>;
+  const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V,
+                                        kept_room<P>::value, false>);
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
+  unsigned long long ticket = 1000;
+  const auto tile_launch = [&](bool early) {
+    setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, na, nb, splits, status,
+                           status + tiles, host_words, ++ticket, d.out,
+                           HAS_V ? d.outv : nullptr, (long long)d.capacity,
+                           set_op_keeps(op), true,
+                           sms * P::MIN_BLOCKS * prefetch / 100};
+    CHECK(launch_early(early, kernel, tiles, P::NT + 32, smem, stream, t, C()));
+  };
+  const auto none = [] {};
+  const double g = time_ms(none, gather);
+  const double gp = time_ms(none, [&] { gather(); part(); });
+  const double tl = time_ms([&] { gather(); part(); }, [&] { tile_launch(false); });
+  const double all = time_ms(none, [&] { gather(); part(); tile_launch(true); });
+  const double e = time_ms(none, [&] { empty_kernel<<<1, 32, 0, stream>>>(); });
+  /* all three, and the host waiting for the ticket as wait_for_total does:
+   * asking the stream after every read of the word, or after 4096 */
+  const auto wait = [&](int reads) {
+    for (;;) {
+      for (int i = 0; i < reads; ++i)
+        if (__atomic_load_n(host_words + 1, __ATOMIC_ACQUIRE) == ticket) return;
+      const cudaError_t q = cudaStreamQuery(stream);
+      if (q != cudaErrorNotReady) {
+        CHECK(q);
+        if (__atomic_load_n(host_words + 1, __ATOMIC_ACQUIRE) != ticket) {
+          fprintf(stderr, "where: no ticket\n");
+          exit(2);
+        }
+        return;
+      }
+    }
+  };
+  const double w1 = time_ms(none, [&] {
+    gather();
+    part();
+    tile_launch(true);
+    wait(1);
+  });
+  const double w4k = time_ms(none, [&] {
+    gather();
+    part();
+    tile_launch(true);
+    wait(4096);
+  });
+  printf("where     %-12s %-5s tiles=%d lanes=%d smem=%zu: gather %.4f ms, "
+         "gather+partition %.4f, tiles alone %.4f, all three %.4f, waited 1 "
+         "%.4f, waited 4096 %.4f, empty launch %.4f\n",
+         setop_name(op), what, tiles, lanes, smem, g, gp, tl, all, w1, w4k, e);
+  CHECK(cudaFreeHost(host_words));
+  CHECK(cudaFree(status));
+  CHECK(cudaFree(splits));
+  CHECK(cudaFree(sa));
+  CHECK(cudaFree(sb));
+}
+
+template <typename K, typename V> void tune_setop_where(int n, bool prof) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), 0> KP;
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  setop_opt = {KP::prefetch, true, true, 0};
+  if (prof) {
+    /* for ncu: three calls of each, nothing else launched between them */
+    tune_setop<typename KP::union_tile, false, false, true>(d, MGPU_SET_UNION,
+                                                            "keys");
+    d.reset_refs();
+    setop_opt.prefetch_percent = SP::staged_prefetch;
+    tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
+                                                      "stage");
+    return;
+  }
+  setop_where<typename KP::union_tile, false, false>(d, MGPU_SET_UNION,
+                                                     KP::prefetch, "keys");
+  setop_where<typename KP::intersection, false, false>(
+      d, MGPU_SET_INTERSECTION, KP::prefetch, "keys");
+  d.reset_refs();
+  setop_opt.prefetch_percent = SP::staged_prefetch;
+  setop_where<typename SP::staged, true, true>(d, MGPU_SET_UNION,
+                                               SP::staged_prefetch, "stage");
+  setop_opt = {50, true, true, 0};
+}
+
+/* The sample stride of the partition (kSetopSampleStride first, the
+ * reference), for the policy's union, intersection and staged union. */
+template <typename K, typename V> void tune_setop_stride(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), 0> KP;
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind u = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION,
+                        df = MGPU_SET_DIFFERENCE,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  const auto keys = [&](auto stride) {
+    constexpr int S = decltype(stride)::value;
+    printf("stride %d\n", S);
+    tune_setop<typename KP::union_tile, false, false, true, S>(d, u, "keys");
+    tune_setop<typename KP::intersection, false, false, true, S>(d, x, "keys");
+    tune_setop<typename KP::difference, false, false, true, S>(d, df, "keys");
+    tune_setop<typename KP::symmetric_difference_tile, false, false, true, S>(
+        d, sd, "keys");
+  };
+  const auto pairs = [&](auto stride) {
+    constexpr int S = decltype(stride)::value;
+    printf("stride %d\n", S);
+    setop_opt.prefetch_percent = SP::staged_prefetch;
+    tune_setop<typename SP::staged, true, true, true, S>(d, u, "stage");
+    tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(
+        d, sd, "stage");
+    setop_opt.prefetch_percent = SP::prefetch;
+    tune_setop<typename SP::intersection, true, false, true, S>(d, x, "pairs");
+    tune_setop<typename SP::difference, true, false, true, S>(d, df, "pairs");
+  };
+  typedef std::integral_constant<int, 512> S512;
+  typedef std::integral_constant<int, 1024> S1K;
+  typedef std::integral_constant<int, 2048> S2K;
+  setop_opt = {KP::prefetch, true, true, 0};
+  for (int pass = 0; pass < 2; ++pass) {
+    keys(S512());
+    keys(S1K());
+    keys(S2K());
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    pairs(S512());
+    pairs(S1K());
+    pairs(S2K());
+  }
+  setop_opt = {50, true, true, 0};
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -897,11 +1072,13 @@ int main(int argc, char **argv) {
       only != "half32" && only != "lanes" && only != "held" &&
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
       only != "early" && only != "loaded" && only != "union" &&
-      only != "loaded8" && only != "gunion" && only != "ustore") {
+      only != "loaded8" && only != "gunion" && only != "ustore" &&
+      only != "where" && only != "prof" && only != "stride") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
-                    "early | loaded | union | loaded8 | gunion | ustore]\n");
+                    "early | loaded | union | loaded8 | gunion | ustore | where | "
+                    "prof | stride]\n");
     return 2;
   }
   char err[256];
@@ -938,6 +1115,9 @@ int main(int argc, char **argv) {
   if (only == "loaded8") tune_setop_loaded8<int64_t, uint64_t>(n);
   if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
   if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
+  if (only == "stride") tune_setop_stride<int32_t, uint32_t>(n);
+  if (only == "where" || only == "prof")
+    tune_setop_where<int32_t, uint32_t>(n, only == "prof");
   if (only == "loaded") {
     tune_setop_loaded<int32_t, uint32_t>(n);
     tune_setop_loaded<int64_t, uint64_t>(n);

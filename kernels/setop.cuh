@@ -69,6 +69,13 @@ struct setop_options {
   int partition_lanes;  /* lanes a partition point; 0: setop_partition_lanes */
 };
 
+/* How often wait_for_total reads the ticket's word between two questions
+ * to the stream, which are only there to notice a stream that ended or
+ * failed without it.  A read the host's cache answers takes a few ns;
+ * asking the stream takes the driver's time, and a ticket that lands
+ * meanwhile is seen only after it. */
+constexpr int kPollsPerStreamQuery = 4096;
+
 /* Waits for the total the last tile publishes with this call's ticket.
  * The last tile knows it once every tile has counted, before the last
  * tiles' stores land, so the call returns while they finish; the outputs
@@ -78,8 +85,13 @@ struct setop_options {
 inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
                                   unsigned long long *total) {
   cuda_state *st = cuda_of(ctx);
+  const auto landed = [&] {
+    for (int i = 0; i < kPollsPerStreamQuery; ++i)
+      if (__atomic_load_n(st->word + 1, __ATOMIC_ACQUIRE) == ticket) return true;
+    return false;
+  };
   for (;;) {
-    if (__atomic_load_n(st->word + 1, __ATOMIC_ACQUIRE) == ticket) break;
+    if (landed()) break;
     const cudaError_t e = cudaStreamQuery(st->stream);
     if (e == cudaErrorNotReady) continue;
     CUDA_TRY(ctx, e);
@@ -140,10 +152,9 @@ mgpu_status use_held(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
 }
 
 template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
-          typename V, typename Comp>
+          typename V, typename Comp, int S = kSetopSampleStride>
 mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                       size_t *count, Comp comp, setop_options opt) {
-  constexpr int S = kSetopSampleStride;
   /* a tile with half the kept list would drop outputs of other operations
    * (unless it stores them in rounds) */
   if (kept_room<P>::value < P::NV && !kept_rounds<P>::value &&
