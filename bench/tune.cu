@@ -243,7 +243,7 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
 
 /* How the candidates launch (setop_run): prefetch distance, early
  * launches, early return with the count. */
-setop_options setop_opt = {50, false, false, 0};
+setop_options setop_opt = {50, false, false, 0, 0};
 
 const char *setop_name(mgpu_setop_kind op) {
   switch (op) {
@@ -413,7 +413,8 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
                        grid_for((size_t)LANES * (tiles + 1), 128), 128, 0,
                        stream, d.a, (const K *)(sampled ? sa : nullptr), na,
                        d.b, (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
-                       tiles + 1, true, splits, status, status_words, C()));
+                       tiles + 1, true, splits, status, status_words,
+                       (unsigned *)nullptr, 0, C()));
   };
   const auto none = [] {};
   printf("phases    %-5s n=%d points=%d lanes=%2d: gather %.4f ms, "
@@ -443,7 +444,7 @@ template <typename K, typename V> void tune_setop_lanes(int n) {
   const int lanes[] = {0, 32, 16, 8};
   for (int pass = 0; pass < 2; ++pass) {
     for (int ln : lanes) {
-      setop_opt = {KP::prefetch, true, true, ln};
+      setop_opt = {KP::prefetch, true, true, ln, 0};
       printf("lanes %d\n", ln);
       tune_setop<typename KP::intersection, false, false, true>(
           d, MGPU_SET_INTERSECTION, "keys");
@@ -458,7 +459,7 @@ template <typename K, typename V> void tune_setop_lanes(int n) {
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
     for (int ln : lanes) {
-      setop_opt = {SP::prefetch, true, true, ln};
+      setop_opt = {SP::prefetch, true, true, ln, 0};
       printf("lanes %d\n", ln);
       tune_setop<typename SP::intersection, true, false, true>(
           d, MGPU_SET_INTERSECTION, "pairs");
@@ -470,7 +471,7 @@ template <typename K, typename V> void tune_setop_lanes(int n) {
           d, MGPU_SET_SYMMETRIC_DIFFERENCE, "stage");
     }
   }
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 template <typename K, typename V> void tune_all_merge(int n) {
@@ -537,7 +538,7 @@ template <int NT, int VT, int MB = 1> using I = intersection_policy<NT, VT, MB>;
  * The policy's tiles first, as the reference. */
 template <typename K, typename V> void tune_setop_half(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION;
   if constexpr (sizeof(K) == 8) {
     for (int pass = 0; pass < 2; ++pass) {
@@ -584,7 +585,7 @@ using HI = held_intersection_policy<NT, VT, MB, HOLD>;
  * HOLD, the outputs a thread holds. */
 template <typename K, typename V> void tune_setop_held(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
@@ -617,7 +618,7 @@ using R = rounds_policy<NT, VT, MB, PM>;
  * (first, the references). */
 template <typename K, typename V> void tune_setop_rounds3(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<R<256, 27, 5, 850>, false, false, true>(d, u, "r850");
@@ -629,7 +630,7 @@ template <typename K, typename V> void tune_setop_rounds3(int n) {
 
 template <typename K, typename V> void tune_setop_rounds2(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<T<256, 31, 4>, false, false, true>(d, u, "keys");
@@ -646,7 +647,7 @@ template <typename K, typename V> void tune_setop_rounds2(int n) {
  * references: union, symmetric difference and difference. */
 template <typename K, typename V> void tune_setop_rounds(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE,
                         df = MGPU_SET_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
@@ -675,7 +676,7 @@ template <typename P> using E = early_values_policy<P>;
  * the references), in the tiles and held tiles the policy uses for them. */
 template <typename K, typename V> void tune_setop_early(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, df = MGPU_SET_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<I<256, 31, 5>, true, false, true>(d, x, "pairs");
@@ -697,7 +698,7 @@ template <typename P, int N> using EO = early_outputs_policy<P, N>;
  * values for 8-byte pairs, which need the look-back warp. */
 template <typename K, typename V> void tune_setop_loaded(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
@@ -742,7 +743,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
   setop_data<K, V> d(n);
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {50, true, true, 0};
+    setop_opt = {50, true, true, 0, 0};
     tune_setop<EO<R<256, 29, 5, 850>, 8>, false, false, true>(d, u, "eo8");
     tune_setop<EO<R<256, 27, 5, 850>, 8>, false, false, true>(d, u, "eo8");
     tune_setop<EO<R<256, 29, 5, 850>, 12>, false, false, true>(d, u, "eo12");
@@ -762,7 +763,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
     for (mgpu_setop_kind op : {u, sd}) {
-      setop_opt = {50, true, true, 0};
+      setop_opt = {50, true, true, 0, 0};
       tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, op, "eo16");
       tune_setop<EO<T<128, 27, 6>, 8>, true, true, true>(d, op, "eo8");
       tune_setop<EO<T<128, 27, 6>, 12>, true, true, true>(d, op, "eo12");
@@ -773,7 +774,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
       }
     }
   }
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* 8-byte pairs union and symmetric difference (values gathered): warp 0
@@ -781,7 +782,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
  * and outputs (with their values) loaded early, EO<..., N>. */
 template <typename K, typename V> void tune_setop_loaded8(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     for (mgpu_setop_kind op : {u, sd}) {
@@ -800,7 +801,7 @@ template <typename K, typename V> void tune_setop_loaded8(int n) {
  * the tile ahead or as the tile starts, were slower still: e71db59.) */
 template <typename K, typename V> void tune_setop_gunion(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
@@ -819,7 +820,7 @@ template <typename P, int U> using SU = unrolled_store_policy<P, U>;
  * time, in the policy's tiles (first, the references). */
 template <typename K, typename V> void tune_setop_ustore(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
@@ -865,7 +866,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
   const int ca = samples_of(na, S), cb = samples_of(nb, S);
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const int lanes = setop_partition_lanes(tiles + 1, sms);
+  const int lanes = setop_partition_lanes(tiles + 1, sms, false);
   unsigned long long *status = device_alloc<unsigned long long>(status_words);
   unsigned *splits = device_alloc<unsigned>(tiles + 1);
   K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
@@ -885,7 +886,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
                        grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
                        stream, d.a, (const K *)sa, na, d.b, (const K *)sb, nb,
                        (int)P::NV, tiles + 1, true, splits, status,
-                       status_words, C()));
+                       status_words, (unsigned *)nullptr, 0, C()));
   };
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, true, K, V, C>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V,
@@ -898,7 +899,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
                            status + tiles, host_words, ++ticket, d.out,
                            HAS_V ? d.outv : nullptr, (long long)d.capacity,
                            set_op_keeps(op), true,
-                           sms * P::MIN_BLOCKS * prefetch / 100};
+                           sms * P::MIN_BLOCKS * prefetch / 100, nullptr};
     CHECK(launch_early(early, kernel, tiles, P::NT + 32, smem, stream, t, C()));
   };
   const auto none = [] {};
@@ -951,7 +952,7 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  setop_opt = {KP::prefetch, true, true, 0};
+  setop_opt = {KP::prefetch, true, true, 0, 0};
   if (prof) {
     /* for ncu: three calls of each, nothing else launched between them */
     tune_setop<typename KP::union_tile, false, false, true>(d, MGPU_SET_UNION,
@@ -970,7 +971,7 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
   setop_opt.prefetch_percent = SP::staged_prefetch;
   setop_where<typename SP::staged, true, true>(d, MGPU_SET_UNION,
                                                SP::staged_prefetch, "stage");
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* The sample stride of the partition (kSetopSampleStride first, the
@@ -1005,7 +1006,7 @@ template <typename K, typename V> void tune_setop_stride(int n) {
   typedef std::integral_constant<int, 512> S512;
   typedef std::integral_constant<int, 1024> S1K;
   typedef std::integral_constant<int, 2048> S2K;
-  setop_opt = {KP::prefetch, true, true, 0};
+  setop_opt = {KP::prefetch, true, true, 0, 0};
   for (int pass = 0; pass < 2; ++pass) {
     keys(S512());
     keys(S1K());
@@ -1017,7 +1018,89 @@ template <typename K, typename V> void tune_setop_stride(int n) {
     pairs(S1K());
     pairs(S2K());
   }
-  setop_opt = {50, true, true, 0};
+  setop_opt = {50, true, true, 0, 0};
+}
+
+/* Direct points (setop_options::direct_percent; 0 first, the old
+ * partition, the reference) for every operation in the policy's tiles;
+ * lanes as the rule says, then 8. */
+template <typename K, typename V> void tune_setop_direct(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), 0> KP;
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind u = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION,
+                        df = MGPU_SET_DIFFERENCE,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  const int runs[][2] = {{0, 0}, {100, 0}, {50, 0}, {150, 0}, {100, 8}};
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto &r : runs) {
+      setop_opt = {KP::prefetch, true, true, r[1], r[0]};
+      printf("direct %d lanes %d\n", r[0], r[1]);
+      tune_setop<typename KP::union_tile, false, false, true>(d, u, "keys");
+      tune_setop<typename KP::intersection, false, false, true>(d, x, "keys");
+      tune_setop<typename KP::difference, false, false, true>(d, df, "keys");
+      tune_setop<typename KP::symmetric_difference_tile, false, false, true>(
+          d, sd, "keys");
+    }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto &r : runs) {
+      setop_opt = {SP::staged_prefetch, true, true, r[1], r[0]};
+      printf("direct %d lanes %d\n", r[0], r[1]);
+      tune_setop<typename SP::staged, true, true, true>(d, u, "stage");
+      tune_setop<typename SP::staged_symmetric_difference, true, true, true>(
+          d, sd, "stage");
+      setop_opt.prefetch_percent = SP::prefetch;
+      tune_setop<typename SP::intersection, true, false, true>(d, x, "pairs");
+      tune_setop<typename SP::difference, true, false, true>(d, df, "pairs");
+    }
+  setop_opt = {50, true, true, 0, 0};
+}
+
+/* Direct points with 8 lanes a point against none, for the tiles the
+ * dispatch takes between 2^23 and 2^25: the held intersection and
+ * difference (which wait for the whole partition either way) against the
+ * one-tile-per-block kernels with direct points. */
+template <typename K, typename V> void tune_setop_direct2(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), 0> KP;
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind u = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION,
+                        df = MGPU_SET_DIFFERENCE,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  const int runs[][2] = {{0, 0}, {100, 8}, {100, 16}};
+  for (int pass = 0; pass < 2; ++pass) {
+    setop_opt = {KP::prefetch, true, true, 0, 0};
+    printf("held\n");
+    tune_setop<typename KP::held_intersection, false, false, true>(d, x, "held");
+    tune_setop<typename KP::held_difference, false, false, true>(d, df, "held");
+    for (const auto &r : runs) {
+      setop_opt = {KP::prefetch, true, true, r[1], r[0]};
+      printf("direct %d lanes %d\n", r[0], r[1]);
+      tune_setop<typename KP::intersection, false, false, true>(d, x, "keys");
+      tune_setop<typename KP::difference, false, false, true>(d, df, "keys");
+      tune_setop<typename KP::union_tile, false, false, true>(d, u, "keys");
+      tune_setop<typename KP::symmetric_difference_tile, false, false, true>(
+          d, sd, "keys");
+    }
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    setop_opt = {SP::prefetch, true, true, 0, 0};
+    printf("held\n");
+    tune_setop<typename SP::held_intersection, true, false, true>(d, x, "held");
+    for (const auto &r : runs) {
+      setop_opt = {SP::prefetch, true, true, r[1], r[0]};
+      printf("direct %d lanes %d\n", r[0], r[1]);
+      tune_setop<typename SP::intersection, true, false, true>(d, x, "pairs");
+      tune_setop<typename SP::difference, true, false, true>(d, df, "pairs");
+      setop_opt.prefetch_percent = SP::staged_prefetch;
+      tune_setop<typename SP::staged, true, true, true>(d, u, "stage");
+      tune_setop<typename SP::staged_symmetric_difference, true, true, true>(
+          d, sd, "stage");
+    }
+  }
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
@@ -1025,7 +1108,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   /* W: a look-back warp, L: early launches, C: early count; each candidate
    * with the policy's launch options, then the old kernel (no W) */
-  const setop_options all = {50, true, true, 0};
+  const setop_options all = {50, true, true, 0, 0};
   setop_opt = all;
   if (sizeof(K) == 4) {
     setop_phases<T<256, 31, 4>>(d, "keys");
@@ -1046,7 +1129,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
     tune_setop_ops<T<192, 23, 7>, true, true>(d, "pairs");
     tune_setop_staged<T<128, 27, 6>, true>(d);
     tune_setop_staged<T<128, 23, 7>, true>(d);
-    setop_opt = {50, false, false, 0};
+    setop_opt = {50, false, false, 0, 0};
     tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
     tune_setop_staged<T<128, 31, 5>, false>(d);
   } else {
@@ -1073,12 +1156,13 @@ int main(int argc, char **argv) {
       only != "rounds" && only != "rounds2" && only != "rounds3" &&
       only != "early" && only != "loaded" && only != "union" &&
       only != "loaded8" && only != "gunion" && only != "ustore" &&
-      only != "where" && only != "prof" && only != "stride") {
+      only != "where" && only != "prof" && only != "stride" &&
+      only != "direct" && only != "direct2") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
-                    "prof | stride]\n");
+                    "prof | stride | direct | direct2]\n");
     return 2;
   }
   char err[256];
@@ -1116,6 +1200,8 @@ int main(int argc, char **argv) {
   if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
   if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
   if (only == "stride") tune_setop_stride<int32_t, uint32_t>(n);
+  if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
+  if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
     tune_setop_where<int32_t, uint32_t>(n, only == "prof");
   if (only == "loaded") {

@@ -9,7 +9,10 @@
  * decoupled look-back over the tiles before them, run by a warp of its own
  * from the tile's start, so the inputs are read once and the output
  * written once.  The partition and tile launches may start before the
- * launch ahead of them ends (programmatic dependent launch).  The last
+ * launch ahead of them ends (programmatic dependent launch); in calls of a
+ * few waves of tiles the first wave's points are searched on the inputs
+ * while the samples are gathered, and each tile waits only for its own
+ * two points.  The last
  * tile writes the total into the context's pinned host words with the
  * call's ticket; the host waits for that, not for the stream, so the call
  * returns while the last stores land (they are in stream order).
@@ -47,14 +50,36 @@ constexpr int kSetopSampleFromPoints = 1536;
 
 /* Lanes a partition point: the most that let every point's warp be
  * resident at once (the launch takes a chain of reads a wave; 64 warps an
- * SM at 30 registers), at least 8. */
-inline int setop_partition_lanes(int points, int sm_count) {
+ * SM at 30 registers), at least 8; 8 with direct points, whose partition
+ * runs beside the first tiles and should leave them the room (mgpu_tune
+ * direct2, H200: i32 keys union at 2^24 0.0742-0.0746 ms with 8 lanes,
+ * 0.0785-0.0788 with 16). */
+inline int setop_partition_lanes(int points, int sm_count, bool direct) {
   if (MGPU_SETOP_PARTITION_LANES) return MGPU_SETOP_PARTITION_LANES;
+  if (direct) return 8;
   const long long warps = 64LL * sm_count;
   if (points <= warps) return 32;
   if (points <= 2 * warps) return 16;
   return 8;
 }
+
+/* Direct points (setop_options::direct_percent) only for calls of at most
+ * this many waves of resident tiles: the first wave starts a sample launch
+ * earlier, but the other points are then searched beside it, amid its
+ * loads, and a wave later its successors wait for them.  mgpu_tune
+ * direct / direct2, H200, i32, ms without / with (8 lanes a point):
+ *   3.2-3.4 waves: keys at 2^24 union 0.0784-0.0794 / 0.0742-0.0746,
+ *     symmetric difference 0.0767-0.0776 / 0.0713-0.0715, difference
+ *     0.0718-0.0721 / 0.0655-0.0660; staged pairs at 2^23 union
+ *     0.0709-0.0713 / 0.0651-0.0653
+ *   6.4 waves: staged pairs union at 2^24 0.1103-0.1127 / 0.1088-0.1103,
+ *     pairs difference 0.0777-0.0787 / 0.0749-0.0754
+ *   6.8 waves: keys at 2^25 union 0.1237-0.1244 / 0.1274-0.1287,
+ *     intersection 0.1065-0.1080 / 0.1092-0.1101
+ *   13.7 waves: keys at 2^26 union 0.2206-0.2211 / 0.2217-0.2229,
+ *     intersection 0.1819-0.1829 / 0.1887-0.1933; 54 waves (2^28) 1-5%
+ *     slower too. */
+constexpr int kSetopDirectWaves = 5;
 
 /* Devices whose resident block counts setop_run remembers (others ask
  * every call). */
@@ -67,6 +92,10 @@ struct setop_options {
   bool early_launch;    /* partition and tiles launched early (PDL) */
   bool early_count;     /* return once the total is known (see below) */
   int partition_lanes;  /* lanes a partition point; 0: setop_partition_lanes */
+  int direct_percent;   /* points of this % of a wave of tiles searched on
+                           the inputs, each tile waiting for its own two
+                           (setop_partition_kernel); 0: none, every tile
+                           waits for the whole partition */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -169,41 +198,63 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const int tiles = tiles_of(total, P::NV);
   /* One scratch block: the tiles' look-back words (one a tile and one a
    * group of 32, and setop_held_kernel's tile counter), their partition
-   * points, and the samples. */
+   * points (and, sampled with direct points, a ready flag each), and the
+   * samples. */
   const int groups = (tiles + 31) / 32;
   const int status_words = tiles + groups + 1;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
       tiles + 1 > kSetopSampleFromPoints && total <= INT_MAX;
+  /* direct points for calls of a few waves of tiles (kSetopDirectWaves);
+   * not for setop_held_kernel, which waits for the whole partition */
+  const long long wave = (long long)st->sm_count * P::MIN_BLOCKS;
+  const bool flagged = sampled && opt.direct_percent > 0 &&
+                       !holds_output<P>::value &&
+                       tiles <= kSetopDirectWaves * wave;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
   const size_t status_bytes = sizeof(unsigned long long) * (size_t)status_words;
   const size_t splits_at = status_bytes;
+  const size_t ready_at = splits_at + sizeof(unsigned) * ((size_t)tiles + 1);
   const size_t samples_at =
-      (splits_at + sizeof(unsigned) * ((size_t)tiles + 1) + 15) & ~(size_t)15;
+      (ready_at + (flagged ? sizeof(unsigned) * ((size_t)tiles + 1) : 0) +
+       15) &
+      ~(size_t)15;
   cuda_scratch scratch;
   MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
   char *base = scratch.as<char>();
   unsigned long long *status = (unsigned long long *)base;
   unsigned *splits = (unsigned *)(base + splits_at);
+  unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
   const K *sa = nullptr, *sb = nullptr;
   if (sampled) {
     K *pa = (K *)(base + samples_at);
-    gather_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0, s>>>(
-        a, na, pa, b, nb, pa + ca);
+    if (flagged)
+      setop_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0, s>>>(
+          a, na, pa, b, nb, pa + ca, status, status_words, ready, tiles + 1);
+    else
+      gather_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0,
+                                 s>>>(a, na, pa, b, nb, pa + ca);
     CUDA_LAUNCHED(ctx, "setop sample kernel");
     sa = pa;
     sb = pa + ca;
   }
   /* Only after the sample launch may the partition start early: it zeroes
-   * the look-back words before it waits, and without the samples ahead of
-   * it the kernel before could be a tile launch of the last call still
-   * using that memory. */
+   * the look-back words before it waits (or, flagged, writes after the
+   * sample launch has zeroed them), and without the samples ahead of it
+   * the kernel before could be a tile launch of the last call still using
+   * that memory. */
   const bool early = opt.early_launch;
   const int lanes = opt.partition_lanes
                         ? opt.partition_lanes
-                        : setop_partition_lanes(tiles + 1, st->sm_count);
+                        : setop_partition_lanes(tiles + 1, st->sm_count,
+                                                flagged);
+  /* direct points: those of the first direct_percent of a wave of tiles */
+  const int direct =
+      flagged ? (int)min((long long)tiles + 1,
+                         wave * opt.direct_percent / 100 + 1)
+              : 0;
   auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
                    : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
                                  : setop_partition_kernel<S, 8, K, Comp>;
@@ -211,7 +262,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                              grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
                              s, a, (const K *)sa, na, b, (const K *)sb, nb,
                              (int)P::NV, tiles + 1, m->duplicates != 0, splits,
-                             status, status_words, comp));
+                             status, status_words, ready, direct, comp));
   CUDA_LAUNCHED(ctx, "setop partition kernel");
   const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
@@ -220,7 +271,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
                          st->sm_count * P::MIN_BLOCKS * opt.prefetch_percent /
-                             100};
+                             100,
+                         ready};
   if constexpr (holds_output<P>::value) {
     static_assert(LOOKBACK_WARP && !STAGE_V,
                   "setop_held_kernel: a look-back warp, values gathered");
@@ -272,7 +324,7 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status tile(mgpu_context *ctx, const cuda_setop_call *c,
                           Comp comp) {
     const setop_options opt = {SP::prefetch, SP::early_launch,
-                               SP::early_count, 0};
+                               SP::early_count, 0, SP::direct_points};
     /* early values and outputs wait with the look-back warp, even where
      * the policy has warp 0 look back otherwise */
     constexpr bool W = SP::lookback_warp || gathers_early<P>::value ||
@@ -298,7 +350,8 @@ template <typename K, int VB> struct setop_launch {
     if constexpr (SP::stage_values)
       return setop_run<S, true, true, SP::lookback_warp, K, V>(
           ctx, c->args, c->count, comp,
-          {SP::staged_prefetch, SP::early_launch, SP::early_count, 0});
+          {SP::staged_prefetch, SP::early_launch, SP::early_count, 0,
+           SP::direct_points});
     else
       return tile<P>(ctx, c, comp);
   }

@@ -25,22 +25,44 @@ namespace mgpu {
 
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
  * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
- * one, two or four points a warp); the launch also zeroes the words of the
- * tile kernel's look-back (and its tile counter), which saves that kernel
- * a memset launch. */
+ * one, two or four points a warp).
+ *
+ * Without `ready`, the launch also zeroes the words of the tile kernel's
+ * look-back (and its tile counter), which saves that kernel a memset
+ * launch, and every point waits for the sample launch.
+ *
+ * With `ready` (setop_samples_kernel has zeroed those words and ready[]),
+ * each point raises ready[i] once it is written, and the tile kernel waits
+ * for its own two points instead of this whole launch.  The blocks of the
+ * first `direct` points search the inputs themselves, without the samples,
+ * so those points are found while the samples are still being gathered and
+ * the first wave of tiles starts about a sample launch earlier.  Every
+ * block lets the tile kernel start only after its wait for the sample
+ * launch, so that the tile kernel sees the zeroed words; a direct block
+ * waits after its search, before it writes (the zeroing of ready[] must
+ * not come after its flag). */
 template <int S, int LANES, typename K, typename Comp>
 __global__ void __launch_bounds__(128)
     setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
                            const K *sb, int nb, int nv, int count,
                            bool duplicates, unsigned *splits,
                            unsigned long long *status, int status_words,
-                           Comp comp) {
+                           unsigned *ready, int direct, Comp comp) {
   const int gid = blockIdx.x * blockDim.x + threadIdx.x;
-  /* the look-back words are this call's own scratch: zeroed before the
-   * wait for the sample launch, which does not touch them */
-  for (int w = gid; w < status_words; w += gridDim.x * blockDim.x) status[w] = 0;
-  allow_dependent_grids();
-  wait_for_prior_grid();
+  /* block-uniform: the block's last point is among the direct ones */
+  const bool direct_block =
+      ready && (int)((blockIdx.x + 1) * (blockDim.x / LANES)) <= direct;
+  if (!ready) {
+    /* the look-back words are this call's own scratch: zeroed before the
+     * wait for the sample launch, which does not touch them */
+    for (int w = gid; w < status_words; w += gridDim.x * blockDim.x)
+      status[w] = 0;
+    allow_dependent_grids();
+    wait_for_prior_grid();
+  } else if (!direct_block) {
+    wait_for_prior_grid();
+    allow_dependent_grids();
+  }
   /* whole warps leave or stay: the search ballots across the warp, so a
    * group past the last point searches for the last one again and keeps
    * quiet */
@@ -51,19 +73,67 @@ __global__ void __launch_bounds__(128)
   const long long total = (long long)na + nb;
   long long d = (long long)i * nv;
   d = d < total ? d : total;
-  path_point bp;
+  path_point bp = {0, 0};
   if (total <= INT_MAX) {
     const int diag = (int)d;
-    const int p = warp_merge_path<S, LANES>(a, sa, na, b, sb, nb, diag, comp);
-    if (l != 0 || !live) return;
-    bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
-  } else {
-    if (l != 0 || !live) return;
+    const int p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
+                                            b, direct_block ? nullptr : sb, nb,
+                                            diag, comp);
+    if (l == 0 && live)
+      bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
+  } else if (l == 0 && live) {
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
     bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
                                   duplicates, comp);
   }
+  if (direct_block) {
+    wait_for_prior_grid();
+    allow_dependent_grids();
+  }
+  if (l != 0 || !live) return;
   splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
+  if (ready) {
+    __threadfence();
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(ready[i]).store(
+        1u, cuda::memory_order_release);
+  }
+}
+
+/* Zeroes the tile kernel's look-back words (and its tile counter) and the
+ * points' ready flags, and gathers the partition's samples:
+ * samples[i] = keys[i * S].  The first launch of a sampled set operation,
+ * in stream order after whatever wrote the inputs. */
+template <int S, typename K>
+__global__ void setop_samples_kernel(const K *a, int na, K *sa, const K *b,
+                                     int nb, K *sb, unsigned long long *status,
+                                     int status_words, unsigned *ready,
+                                     int points) {
+  /* the partition may start now: its direct blocks search the inputs and
+   * wait for this launch to end before they write */
+  allow_dependent_grids();
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int stride = gridDim.x * blockDim.x;
+  for (int w = i; w < status_words; w += stride) status[w] = 0;
+  for (int w = i; w < points; w += stride) ready[w] = 0;
+  if ((long long)i * S < na) sa[i] = a[(long long)i * S];
+  if ((long long)i * S < nb) sb[i] = b[(long long)i * S];
+}
+
+/* Waits until the partition has written splits[tile] and splits[tile + 1]
+ * (ready[] raised; setop_partition_kernel), or without ready[] for the
+ * whole partition launch.  Every thread of the block calls it. */
+__device__ __forceinline__ void wait_for_points(const unsigned *ready,
+                                                int tile) {
+  if (!ready) {
+    wait_for_prior_grid();
+    return;
+  }
+  const auto raised = [&](int i) {
+    return cuda::atomic_ref<const unsigned, cuda::thread_scope_device>(
+               ready[i])
+               .load(cuda::memory_order_acquire) != 0;
+  };
+  while (!raised(tile) || !raised(tile + 1)) __nanosleep(200);
 }
 
 /* A tile's share of A and B: a[a0, a0 + na) and b[b0, b0 + nb), from its
@@ -105,6 +175,8 @@ template <typename K, typename V> struct setop_tiles {
   unsigned keeps;
   bool duplicates;
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
+  const unsigned *ready; /* the points' flags (wait_for_points); null: wait
+                            for the partition launch */
 };
 
 /* kept[]'s entries: P::KEPT where the policy bounds the output
@@ -596,9 +668,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
-  /* launched early (grid_dependency.cuh): the splits and the zeroed
-   * look-back words come from the partition launch */
-  wait_for_prior_grid();
+  /* launched early (grid_dependency.cuh): the splits come from the
+   * partition launch (the zeroed look-back words too, or from the sample
+   * launch, which ended before it let this one start) */
+  wait_for_points(t.ready, tile);
 
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
