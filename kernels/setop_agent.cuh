@@ -115,8 +115,7 @@ __global__ void setop_samples_kernel(const K *a, int na, K *sa, const K *b,
   const int stride = gridDim.x * blockDim.x;
   for (int w = i; w < status_words; w += stride) status[w] = 0;
   for (int w = i; w < points; w += stride) ready[w] = 0;
-  if ((long long)i * S < na) sa[i] = a[(long long)i * S];
-  if ((long long)i * S < nb) sb[i] = b[(long long)i * S];
+  gather_sample<S>(i, a, na, sa, b, nb, sb);
 }
 
 /* Waits until the partition has written splits[tile] and splits[tile + 1]

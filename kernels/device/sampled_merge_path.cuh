@@ -72,6 +72,15 @@ __device__ __forceinline__ int sampled_merge_path(const K *a, const K *sa,
   return lo;
 }
 
+/* Sample i of each input: sa[i] = a[i * S], sb[i] = b[i * S], where they
+ * exist. */
+template <int S, typename K>
+__device__ __forceinline__ void gather_sample(int i, const K *a, int na, K *sa,
+                                              const K *b, int nb, K *sb) {
+  if ((long long)i * S < na) sa[i] = a[(long long)i * S];
+  if ((long long)i * S < nb) sb[i] = b[(long long)i * S];
+}
+
 /* samples[i] = keys[i * S] for i < ceil(n / S). */
 template <int S, typename K>
 __global__ void gather_samples_kernel(const K *a, int na, K *sa, const K *b,
@@ -79,9 +88,8 @@ __global__ void gather_samples_kernel(const K *a, int na, K *sa, const K *b,
   /* a partition launched early may start now: it waits for this launch to
    * end before it reads the samples (grid_dependency.cuh) */
   allow_dependent_grids();
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if ((long long)i * S < na) sa[i] = a[(long long)i * S];
-  if ((long long)i * S < nb) sb[i] = b[(long long)i * S];
+  gather_sample<S>(blockIdx.x * blockDim.x + threadIdx.x, a, na, sa, b, nb,
+                   sb);
 }
 
 inline int samples_of(long long n, int s) { return (int)((n + s - 1) / s); }
