@@ -846,6 +846,70 @@ template <typename K, typename V> void tune_setop_ustore(int n) {
   }
 }
 
+template <typename P> using AL = aligned_store_policy<P>;
+
+/* Outputs stored in whole 128-byte lines (AL<...>) against the policy's
+ * tiles at 2^26 (first, the references), and without the outputs read
+ * early, whose stores cannot be aligned (the base is not known yet). */
+template <typename K, typename V> void tune_setop_align(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0, 0};
+  const mgpu_setop_kind u = MGPU_SET_UNION, df = MGPU_SET_DIFFERENCE,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<SU<EO<R<256, 29, 5, 850>, 8>, 2>, false, false, true>(d, u, "pol");
+    tune_setop<AL<SU<R<256, 29, 5, 850>, 2>>, false, false, true>(d, u, "al-eo");
+    tune_setop<AL<R<256, 29, 5, 850>>, false, false, true>(d, u, "al1");
+    tune_setop<AL<SU<R<256, 29, 5, 850>, 4>>, false, false, true>(d, u, "al4");
+    tune_setop<AL<SU<EO<R<256, 29, 5, 850>, 4>, 2>>, false, false, true>(d, u, "al-eo4");
+    tune_setop<AL<SU<R<256, 27, 5, 850>, 2>>, false, false, true>(d, u, "al-eo");
+    tune_setop<EO<R<256, 31, 5, 667>, 8>, false, false, true>(d, sd, "pol");
+    tune_setop<AL<EO<R<256, 31, 5, 667>, 8>>, false, false, true>(d, sd, "al");
+    tune_setop<AL<R<256, 31, 5, 667>>, false, false, true>(d, sd, "al-eo");
+    tune_setop<AL<SU<R<256, 31, 5, 667>, 2>>, false, false, true>(d, sd, "al-eo2");
+    tune_setop<R<256, 31, 5>, false, false, true>(d, df, "pol");
+    tune_setop<AL<R<256, 31, 5>>, false, false, true>(d, df, "al");
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "pol");
+    tune_setop<SU<EO<T<128, 31, 5>, 16>, 2>, true, true, true>(d, u, "su2");
+    tune_setop<AL<SU<T<128, 31, 5>, 2>>, true, true, true>(d, u, "al-eo2");
+    tune_setop<EO<R<128, 29, 6, 700>, 16>, true, true, true>(d, sd, "pol");
+    tune_setop<AL<EO<R<128, 29, 6, 700>, 16>>, true, true, true>(d, sd, "al");
+    tune_setop<AL<R<128, 29, 6, 700>>, true, true, true>(d, sd, "al-eo");
+    tune_setop<E<R<256, 31, 5>>, true, false, true>(d, df, "pol");
+    tune_setop<AL<E<R<256, 31, 5>>>, true, false, true>(d, df, "al");
+  }
+}
+
+/* The same for 8-byte keys and pairs, in the policy's tiles. */
+template <typename K, typename V> void tune_setop_align8(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0, 0};
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
+                        df = MGPU_SET_DIFFERENCE,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (mgpu_setop_kind op : {u, sd, df}) {
+      tune_setop<T<128, 31, 5>, false, false, true>(d, op, "pol");
+      tune_setop<AL<T<128, 31, 5>>, false, false, true>(d, op, "al");
+    }
+    tune_setop<I<128, 31, 6>, false, false, true>(d, x, "pol");
+    tune_setop<AL<I<128, 31, 6>>, false, false, true>(d, x, "al");
+  }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (mgpu_setop_kind op : {u, sd}) {
+      tune_setop<EO<T<128, 23, 6>, 8>, true, false, true>(d, op, "pol");
+      tune_setop<AL<EO<T<128, 23, 6>, 8>>, true, false, true>(d, op, "al");
+      tune_setop<AL<T<128, 23, 6>>, true, false, false>(d, op, "al-eo");
+    }
+    tune_setop<E<T<128, 23, 6>>, true, false, true>(d, df, "pol");
+    tune_setop<AL<E<T<128, 23, 6>>>, true, false, true>(d, df, "al");
+  }
+}
+
 /* Where a call's time goes (policy tiles P, look-back warp): the whole
  * call, then its launches made here as setop_run makes them: the sample
  * gather and the partition (early, as in the call), the tile launch alone
@@ -1157,12 +1221,13 @@ int main(int argc, char **argv) {
       only != "early" && only != "loaded" && only != "union" &&
       only != "loaded8" && only != "gunion" && only != "ustore" &&
       only != "where" && only != "prof" && only != "stride" &&
-      only != "direct" && only != "direct2") {
+      only != "direct" && only != "direct2" && only != "align" &&
+      only != "align8") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
-                    "prof | stride | direct | direct2]\n");
+                    "prof | stride | direct | direct2 | align | align8]\n");
     return 2;
   }
   char err[256];
@@ -1200,6 +1265,8 @@ int main(int argc, char **argv) {
   if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
   if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
   if (only == "stride") tune_setop_stride<int32_t, uint32_t>(n);
+  if (only == "align") tune_setop_align<int32_t, uint32_t>(n);
+  if (only == "align8") tune_setop_align8<int64_t, uint64_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -94,6 +94,13 @@ template <typename P, int U> struct unrolled_store_policy : P {
   static constexpr int STORE_UNROLL = U;
 };
 
+/* A set-operation tile P whose threads store the outputs after the ones
+ * read early in lines of 128 bytes: a warp's 32 stores start where a line
+ * does, so each touches one line (two for 8-byte keys), not two. */
+template <typename P> struct aligned_store_policy : P {
+  static constexpr bool ALIGNED_STORES = true;
+};
+
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192
@@ -342,12 +349,19 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * Fourteenth round: with early values, i32 pairs 0.2266-0.2267 /
    *   0.8159-0.8196 against 0.2517-0.2519 / 0.9037-0.9039; 8-byte pairs
    *   in their tile with the look-back warp 0.4156-0.4200 / 1.5719-1.5772
-   *   against 0.4415-0.4519 / 1.6723-1.6772 (warp 0 looking back). */
+   *   against 0.4415-0.4519 / 1.6723-1.6772 (warp 0 looking back).
+   * Seventeenth round (mgpu_tune align, two runs of two passes, ms at
+   *   2^24 / 2^26 / 2^28): stores in whole lines (aligned_store_policy),
+   *   keys 0.0718-0.0722 / 0.1868-0.1879 / 0.6413-0.6439 against
+   *   0.0709-0.0724 / 0.1873-0.1886 / 0.6413-0.6444 (level), pairs
+   *   0.0781-0.0789 / 0.2256-0.2286 / 0.8117-0.8177 against 0.0778-0.0792
+   *   / 0.2273-0.2302 / 0.8230-0.8328 (1-1.5% from 2^26 on). */
   typedef typename std::conditional<
-      KEY_BYTES == 4 && VALUE_BYTES == 0, rounds_policy<256, 31, 5>,
+      KEY_BYTES == 4 && VALUE_BYTES == 0,
+      aligned_store_policy<rounds_policy<256, 31, 5>>,
       typename std::conditional<
           KEY_BYTES == 4 && VALUE_BYTES == 4,
-          early_values_policy<rounds_policy<256, 31, 5>>,
+          aligned_store_policy<early_values_policy<rounds_policy<256, 31, 5>>>,
           typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 8,
                                     early_values_policy<type>,
                                     type>::type>::type>::type difference;
@@ -389,17 +403,32 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 0.0768-0.0798 / 0.2191-0.2223 / 0.7693-0.7755 against 0.0813-0.0820
    * / 0.2237-0.2268 / 0.7777-0.7848 (four: 0.2183-0.2220 / 0.7736-0.7827
    * in another run; symmetric difference, intersection and difference
-   * within 1% either way with four, not taken). */
+   * within 1% either way with four, not taken).
+   * Seventeenth round (mgpu_tune align, two runs of two passes, ms at
+   * 2^24 / 2^26 / 2^28): stores in whole lines (aligned_store_policy),
+   * which the outputs read early cannot take (their base is not known
+   * when they are read), so without those:
+   *   union 0.0764-0.0767 / 0.2118-0.2140 / 0.7444-0.7474 against the
+   *     tile above's 0.0784-0.0792 / 0.2187-0.2205 / 0.7720-0.7818
+   *     (aligned with the 8 early: 0.0775-0.0780 / 0.2154-0.2159 /
+   *     0.7498-0.7499; one at a time 0.7561-0.7607 at 2^28; four at a
+   *     time, or 4 early, level with two)
+   *   symmetric difference, two at a time: 0.0752-0.0762 / 0.2025-0.2028
+   *     / 0.7039-0.7088 against 0.0762-0.0764 / 0.2053-0.2065 /
+   *     0.7139-0.7204 (aligned with the 8 early: 0.0780-0.0788 at 2^24)
+   * Intersections were level or up to 2% slower aligned, and staged pairs
+   * union 2-3% slower: they keep their stores. */
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0,
-      unrolled_store_policy<
-          early_outputs_policy<rounds_policy<256, 29, 5, 850>, 8>, 2>,
+      aligned_store_policy<
+          unrolled_store_policy<rounds_policy<256, 29, 5, 850>, 2>>,
       typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 8,
                                 early_outputs_policy<type, 8>,
                                 type>::type>::type union_tile;
   typedef typename std::conditional<
       KEY_BYTES == 4 && VALUE_BYTES == 0,
-      early_outputs_policy<rounds_policy<256, 31, 5, 667>, 8>,
+      aligned_store_policy<
+          unrolled_store_policy<rounds_policy<256, 31, 5, 667>, 2>>,
       typename std::conditional<KEY_BYTES == 8 && VALUE_BYTES == 8,
                                 early_outputs_policy<type, 8>,
                                 type>::type>::type symmetric_difference_tile;

@@ -221,6 +221,14 @@ template <typename P>
 struct store_unroll<P, decltype((void)P::STORE_UNROLL)>
     : std::integral_constant<int, P::STORE_UNROLL> {};
 
+/* Whether a tile stores its outputs in whole lines
+ * (aligned_store_policy); false by default. */
+template <typename P, typename = void>
+struct stores_aligned : std::false_type {};
+template <typename P>
+struct stores_aligned<P, decltype((void)P::ALIGNED_STORES)>
+    : std::integral_constant<bool, P::ALIGNED_STORES> {};
+
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -544,7 +552,7 @@ __device__ __forceinline__ V kept_value(const setop_tiles<K, V> &t, Smem &sm,
  * unsorted input over-counts.  The values of the first `early` outputs
  * wait in early_values (gather_kept_values). */
 template <int NT, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Smem, int U = 1>
+          typename Smem, int U = 1, bool ALIGN = false>
 __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
                                            Smem &sm, const setop_place &p,
                                            long long base, int count,
@@ -552,8 +560,16 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
   const int room = (int)min((long long)count, t.capacity - base);
   K *out = t.out + base;
   V *outv = HAS_V ? t.outv + base : nullptr;
+  /* ALIGN: output i goes to thread i - shift, so that each warp's first
+   * store is the first key of a 128-byte line (threads before `first`
+   * idle in the first round) */
+  constexpr int LINE = 128 / (int)sizeof(K);
+  const int start =
+      first + (int)threadIdx.x -
+      (ALIGN ? (int)(((size_t)(out + first) / sizeof(K)) & (LINE - 1)) : 0);
   if constexpr (U == 1) {
-    for (int i = first + (int)threadIdx.x; i < room; i += NT) {
+    for (int i = start; i < room; i += NT) {
+      if (ALIGN && i < first) continue;
       const int s = sm.kept[i];
       out[i] = sm.keys[s];
       if (HAS_V) outv[i] = kept_value<STAGE_V>(t, sm, p, s, i, early);
@@ -561,13 +577,13 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
   } else {
     /* U outputs a thread at a time: their loads (shared, and gathered
      * values) are in flight together before the stores */
-    for (int i0 = first + (int)threadIdx.x; i0 < room; i0 += U * NT) {
+    for (int i0 = start; i0 < room; i0 += U * NT) {
       K k[U];
       V v[HAS_V ? U : 1];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int i = i0 + u * NT;
-        if (i < room) {
+        if (i < room && (!ALIGN || i >= first)) {
           const int s = sm.kept[i];
           k[u] = sm.keys[s];
           if (HAS_V) v[u] = kept_value<STAGE_V>(t, sm, p, s, i, early);
@@ -576,7 +592,7 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int i = i0 + u * NT;
-        if (i < room) {
+        if (i < room && (!ALIGN || i >= first)) {
           out[i] = k[u];
           if (HAS_V) outv[i] = v[u];
         }
@@ -760,8 +776,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   const long long base = sm.base;
   if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
   constexpr int SU = store_unroll<P>::value;
-  store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU>(t, sm, p, base, listed,
-                                                   early, LOADED * NT);
+  constexpr bool AL = stores_aligned<P>::value;
+  store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU, AL>(t, sm, p, base, listed,
+                                                       early, LOADED * NT);
   if constexpr (ROUNDS) {
     for (int lo = KEPT; lo < tile_count; lo += KEPT) {
       if (LOOKBACK_WARP) named_sync(1, NT);
@@ -769,7 +786,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
       list_kept_round(sm.kept, offset, commit, w, lo, KEPT);
       if (LOOKBACK_WARP) named_sync(1, NT);
       else __syncthreads();
-      store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU>(
+      store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU, AL>(
           t, sm, p, base + lo, min(tile_count - lo, KEPT));
     }
   }
