@@ -910,6 +910,25 @@ template <typename K, typename V> void tune_setop_align8(int n) {
   }
 }
 
+/* Staged 4-byte pairs union in tiles of 256 threads (shorter walks, as
+ * many inputs a tile) against the policy's 128 x 31 / 5 (first, the
+ * reference), with early outputs, or aligned stores two at a time. */
+template <typename K, typename V> void tune_setop_sunion(int n) {
+  setop_data<K, V> d(n);
+  setop_opt = {50, true, true, 0, 0};
+  const mgpu_setop_kind u = MGPU_SET_UNION;
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "pol");
+    tune_setop<T<256, 15, 5>, true, true, true>(d, u, "s");
+    tune_setop<EO<T<256, 15, 5>, 8>, true, true, true>(d, u, "eo8");
+    tune_setop<AL<SU<T<256, 15, 5>, 2>>, true, true, true>(d, u, "al2");
+    tune_setop<EO<R<256, 17, 5, 850>, 8>, true, true, true>(d, u, "eo8");
+    tune_setop<AL<SU<R<256, 17, 5, 850>, 2>>, true, true, true>(d, u, "al2");
+    tune_setop<EO<T<256, 13, 6>, 8>, true, true, true>(d, u, "eo8");
+    tune_setop<AL<SU<T<256, 13, 6>, 2>>, true, true, true>(d, u, "al2");
+  }
+}
+
 /* Where a call's time goes (policy tiles P, look-back warp): the whole
  * call, then its launches made here as setop_run makes them: the sample
  * gather and the partition (early, as in the call), the tile launch alone
@@ -1222,12 +1241,12 @@ int main(int argc, char **argv) {
       only != "loaded8" && only != "gunion" && only != "ustore" &&
       only != "where" && only != "prof" && only != "stride" &&
       only != "direct" && only != "direct2" && only != "align" &&
-      only != "align8") {
+      only != "align8" && only != "sunion") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
-                    "prof | stride | direct | direct2 | align | align8]\n");
+                    "prof | stride | direct | direct2 | align | align8 | sunion]\n");
     return 2;
   }
   char err[256];
@@ -1267,6 +1286,7 @@ int main(int argc, char **argv) {
   if (only == "stride") tune_setop_stride<int32_t, uint32_t>(n);
   if (only == "align") tune_setop_align<int32_t, uint32_t>(n);
   if (only == "align8") tune_setop_align8<int64_t, uint64_t>(n);
+  if (only == "sunion") tune_setop_sunion<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
