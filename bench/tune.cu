@@ -929,6 +929,43 @@ template <typename K, typename V> void tune_setop_sunion(int n) {
   }
 }
 
+/* How far ahead (percent of a wave) intersections and differences prefetch,
+ * the policy's 50 first (the reference), and with samples every 1024 keys. */
+template <typename K, typename V> void tune_setop_xpf(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), 0> KP;
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, df = MGPU_SET_DIFFERENCE;
+  for (int v : {0, 1}) {
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int pf : {50, 35, 25, 40}) {
+        setop_opt = {pf, true, true, 0, 0};
+        printf("prefetch %d\n", pf);
+        if (v) {
+          tune_setop<typename SP::intersection, true, false, true>(d, x, "pairs");
+          tune_setop<typename SP::difference, true, false, true>(d, df, "pairs");
+        } else {
+          tune_setop<typename KP::intersection, false, false, true>(d, x, "keys");
+          tune_setop<typename KP::difference, false, false, true>(d, df, "keys");
+        }
+      }
+      for (int pf : {50, 35}) {
+        setop_opt = {pf, true, true, 0, 0};
+        printf("prefetch %d, stride 1024\n", pf);
+        if (v) {
+          tune_setop<typename SP::intersection, true, false, true, 1024>(d, x, "pairs");
+          tune_setop<typename SP::difference, true, false, true, 1024>(d, df, "pairs");
+        } else {
+          tune_setop<typename KP::intersection, false, false, true, 1024>(d, x, "keys");
+          tune_setop<typename KP::difference, false, false, true, 1024>(d, df, "keys");
+        }
+      }
+    }
+    d.reset_refs();
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* Where a call's time goes (policy tiles P, look-back warp): the whole
  * call, then its launches made here as setop_run makes them: the sample
  * gather and the partition (early, as in the call), the tile launch alone
@@ -1241,12 +1278,13 @@ int main(int argc, char **argv) {
       only != "loaded8" && only != "gunion" && only != "ustore" &&
       only != "where" && only != "prof" && only != "stride" &&
       only != "direct" && only != "direct2" && only != "align" &&
-      only != "align8" && only != "sunion") {
+      only != "align8" && only != "sunion" &&
+      only != "xpf") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
-                    "prof | stride | direct | direct2 | align | align8 | sunion]\n");
+                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf]\n");
     return 2;
   }
   char err[256];
@@ -1287,6 +1325,7 @@ int main(int argc, char **argv) {
   if (only == "align") tune_setop_align<int32_t, uint32_t>(n);
   if (only == "align8") tune_setop_align8<int64_t, uint64_t>(n);
   if (only == "sunion") tune_setop_sunion<int32_t, uint32_t>(n);
+  if (only == "xpf") tune_setop_xpf<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
