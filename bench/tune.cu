@@ -23,7 +23,6 @@
 #include "merge.cuh"
 #include "mergesort.cuh"
 #include "setop.cuh"
-#include "setop_split.cuh"
 
 namespace {
 
@@ -309,7 +308,7 @@ template <typename K, typename V> struct setop_data {
 };
 
 template <typename P, bool HAS_V, bool STAGE_V, bool LBW = false,
-          int S = kSetopSampleStride, int LAG = 0, typename K, typename V>
+          int S = kSetopSampleStride, typename K, typename V>
 void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   mgpu_setop_args m;
   memset(&m, 0, sizeof m);
@@ -335,12 +334,8 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
     if (HAS_V)
       CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
   }, [&] {
-    if constexpr (LAG > 0)
-      MCHECK((setop_run_split<P, K, V, ascending<K>, S>(
-          ctx, &m, &count, ascending<K>(), setop_opt, LAG)));
-    else
-      MCHECK((setop_run<P, HAS_V, STAGE_V, LBW, K, V, ascending<K>, S>(
-          ctx, &m, &count, ascending<K>(), setop_opt)));
+    MCHECK((setop_run<P, HAS_V, STAGE_V, LBW, K, V, ascending<K>, S>(
+        ctx, &m, &count, ascending<K>(), setop_opt)));
   });
   const int o = (int)op;
   bool ok = true;
@@ -971,24 +966,6 @@ template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Pairs union in keys-only tiles whose values a later tile moves
- * (setop_split.cuh; "s100" = a lag of 100% of a wave) against the
- * policy's staged tile (first, the reference). */
-template <typename K, typename V> void tune_setop_split(int n) {
-  setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0};
-  const mgpu_setop_kind u = MGPU_SET_UNION;
-  constexpr int S = kSetopSampleStride;
-  typedef AL<SU<R<256, 29, 5, 850>, 2>> KU;
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "pol");
-    tune_setop<KU, true, false, true, S, 100>(d, u, "s100");
-    tune_setop<KU, true, false, true, S, 50>(d, u, "s50");
-    tune_setop<KU, true, false, true, S, 200>(d, u, "s200");
-    tune_setop<KU, true, false, true, S, 25>(d, u, "s25");
-  }
-}
-
 /* Where a call's time goes (policy tiles P, look-back warp): the whole
  * call, then its launches made here as setop_run makes them: the sample
  * gather and the partition (early, as in the call), the tile launch alone
@@ -1302,12 +1279,12 @@ int main(int argc, char **argv) {
       only != "where" && only != "prof" && only != "stride" &&
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
-      only != "xpf" && only != "split") {
+      only != "xpf") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
-                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf | split]\n");
+                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf]\n");
     return 2;
   }
   char err[256];
@@ -1349,7 +1326,6 @@ int main(int argc, char **argv) {
   if (only == "align8") tune_setop_align8<int64_t, uint64_t>(n);
   if (only == "sunion") tune_setop_sunion<int32_t, uint32_t>(n);
   if (only == "xpf") tune_setop_xpf<int32_t, uint32_t>(n);
-  if (only == "split") tune_setop_split<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
