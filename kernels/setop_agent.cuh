@@ -567,35 +567,26 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
   const int start =
       first + (int)threadIdx.x -
       (ALIGN ? (int)(((size_t)(out + first) / sizeof(K)) & (LINE - 1)) : 0);
-  if constexpr (U == 1) {
-    for (int i = start; i < room; i += NT) {
-      if (ALIGN && i < first) continue;
-      const int s = sm.kept[i];
-      out[i] = sm.keys[s];
-      if (HAS_V) outv[i] = kept_value<STAGE_V>(t, sm, p, s, i, early);
-    }
-  } else {
-    /* U outputs a thread at a time: their loads (shared, and gathered
-     * values) are in flight together before the stores */
-    for (int i0 = start; i0 < room; i0 += U * NT) {
-      K k[U];
-      V v[HAS_V ? U : 1];
+  /* U outputs a thread at a time: their loads (shared, and gathered
+   * values) are in flight together before the stores */
+  for (int i0 = start; i0 < room; i0 += U * NT) {
+    K k[U];
+    V v[HAS_V ? U : 1];
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int i = i0 + u * NT;
-        if (i < room && (!ALIGN || i >= first)) {
-          const int s = sm.kept[i];
-          k[u] = sm.keys[s];
-          if (HAS_V) v[u] = kept_value<STAGE_V>(t, sm, p, s, i, early);
-        }
+    for (int u = 0; u < U; ++u) {
+      const int i = i0 + u * NT;
+      if (i < room && (!ALIGN || i >= first)) {
+        const int s = sm.kept[i];
+        k[u] = sm.keys[s];
+        if (HAS_V) v[u] = kept_value<STAGE_V>(t, sm, p, s, i, early);
       }
+    }
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int i = i0 + u * NT;
-        if (i < room && (!ALIGN || i >= first)) {
-          out[i] = k[u];
-          if (HAS_V) outv[i] = v[u];
-        }
+    for (int u = 0; u < U; ++u) {
+      const int i = i0 + u * NT;
+      if (i < room && (!ALIGN || i >= first)) {
+        out[i] = k[u];
+        if (HAS_V) outv[i] = v[u];
       }
     }
   }
