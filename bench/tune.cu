@@ -23,7 +23,6 @@
 #include "merge.cuh"
 #include "mergesort.cuh"
 #include "setop.cuh"
-#include "setop_mover.cuh"
 
 namespace {
 
@@ -308,18 +307,8 @@ template <typename K, typename V> struct setop_data {
   }
 };
 
-/* A mover candidate (setop_mover.cuh): the movers' block, gathers in
- * flight, blocks an SM it is compiled for, and whether keys tiles ask L2
- * for their own values. */
-template <int NT_, int U_, int MB_, bool OWN_PF_> struct MV {
-  static constexpr int NT = NT_, U = U_, MB = MB_;
-  static constexpr bool OWN_PF = OWN_PF_;
-};
-setop_mover_options mover_opt;
-
 template <typename P, bool HAS_V, bool STAGE_V, bool LBW = false,
-          int S = kSetopSampleStride, typename M = void, typename K,
-          typename V>
+          int S = kSetopSampleStride, typename K, typename V>
 void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   mgpu_setop_args m;
   memset(&m, 0, sizeof m);
@@ -345,13 +334,8 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
     if (HAS_V)
       CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
   }, [&] {
-    if constexpr (std::is_void<M>::value)
-      MCHECK((setop_run<P, HAS_V, STAGE_V, LBW, K, V, ascending<K>, S>(
-          ctx, &m, &count, ascending<K>(), setop_opt)));
-    else
-      MCHECK((setop_run_mover<P, M::NT, M::U, M::MB, M::OWN_PF, K, V,
-                              ascending<K>, S>(ctx, &m, &count, ascending<K>(),
-                                               setop_opt, mover_opt)));
+    MCHECK((setop_run<P, HAS_V, STAGE_V, LBW, K, V, ascending<K>, S>(
+        ctx, &m, &count, ascending<K>(), setop_opt)));
   });
   const int o = (int)op;
   bool ok = true;
@@ -947,49 +931,6 @@ template <typename K, typename V> void tune_setop_sunion(int n) {
 
 /* How far ahead (percent of a wave) intersections and differences prefetch,
  * the policy's 50 first (the reference), and with samples every 1024 keys. */
-/* Pairs union in keys-only tiles whose values a kernel of its own moves
- * (setop_mover.cuh) against the policy's staged tile (first, the
- * reference): the keys tiles alone (values wrong: MISMATCH expected), the
- * movers after them, then beside them on a stream of higher priority. */
-template <typename K, typename V> void tune_setop_mover(int n) {
-  setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0};
-  const mgpu_setop_kind u = MGPU_SET_UNION;
-  constexpr int S = kSetopSampleStride;
-  typedef AL<SU<R<256, 29, 5, 850>, 2>> KU;
-  int lo, hi;
-  CHECK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
-  CHECK(cudaStreamCreateWithPriority(&mover_opt.side, cudaStreamNonBlocking, hi));
-  CHECK(cudaEventCreateWithFlags(&mover_opt.partitioned, cudaEventDisableTiming));
-  CHECK(cudaEventCreateWithFlags(&mover_opt.moved, cudaEventDisableTiming));
-  const auto mo = [&](int per_sm, int ahead, bool after) {
-    mover_opt.movers_per_sm = per_sm;
-    mover_opt.ahead = ahead;
-    mover_opt.after = after;
-    printf("movers %d an SM, %d ahead, %s\n", per_sm, ahead,
-           after ? "after the tiles" : "beside them");
-  };
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "pol");
-    mo(0, 0, false);
-    tune_setop<KU, true, false, true, S, MV<128, 12, 9, false>>(d, u, "keys");
-    mo(1, 1, true);
-    tune_setop<KU, true, false, true, S, MV<128, 12, 9, false>>(d, u, "after");
-    mo(1, 1, false);
-    tune_setop<KU, true, false, true, S, MV<128, 12, 9, false>>(d, u, "m1a1");
-    mo(1, 2, false);
-    tune_setop<KU, true, false, true, S, MV<128, 12, 9, false>>(d, u, "m1a2");
-    mo(1, 0, false);
-    tune_setop<KU, true, false, true, S, MV<128, 12, 9, true>>(d, u, "m1own");
-    mo(2, 1, false);
-    tune_setop<KU, true, false, true, S, MV<64, 12, 18, false>>(d, u, "m2x64");
-    mo(1, 1, false);
-    tune_setop<KU, true, false, true, S, MV<128, 8, 9, false>>(d, u, "m1u8");
-    mo(1, 1, false);
-    tune_setop<KU, true, false, true, S, MV<192, 8, 6, false>>(d, u, "m192");
-  }
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1338,12 +1279,12 @@ int main(int argc, char **argv) {
       only != "where" && only != "prof" && only != "stride" &&
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
-      only != "xpf" && only != "mover") {
+      only != "xpf") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
-                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf | mover]\n");
+                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf]\n");
     return 2;
   }
   char err[256];
@@ -1385,7 +1326,6 @@ int main(int argc, char **argv) {
   if (only == "align8") tune_setop_align8<int64_t, uint64_t>(n);
   if (only == "sunion") tune_setop_sunion<int32_t, uint32_t>(n);
   if (only == "xpf") tune_setop_xpf<int32_t, uint32_t>(n);
-  if (only == "mover") tune_setop_mover<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
