@@ -931,6 +931,74 @@ template <typename K, typename V> void tune_setop_sunion(int n) {
 
 /* How far ahead (percent of a wave) intersections and differences prefetch,
  * the policy's 50 first (the reference), and with samples every 1024 keys. */
+/* Prefetch distance and sample stride per operation (eighteenth round):
+ * each operation's library tile (held where use_held takes it), direct
+ * points as in the library, the policy's 50% / 512 first. */
+template <typename H, typename P, bool HAS_V, bool STAGE_V, int S,
+          typename K, typename V>
+void tune_setop_lib(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
+  bool held = false;
+  if constexpr (H::HOLD > 0) {
+    mgpu_setop_args m;
+    memset(&m, 0, sizeof m);
+    m.na = (size_t)d.na;
+    m.nb = (size_t)d.nb;
+    MCHECK((use_held<H, HAS_V, K, V, ascending<K>>(ctx, &m, &held)));
+    if (held) tune_setop<H, HAS_V, STAGE_V, true, S>(d, op, what);
+  }
+  if (!held) tune_setop<P, HAS_V, STAGE_V, true, S>(d, op, what);
+}
+
+template <typename K, typename V> void tune_setop_xop(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), 0> KP;
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, df = MGPU_SET_DIFFERENCE,
+                        un = MGPU_SET_UNION,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  const int dp = KP::direct_points;
+  for (int v : {0, 1}) {
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int c = 0; c < 5; ++c) {
+        static const int pfs[5] = {50, 35, 50, 35, 25};
+        const int pf = pfs[c];
+        const bool wide = c >= 2;
+        setop_opt = {pf, true, true, 0, dp};
+        char what[16];
+        snprintf(what, sizeof what, "%d/%d", pf, wide ? 1024 : 512);
+#define XOP_ALL(S)                                                            \
+  if (v) {                                                                    \
+    tune_setop_lib<typename SP::held_intersection, typename SP::intersection, \
+                   true, false, S>(d, x, what);                               \
+    tune_setop_lib<typename SP::held_difference, typename SP::difference,     \
+                   true, false, S>(d, df, what);                              \
+    tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(       \
+        d, un, what);                                                         \
+    tune_setop_lib<no_held_policy, typename SP::staged_symmetric_difference,  \
+                   true, true, S>(d, sd, what);                               \
+  } else {                                                                    \
+    tune_setop_lib<typename KP::held_intersection, typename KP::intersection, \
+                   false, false, S>(d, x, what);                              \
+    tune_setop_lib<typename KP::held_difference, typename KP::difference,     \
+                   false, false, S>(d, df, what);                             \
+    tune_setop_lib<no_held_policy, typename KP::union_tile, false, false, S>( \
+        d, un, what);                                                         \
+    tune_setop_lib<no_held_policy, typename KP::symmetric_difference_tile,    \
+                   false, false, S>(d, sd, what);                             \
+  }
+        if (wide) {
+          XOP_ALL(1024)
+        } else {
+          XOP_ALL(512)
+        }
+#undef XOP_ALL
+      }
+    }
+    d.reset_refs();
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1279,12 +1347,12 @@ int main(int argc, char **argv) {
       only != "where" && only != "prof" && only != "stride" &&
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
-      only != "xpf") {
+      only != "xpf" && only != "xop") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
-                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf]\n");
+                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop]\n");
     return 2;
   }
   char err[256];
@@ -1326,6 +1394,7 @@ int main(int argc, char **argv) {
   if (only == "align8") tune_setop_align8<int64_t, uint64_t>(n);
   if (only == "sunion") tune_setop_sunion<int32_t, uint32_t>(n);
   if (only == "xpf") tune_setop_xpf<int32_t, uint32_t>(n);
+  if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
