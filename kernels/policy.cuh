@@ -458,6 +458,24 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * the keys (and staged values) of a later tile; 0: no prefetch. */
   static constexpr int prefetch = 50;
   static constexpr int staged_prefetch = 50;
+  /* Calls of at least kSetopWideWaves waves (setop.cuh): the prefetch
+   * percent, and samples every wide_stride keys (0: kSetopSampleStride).
+   * Eighteenth round (mgpu_tune xop, H200, i32, the library's tiles, two
+   * runs of two passes at 2^24 and 2^26; ms, 50% / 512 the policy, then
+   * 35% / 1024):
+   *   2^26 keys intersection 0.1818-0.1832 / 0.1798-0.1810, difference
+   *     0.1887-0.1912 / 0.1873-0.1886, union 0.2124-0.2143 /
+   *     0.2100-0.2106, symmetric difference 0.2015-0.2031 /
+   *     0.1997-0.2012; pairs intersection 0.2101-0.2143 / 0.2077-0.2119,
+   *     difference 0.2231-0.2258 / 0.2196-0.2218, staged union
+   *     0.3505-0.3524 / 0.3491-0.3495
+   *   2^28 (one run): keys 0.5-1% faster, pairs difference and union 0.5%
+   *   2^25: level (union 50% / 512 0.1206-0.1214 against 0.1204-0.1226);
+   *     2^24 (direct points, held tiles): keys union and symmetric
+   *     difference 1.5-2% slower with 1024, the rest level.
+   * 8-byte keys were not measured: as the other calls. */
+  static constexpr int wide_prefetch = KEY_BYTES == 4 ? 35 : prefetch;
+  static constexpr int wide_stride = KEY_BYTES == 4 ? 1024 : 0;
   /* A warp of its own looks back from the tile's start (setop_kernel);
    * not for 8-byte pairs, where it was 1-2% slower, except in the tiles
    * that gather values early, which need it (setop_launch). */

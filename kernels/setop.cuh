@@ -41,6 +41,14 @@ constexpr int kSetopSampleStride = 512;
  * 11.5, but at 2^23, 2851 points, 16.1 against 12.7). */
 constexpr int kSetopSampleFromPoints = 1536;
 
+/* Calls of at least this many waves of resident tiles take the policy's
+ * wide prefetch and sample stride (setop_policy::wide_prefetch,
+ * wide_stride; docs/TUNING.md, eighteenth round: 1-1.5% at 2^26-2^28 for
+ * i32, 1.5-2% slower for keys union at 2^24, level at 2^25).  A test
+ * build (CMake MGPU_SETOP_WIDE_ALWAYS) takes them in every call, so that
+ * the specs and compute-sanitizer cover them. */
+constexpr int kSetopWideWaves = 10;
+
 /* A test build (CMake MGPU_SETOP_PARTITION_LANES) may fix the lanes a
  * point at any size, so that the specs and compute-sanitizer cover the
  * groups that only large calls use otherwise. */
@@ -177,6 +185,18 @@ mgpu_status use_held(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
   const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
   *use = tiles >= P::MIN_ROUNDS * resident && tiles < P::MAX_ROUNDS * resident;
   return MGPU_OK;
+#endif
+}
+
+template <typename P>
+bool setop_wide_call(mgpu_context *ctx, const mgpu_setop_args *m) {
+#ifdef MGPU_SETOP_WIDE_ALWAYS
+  (void)ctx, (void)m;
+  return true;
+#else
+  const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
+  return tiles >= (long long)kSetopWideWaves * cuda_of(ctx)->sm_count *
+                      P::MIN_BLOCKS;
 #endif
 }
 
@@ -318,17 +338,31 @@ template <typename K, int VB> struct setop_launch {
   typedef value_t<VB> V;
   static constexpr bool HAS_V = VB != 0;
 
+  /* Tile P with values staged or not, waiting with the look-back warp or
+   * not; prefetch percent as given, or the wide one in wide calls. */
+  template <typename P, bool STAGE_V, bool W, typename Comp>
+  static mgpu_status run_tile(mgpu_context *ctx, const cuda_setop_call *c,
+                              Comp comp, int prefetch) {
+    setop_options opt = {prefetch, SP::early_launch, SP::early_count, 0,
+                         SP::direct_points};
+    if (setop_wide_call<P>(ctx, c->args)) {
+      constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
+      opt.prefetch_percent = SP::wide_prefetch;
+      return setop_run<P, HAS_V, STAGE_V, W, K, V, Comp, S>(ctx, c->args,
+                                                            c->count, comp, opt);
+    }
+    return setop_run<P, HAS_V, STAGE_V, W, K, V, Comp>(ctx, c->args, c->count,
+                                                       comp, opt);
+  }
+
   template <typename P, typename Comp>
   static mgpu_status tile(mgpu_context *ctx, const cuda_setop_call *c,
                           Comp comp) {
-    const setop_options opt = {SP::prefetch, SP::early_launch,
-                               SP::early_count, 0, SP::direct_points};
     /* early values and outputs wait with the look-back warp, even where
      * the policy has warp 0 look back otherwise */
     constexpr bool W = SP::lookback_warp || gathers_early<P>::value ||
                        outputs_loaded_early<P>::value > 0;
-    return setop_run<P, HAS_V, false, W, K, V>(ctx, c->args, c->count, comp,
-                                               opt);
+    return run_tile<P, false, W>(ctx, c, comp, SP::prefetch);
   }
 
   template <typename H, typename P, typename Comp>
@@ -346,10 +380,8 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status staged_or(mgpu_context *ctx, const cuda_setop_call *c,
                                Comp comp) {
     if constexpr (SP::stage_values)
-      return setop_run<S, true, true, SP::lookback_warp, K, V>(
-          ctx, c->args, c->count, comp,
-          {SP::staged_prefetch, SP::early_launch, SP::early_count, 0,
-           SP::direct_points});
+      return run_tile<S, true, SP::lookback_warp>(ctx, c, comp,
+                                                  SP::staged_prefetch);
     else
       return tile<P>(ctx, c, comp);
   }
