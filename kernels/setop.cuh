@@ -44,7 +44,7 @@ constexpr int kSetopSampleFromPoints = 1536;
 /* Calls of at least this many waves of resident tiles take the policy's
  * wide prefetch and sample stride (setop_policy::wide_prefetch,
  * wide_stride; docs/TUNING.md, eighteenth round: 1-1.5% at 2^26-2^28 for
- * i32, 1.5-2% slower for keys union at 2^24, level at 2^25).  A test
+ * i32; at 2^24 keys union 1.5-2% slower, at 2^25 the unions level).  A test
  * build (CMake MGPU_SETOP_WIDE_ALWAYS) takes them in every call, so that
  * the specs and compute-sanitizer cover them. */
 constexpr int kSetopWideWaves = 10;
