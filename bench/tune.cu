@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "merge.cuh"
@@ -966,32 +967,37 @@ template <typename K, typename V> void tune_setop_xop(int n) {
         setop_opt = {pf, true, true, 0, dp};
         char what[16];
         snprintf(what, sizeof what, "%d/%d", pf, wide ? 1024 : 512);
-#define XOP_ALL(S)                                                            \
-  if (v) {                                                                    \
-    tune_setop_lib<typename SP::held_intersection, typename SP::intersection, \
-                   true, false, S>(d, x, what);                               \
-    tune_setop_lib<typename SP::held_difference, typename SP::difference,     \
-                   true, false, S>(d, df, what);                              \
-    tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(       \
-        d, un, what);                                                         \
-    tune_setop_lib<no_held_policy, typename SP::staged_symmetric_difference,  \
-                   true, true, S>(d, sd, what);                               \
-  } else {                                                                    \
-    tune_setop_lib<typename KP::held_intersection, typename KP::intersection, \
-                   false, false, S>(d, x, what);                              \
-    tune_setop_lib<typename KP::held_difference, typename KP::difference,     \
-                   false, false, S>(d, df, what);                             \
-    tune_setop_lib<no_held_policy, typename KP::union_tile, false, false, S>( \
-        d, un, what);                                                         \
-    tune_setop_lib<no_held_policy, typename KP::symmetric_difference_tile,    \
-                   false, false, S>(d, sd, what);                             \
-  }
-        if (wide) {
-          XOP_ALL(1024)
-        } else {
-          XOP_ALL(512)
-        }
-#undef XOP_ALL
+        /* every operation's library tile, samples every S keys */
+        const auto all = [&](auto stride) {
+          constexpr int S = decltype(stride)::value;
+          if (v) {
+            tune_setop_lib<typename SP::held_intersection,
+                           typename SP::intersection, true, false, S>(d, x, what);
+            tune_setop_lib<typename SP::held_difference,
+                           typename SP::difference, true, false, S>(d, df, what);
+            tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
+                d, un, what);
+            tune_setop_lib<no_held_policy,
+                           typename SP::staged_symmetric_difference, true, true,
+                           S>(d, sd, what);
+          } else {
+            tune_setop_lib<typename KP::held_intersection,
+                           typename KP::intersection, false, false, S>(d, x,
+                                                                       what);
+            tune_setop_lib<typename KP::held_difference,
+                           typename KP::difference, false, false, S>(d, df,
+                                                                     what);
+            tune_setop_lib<no_held_policy, typename KP::union_tile, false, false,
+                           S>(d, un, what);
+            tune_setop_lib<no_held_policy,
+                           typename KP::symmetric_difference_tile, false, false,
+                           S>(d, sd, what);
+          }
+        };
+        if (wide)
+          all(std::integral_constant<int, 1024>());
+        else
+          all(std::integral_constant<int, 512>());
       }
     }
     d.reset_refs();

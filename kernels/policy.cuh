@@ -470,7 +470,8 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     difference 0.2231-0.2258 / 0.2196-0.2218, staged union
    *     0.3505-0.3524 / 0.3491-0.3495
    *   2^28 (one run): keys 0.5-1% faster, pairs difference and union 0.5%
-   *   2^25: level (union 50% / 512 0.1206-0.1214 against 0.1204-0.1226);
+   *   2^25 (one run): the unions level (keys 0.1206-0.1214 against
+   *     0.1204-0.1226), intersections and differences (held) 1-2% faster;
    *     2^24 (direct points, held tiles): keys union and symmetric
    *     difference 1.5-2% slower with 1024, the rest level.
    * 8-byte keys were not measured: as the other calls. */
