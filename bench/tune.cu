@@ -930,6 +930,37 @@ template <typename K, typename V> void tune_setop_sunion(int n) {
   }
 }
 
+/* Staged union and symmetric difference in setop_parked_kernel (output
+ * parked in shared memory of its own), against the library's tiles; the
+ * wide calls' prefetch and stride where the library takes them. */
+template <int NT, int VT, int MB> using PK = parked_policy<NT, VT, MB>;
+template <typename K, typename V> void tune_setop_parked(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  const bool wide = n >= (1 << 26);
+  setop_opt = {wide ? 35 : 50, true, true, 0, setop_policy<sizeof(K), 0>::direct_points};
+  const auto all = [&](auto stride) {
+    constexpr int S = decltype(stride)::value;
+    tune_setop<typename SP::staged, true, true, true, S>(d, un, "pol");
+    tune_setop<PK<256, 15, 3>, true, true, true, S>(d, un, "pk");
+    tune_setop<PK<128, 31, 3>, true, true, true, S>(d, un, "pk");
+    tune_setop<PK<256, 11, 4>, true, true, true, S>(d, un, "pk");
+    tune_setop<PK<320, 11, 3>, true, true, true, S>(d, un, "pk");
+    tune_setop<PK<192, 19, 3>, true, true, true, S>(d, un, "pk");
+    tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(d, sd, "pol");
+    tune_setop<PK<256, 15, 3>, true, true, true, S>(d, sd, "pk");
+    tune_setop<PK<128, 31, 3>, true, true, true, S>(d, sd, "pk");
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    if (wide)
+      all(std::integral_constant<int, 1024>());
+    else
+      all(std::integral_constant<int, 512>());
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* How far ahead (percent of a wave) intersections and differences prefetch,
  * the policy's 50 first (the reference), and with samples every 1024 keys. */
 /* Prefetch distance and sample stride per operation (eighteenth round):
@@ -1353,12 +1384,13 @@ int main(int argc, char **argv) {
       only != "where" && only != "prof" && only != "stride" &&
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
-      only != "xpf" && only != "xop") {
+      only != "xpf" && only != "xop" && only != "parked") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
-                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop]\n");
+                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
+                    "parked]\n");
     return 2;
   }
   char err[256];
@@ -1401,6 +1433,7 @@ int main(int argc, char **argv) {
   if (only == "sunion") tune_setop_sunion<int32_t, uint32_t>(n);
   if (only == "xpf") tune_setop_xpf<int32_t, uint32_t>(n);
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
+  if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

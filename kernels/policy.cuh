@@ -61,6 +61,20 @@ struct holds_output : std::false_type {};
 template <typename P>
 struct holds_output<P, decltype((void)P::HOLD)> : std::true_type {};
 
+/* A staged set-operation tile for setop_parked_kernel: persistent blocks
+ * that park each tile's output in shared memory of its own until the
+ * tile's place is known, while the inputs' buffer takes the next tile.
+ * Used for calls of fewer than MAX_ROUNDS tiles a resident block. */
+template <int NT_, int VT_, int MIN_BLOCKS_, int MAX_ROUNDS_ = (1 << 20)>
+struct parked_policy : tile_policy<NT_, VT_, MIN_BLOCKS_> {
+  static constexpr bool PARKS = true;
+  static constexpr int MAX_ROUNDS = MAX_ROUNDS_;
+};
+template <typename P, typename = void>
+struct parks_output : std::false_type {};
+template <typename P>
+struct parks_output<P, decltype((void)P::PARKS)> : std::true_type {};
+
 /* A set-operation tile whose list of kept places holds KEPT_PERMILLE /
  * 1000 of the tile (half by default), for operations that can emit more:
  * the kept outputs are listed and stored in rounds of KEPT, each after the
@@ -446,6 +460,21 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 0.3309; 24: 0.3548-0.3549 / 0.3297-0.3460). */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
   typedef early_outputs_policy<tile_policy<128, 31, 5>, 16> staged;
+  /* Staged calls (union and symmetric difference) of fewer than 16 tiles
+   * a resident block park each tile's output in shared memory of its own
+   * (setop_parked_kernel; nineteenth round, mgpu_tune parked, H200, two
+   * passes, ms, the tiles above / parked 256 x 15 / 3; tiles a resident
+   * block in brackets):
+   *   union: 2^20 (0.7) 0.0240-0.0244 / 0.0230-0.0233, 2^22 (2.8)
+   *     0.0471-0.0480 / 0.0425-0.0429, 2^24 (11) 0.1123-0.1134 /
+   *     0.1084-0.1088, 2^25 (22) 0.1899-0.1928 / 0.1951-0.1954, 2^26
+   *     0.3494-0.3511 / 0.3651-0.3704, 2^28 1.2874-1.2916 / 1.3768-1.3797
+   *   symmetric difference: 2^22 0.0462-0.0463 / 0.0414-0.0418, 2^24
+   *     0.1071-0.1073 / 0.1030-0.1039, 2^25 0.1775-0.1777 /
+   *     0.1842-0.1843, 2^26 0.3221-0.3236 / 0.3466-0.3479
+   * 128 x 31 / 3, 192 x 19 / 3, 256 x 11 / 4 and 320 x 11 / 3 parked were
+   * slower than 256 x 15 / 3 from 2^24 on. */
+  typedef parked_policy<256, 15, 3, 16> parked;
   /* Symmetric difference emits ~60% of a tile: its kept list at 70%
    * (rounds_policy) lets a sixth staged tile fit an SM (fifteenth round,
    * mgpu_tune gunion, ms at 2^24 / 2^26 / 2^28: 128 x 29 / 6, 70%

@@ -12,7 +12,9 @@
  * launch ahead of them ends (programmatic dependent launch); in calls of a
  * few waves of tiles the first wave's points are searched on the inputs
  * while the samples are gathered, and each tile waits only for its own
- * two points.  The last
+ * two points.  Staged calls of a few rounds of tiles run as persistent
+ * blocks that park each tile's output in shared memory until its place is
+ * known (setop_parked.cuh).  The last
  * tile writes the total into the context's pinned host words with the
  * call's ticket; the host waits for that, not for the stream, so the call
  * returns while the last stores land (they are in stream order).
@@ -24,6 +26,7 @@
 
 #include "setop_agent.cuh"
 #include "setop_held.cuh"
+#include "setop_parked.cuh"
 
 namespace mgpu {
 
@@ -143,29 +146,46 @@ inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
 template <typename P, typename K, typename V> constexpr size_t held_smem_bytes() {
   return sizeof(setop_held_smem<P::NT, P::VT, K, V, kept_room<P>::value>);
 }
+template <typename P, typename K, typename V> constexpr size_t parked_smem_bytes() {
+  return sizeof(setop_parked_smem<P::NT, P::VT, K, V>);
+}
 
-/* How many blocks of setop_held_kernel are resident at once on the
- * context's device (asked once per device and kernel); 0 if none fit.
- * The kernel's shared-memory allowance is raised first: asked before it,
- * the occupancy of a tile over 48 KB is 0 (the first sweep with the size
- * rule ran i32 keys difference on one block an SM, 3x slower). */
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
-mgpu_status held_resident_blocks(mgpu_context *ctx, long long *resident) {
+/* How many blocks of a persistent kernel (setop_held_kernel or
+ * setop_parked_kernel: the template argument, so that each instantiation
+ * remembers its own) are resident at once on the context's device (asked
+ * once per device and kernel); 0 if none fit.  The kernel's shared-memory
+ * allowance is raised first: asked before it, the occupancy of a tile
+ * over 48 KB is 0 (the first sweep with the size rule ran i32 keys
+ * difference on one block an SM, 3x slower). */
+template <auto KERNEL>
+mgpu_status persistent_resident_blocks(mgpu_context *ctx, int threads,
+                                       size_t smem, long long *resident) {
+  auto kernel = KERNEL;
   static std::atomic<int> per_sm_of[kMaxCachedDevices];
   const cuda_state *st = cuda_of(ctx);
   const int dev = st->device;
   int per_sm = dev < kMaxCachedDevices ? per_sm_of[dev].load() : 0;
   if (per_sm == 0) {
-    auto kernel = setop_held_kernel<P, HAS_V, K, V, Comp>;
-    const size_t smem = held_smem_bytes<P, K, V>();
     MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
     CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &per_sm, kernel, P::NT + 32, smem));
+                      &per_sm, kernel, threads, smem));
     if (per_sm < 0) per_sm = 0;
     if (per_sm > 0 && dev < kMaxCachedDevices) per_sm_of[dev].store(per_sm);
   }
   *resident = (long long)per_sm * st->sm_count;
   return MGPU_OK;
+}
+
+template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+mgpu_status held_resident_blocks(mgpu_context *ctx, long long *resident) {
+  return persistent_resident_blocks<setop_held_kernel<P, HAS_V, K, V, Comp>>(
+      ctx, P::NT + 32, held_smem_bytes<P, K, V>(), resident);
+}
+
+template <typename P, typename K, typename V, typename Comp>
+mgpu_status parked_resident_blocks(mgpu_context *ctx, long long *resident) {
+  return persistent_resident_blocks<setop_parked_kernel<P, K, V, Comp>>(
+      ctx, P::NT + 32, parked_smem_bytes<P, K, V>(), resident);
 }
 
 /* Whether a call goes to setop_held_kernel: when it makes at least
@@ -188,12 +208,36 @@ mgpu_status use_held(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
 #endif
 }
 
+/* Whether a staged call goes to setop_parked_kernel: when it makes fewer
+ * than P::MAX_ROUNDS tiles a resident block (policy.cuh has the figures).
+ * MGPU_SETOP_PARKED_ALWAYS (a test build's CMake option) sends every
+ * staged call, so that the specs and compute-sanitizer cover that kernel
+ * at any size. */
+template <typename P, typename K, typename V, typename Comp>
+mgpu_status use_parked(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
+#ifdef MGPU_SETOP_PARKED_ALWAYS
+  (void)ctx, (void)m;
+  *use = true;
+  return MGPU_OK;
+#else
+  long long resident = 0;
+  MGPU_TRY((parked_resident_blocks<P, K, V, Comp>(ctx, &resident)));
+  const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
+  *use = tiles < P::MAX_ROUNDS * resident;
+  return MGPU_OK;
+#endif
+}
+
+/* Calls of kSetopWideWaves waves or more; not parked calls, which the
+ * wide settings were not measured for (and whose size rule keeps them
+ * within 16 tiles a resident block). */
 template <typename P>
 bool setop_wide_call(mgpu_context *ctx, const mgpu_setop_args *m) {
 #ifdef MGPU_SETOP_WIDE_ALWAYS
   (void)ctx, (void)m;
   return true;
 #else
+  if (parks_output<P>::value) return false;
   const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
   return tiles >= (long long)kSetopWideWaves * cuda_of(ctx)->sm_count *
                       P::MIN_BLOCKS;
@@ -230,7 +274,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * not for setop_held_kernel, which waits for the whole partition */
   const long long wave = (long long)st->sm_count * P::MIN_BLOCKS;
   const bool flagged = sampled && opt.direct_percent > 0 &&
-                       !holds_output<P>::value &&
+                       !holds_output<P>::value && !parks_output<P>::value &&
                        tiles <= kSetopDirectWaves * wave;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
@@ -307,6 +351,20 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     const unsigned grid = (unsigned)min((long long)tiles, resident);
     CUDA_TRY(ctx, launch_early(early, kernel, grid, P::NT + 32, smem, s, t,
                                tiles, (int *)(status + tiles + groups), comp));
+  } else if constexpr (parks_output<P>::value) {
+    static_assert(LOOKBACK_WARP && STAGE_V && HAS_V,
+                  "setop_parked_kernel: a look-back warp, values staged");
+    auto kernel = setop_parked_kernel<P, K, V, Comp>;
+    const size_t smem = parked_smem_bytes<P, K, V>();
+    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+    long long resident = 0;
+    MGPU_TRY((parked_resident_blocks<P, K, V, Comp>(ctx, &resident)));
+    if (resident < 1)
+      return mgpu_set_error(ctx, MGPU_EDEVICE,
+                            "setop: a parked tile does not fit on this device");
+    const unsigned grid = (unsigned)min((long long)tiles, resident);
+    CUDA_TRY(ctx, launch_early(early, kernel, grid, P::NT + 32, smem, s, t,
+                               tiles, (int *)(status + tiles + groups), comp));
   } else {
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
     const size_t smem =
@@ -379,11 +437,17 @@ template <typename K, int VB> struct setop_launch {
   template <typename S, typename P, typename Comp>
   static mgpu_status staged_or(mgpu_context *ctx, const cuda_setop_call *c,
                                Comp comp) {
-    if constexpr (SP::stage_values)
+    if constexpr (SP::stage_values) {
+      typedef typename SP::parked PK;
+      bool parked = false;
+      MGPU_TRY((use_parked<PK, K, V, Comp>(ctx, c->args, &parked)));
+      if (parked)
+        return run_tile<PK, true, true>(ctx, c, comp, SP::staged_prefetch);
       return run_tile<S, true, SP::lookback_warp>(ctx, c, comp,
                                                   SP::staged_prefetch);
-    else
+    } else {
       return tile<P>(ctx, c, comp);
+    }
   }
 
   template <typename Comp>

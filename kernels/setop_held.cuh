@@ -31,8 +31,9 @@
 
 namespace mgpu {
 
-template <int NT, int VT, typename K, typename V, int KEPT>
-struct setop_held_smem : setop_tile_smem<NT, VT, false, K, V, KEPT> {
+/* What a persistent block's compute warps and its look-back warp hand each
+ * other (held_lookback_warp). */
+struct held_handoff {
   /* per tile parity: the count, for the look-back warp (kHandoffEmpty
    * until written); the base it found */
   unsigned long long handoff[2];
@@ -44,6 +45,10 @@ struct setop_held_smem : setop_tile_smem<NT, VT, false, K, V, KEPT> {
   int next;  /* the same for the compute warps */
   int first; /* the block's first tile */
 };
+
+template <int NT, int VT, typename K, typename V, int KEPT>
+struct setop_held_smem : setop_tile_smem<NT, VT, false, K, V, KEPT>,
+                         held_handoff {};
 
 constexpr unsigned long long kHandoffEmpty = ~0ull;
 
@@ -65,6 +70,50 @@ template <int THREADS>
 __device__ __forceinline__ void base_sync(int k) {
   if (k & 1) named_sync(3, THREADS);
   else named_sync(2, THREADS);
+}
+
+/* The look-back warp of a persistent block: the base of one tile after
+ * another, as the block takes them (`tile` its first).  The compute warps
+ * hand it each tile's count in sm.handoff[k & 1] and then the block's next
+ * tile in sm.next_slot[k & 3]; it hands back each base in sm.base[k & 1]
+ * and arrives on barrier 2 + (k & 1).  The last tile's look-back publishes
+ * the call's total. */
+template <int THREADS, typename K, typename V, typename Smem>
+__device__ __forceinline__ void held_lookback_warp(const setop_tiles<K, V> &t,
+                                                   Smem &sm, int tile,
+                                                   int tiles) {
+  const int lane = threadIdx.x & 31;
+  for (int k = 0;; ++k) {
+    unsigned long long *slot = &sm.handoff[k & 1];
+    long long count;
+    const long long base = tile_exclusive_prefix_polled(
+        t.status, t.gstatus, tile,
+        [&]() -> long long {
+          unsigned long long w = 0;
+          if (lane == 0) w = read_shared_word(slot);
+          w = __shfl_sync(0xffffffffu, w, 0);
+          return w == kHandoffEmpty ? -1 : (long long)w;
+        },
+        &count);
+    if (lane == 0) {
+      atomicExch(&sm.base[k & 1], (unsigned long long)base);
+      atomicExch(slot, kHandoffEmpty);
+      if (tile == tiles - 1) publish_total(t.total, base + count, t.ticket);
+    }
+    __threadfence_block();
+    base_arrive<THREADS>(k);
+    /* the block's next tile: taken early when this one's output is held
+     * (or parked), after its store when it is not */
+    int next = -1;
+    for (;;) {
+      if (lane == 0) next = atomicExch(&sm.next_slot[k & 3], -1);
+      next = __shfl_sync(0xffffffffu, next, 0);
+      if (next >= 0) break;
+      __nanosleep(64);
+    }
+    tile = next;
+    if (tile >= tiles) return;
+  }
 }
 
 /* A value's source (value_source) is held, and the values are gathered
@@ -110,7 +159,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   typedef setop_held_smem<NT, VT, K, V, KEPT> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
-  const int tid = threadIdx.x, lane = tid & 31;
+  const int tid = threadIdx.x;
   /* launched early: the splits and the zeroed counter come from the
    * partition launch */
   wait_for_prior_grid();
@@ -126,38 +175,8 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   if (tile >= tiles) return;
 
   if (tid >= NT) {
-    /* the look-back warp: one tile after another, as the block takes them */
-    for (int k = 0;; ++k) {
-      unsigned long long *slot = &sm.handoff[k & 1];
-      long long count;
-      const long long base = tile_exclusive_prefix_polled(
-          t.status, t.gstatus, tile,
-          [&]() -> long long {
-            unsigned long long w = 0;
-            if (lane == 0) w = read_shared_word(slot);
-            w = __shfl_sync(0xffffffffu, w, 0);
-            return w == kHandoffEmpty ? -1 : (long long)w;
-          },
-          &count);
-      if (lane == 0) {
-        atomicExch(&sm.base[k & 1], (unsigned long long)base);
-        atomicExch(slot, kHandoffEmpty);
-        if (tile == tiles - 1) publish_total(t.total, base + count, t.ticket);
-      }
-      __threadfence_block();
-      base_arrive<THREADS>(k);
-      /* the block's next tile: taken early when this one's output is
-       * held, after its store when it is not */
-      int next = -1;
-      for (;;) {
-        if (lane == 0) next = atomicExch(&sm.next_slot[k & 3], -1);
-        next = __shfl_sync(0xffffffffu, next, 0);
-        if (next >= 0) break;
-        __nanosleep(64);
-      }
-      tile = next;
-      if (tile >= tiles) return;
-    }
+    held_lookback_warp<THREADS>(t, sm, tile, tiles);
+    return;
   }
 
   constexpr bool EARLY = gathers_early<P>::value && HAS_V;

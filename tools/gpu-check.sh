@@ -8,9 +8,10 @@
 #
 # With no arguments it does build, specs, memcheck, tune and bench.
 # setop-test builds a test library (build-test: every intersection and
-# difference with a held tile takes setop_held_kernel, every call the
-# prefetch and sample stride of wide calls, and partition points take 8
-# lanes, at any size) and runs spec/setop_spec.lua on it, then under
+# difference with a held tile takes setop_held_kernel, every staged union
+# and symmetric difference setop_parked_kernel, every call the prefetch and
+# sample stride of wide calls, and partition points take 8 lanes, at any
+# size) and runs spec/setop_spec.lua on it, then under
 # memcheck and racecheck; memcheck and racecheck also cover the default
 # build's set operations.  Carry .lua-bundle (see
 # ../shared/device/make-lua-bundle.sh); MGPU_COMMIT names the commit in the
@@ -90,6 +91,7 @@ if want setop-test; then
   t0=$(date +%s)
   if cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DMGPU_WERROR=ON \
        -DMGPU_SETOP_HELD_ALWAYS=ON -DMGPU_SETOP_WIDE_ALWAYS=ON \
+       -DMGPU_SETOP_PARKED_ALWAYS=ON \
        -DMGPU_SETOP_PARTITION_LANES=8 \
        >"$OUT/build-test.log" 2>&1 &&
      cmake --build build-test -j"$(nproc)" --target mgpu_lua >>"$OUT/build-test.log" 2>&1; then
