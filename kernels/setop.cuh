@@ -271,7 +271,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const bool sampled =
       tiles + 1 > kSetopSampleFromPoints && total <= INT_MAX;
   /* direct points for calls of a few waves of tiles (kSetopDirectWaves);
-   * not for setop_held_kernel, which waits for the whole partition */
+   * not for the persistent kernels (held, parked), which wait for the
+   * whole partition */
   const long long wave = (long long)st->sm_count * P::MIN_BLOCKS;
   const bool flagged = sampled && opt.direct_percent > 0 &&
                        !holds_output<P>::value && !parks_output<P>::value &&
