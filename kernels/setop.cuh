@@ -188,6 +188,24 @@ mgpu_status parked_resident_blocks(mgpu_context *ctx, long long *resident) {
       ctx, P::NT + 32, parked_smem_bytes<P, K, V>(), resident);
 }
 
+/* A persistent tile kernel (setop_held_kernel, setop_parked_kernel) as
+ * as many blocks as are resident at once (more would only start as others
+ * end), which take tiles from `counter`. */
+template <typename Kernel, typename K, typename V, typename Comp>
+mgpu_status launch_persistent(mgpu_context *ctx, bool early, Kernel kernel,
+                              int threads, size_t smem, long long resident,
+                              cudaStream_t s, const setop_tiles<K, V> &t,
+                              int tiles, int *counter, Comp comp) {
+  MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+  if (resident < 1)
+    return mgpu_set_error(ctx, MGPU_EDEVICE,
+                          "setop: a persistent tile does not fit on this device");
+  const unsigned grid = (unsigned)min((long long)tiles, resident);
+  CUDA_TRY(ctx, launch_early(early, kernel, grid, threads, smem, s, t, tiles,
+                             counter, comp));
+  return MGPU_OK;
+}
+
 /* Whether a call goes to setop_held_kernel: when it makes at least
  * P::MIN_ROUNDS and fewer than P::MAX_ROUNDS tiles a resident block
  * (policy.cuh says where that measured faster).  MGPU_SETOP_HELD_ALWAYS
@@ -339,33 +357,21 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   if constexpr (holds_output<P>::value) {
     static_assert(LOOKBACK_WARP && !STAGE_V,
                   "setop_held_kernel: a look-back warp, values gathered");
-    auto kernel = setop_held_kernel<P, HAS_V, K, V, Comp>;
-    const size_t smem = held_smem_bytes<P, K, V>();
-    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
     long long resident = 0;
     MGPU_TRY((held_resident_blocks<P, HAS_V, K, V, Comp>(ctx, &resident)));
-    if (resident < 1)
-      return mgpu_set_error(ctx, MGPU_EDEVICE,
-                            "setop: a held tile does not fit on this device");
-    /* persistent blocks: as many as are resident at once (more would only
-     * start as others end) */
-    const unsigned grid = (unsigned)min((long long)tiles, resident);
-    CUDA_TRY(ctx, launch_early(early, kernel, grid, P::NT + 32, smem, s, t,
-                               tiles, (int *)(status + tiles + groups), comp));
+    MGPU_TRY(launch_persistent(ctx, early, setop_held_kernel<P, HAS_V, K, V, Comp>,
+                               P::NT + 32, held_smem_bytes<P, K, V>(),
+                               resident, s, t, tiles,
+                               (int *)(status + tiles + groups), comp));
   } else if constexpr (parks_output<P>::value) {
     static_assert(LOOKBACK_WARP && STAGE_V && HAS_V,
                   "setop_parked_kernel: a look-back warp, values staged");
-    auto kernel = setop_parked_kernel<P, K, V, Comp>;
-    const size_t smem = parked_smem_bytes<P, K, V>();
-    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
     long long resident = 0;
     MGPU_TRY((parked_resident_blocks<P, K, V, Comp>(ctx, &resident)));
-    if (resident < 1)
-      return mgpu_set_error(ctx, MGPU_EDEVICE,
-                            "setop: a parked tile does not fit on this device");
-    const unsigned grid = (unsigned)min((long long)tiles, resident);
-    CUDA_TRY(ctx, launch_early(early, kernel, grid, P::NT + 32, smem, s, t,
-                               tiles, (int *)(status + tiles + groups), comp));
+    MGPU_TRY(launch_persistent(ctx, early, setop_parked_kernel<P, K, V, Comp>,
+                               P::NT + 32, parked_smem_bytes<P, K, V>(),
+                               resident, s, t, tiles,
+                               (int *)(status + tiles + groups), comp));
   } else {
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
     const size_t smem =

@@ -72,6 +72,40 @@ __device__ __forceinline__ void base_sync(int k) {
   else named_sync(2, THREADS);
 }
 
+/* A persistent block's start, by all its threads: after the partition
+ * launch (launched early: the splits and the zeroed counter come from it),
+ * thread 0 readies the load barrier and the handoff words and takes the
+ * block's first tile, which it returns to every thread. */
+template <typename Smem>
+__device__ __forceinline__ int held_block_start(Smem &sm, int *counter) {
+  wait_for_prior_grid();
+  if (threadIdx.x == 0) {
+    mbarrier_init(&sm.loaded, 1);
+    mbarrier_init_fence();
+    sm.handoff[0] = sm.handoff[1] = kHandoffEmpty;
+    for (int i = 0; i < 4; ++i) sm.next_slot[i] = -1;
+    sm.first = atomicAdd(counter, 1);
+  }
+  __syncthreads();
+  return sm.first;
+}
+
+/* Thread 0 publishes the count of the block's k-th tile and hands it to
+ * the look-back warp.  Published here, not by the look-back warp, which
+ * may still be waiting for the tile before's base: nothing a tile's count
+ * waits for may depend on other tiles (with the look-back warp publishing
+ * it, calls where some held tiles fell back ran 2x-13x slower). */
+template <typename K, typename V, typename Smem>
+__device__ __forceinline__ void held_hand_count(const setop_tiles<K, V> &t,
+                                                Smem &sm, int tile, int k,
+                                                int count) {
+  if (threadIdx.x != 0) return;
+  if (tile > 0)
+    tile_status_store(t.status + tile, kTileCount | (unsigned long long)count);
+  __threadfence_block();
+  atomicExch(&sm.handoff[k & 1], (unsigned long long)count);
+}
+
 /* The look-back warp of a persistent block: the base of one tile after
  * another, as the block takes them (`tile` its first).  The compute warps
  * hand it each tile's count in sm.handoff[k & 1] and then the block's next
@@ -160,18 +194,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x;
-  /* launched early: the splits and the zeroed counter come from the
-   * partition launch */
-  wait_for_prior_grid();
-  if (tid == 0) {
-    mbarrier_init(&sm.loaded, 1);
-    mbarrier_init_fence();
-    sm.handoff[0] = sm.handoff[1] = kHandoffEmpty;
-    for (int i = 0; i < 4; ++i) sm.next_slot[i] = -1;
-    sm.first = atomicAdd(counter, 1);
-  }
-  __syncthreads();
-  int tile = sm.first;
+  int tile = held_block_start(sm, counter);
   if (tile >= tiles) return;
 
   if (tid >= NT) {
@@ -204,17 +227,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
                                                  &tile_count);
     if (KEPT < NV) tile_count = min(tile_count, KEPT);
     const bool hold = tile_count <= HOLD * NT;
-    if (tid == 0) {
-      /* Published here, not by the look-back warp, which may still be
-       * waiting for the tile before's base: nothing a tile's count waits
-       * for may depend on other tiles (with the look-back warp publishing
-       * it, calls where some tiles fell back ran 2x-13x slower). */
-      if (tile > 0)
-        tile_status_store(t.status + tile,
-                          kTileCount | (unsigned long long)tile_count);
-      __threadfence_block();
-      atomicExch(&sm.handoff[k & 1], (unsigned long long)tile_count);
-    }
+    held_hand_count(t, sm, tile, k, tile_count);
     int next = 0;
     /* the tile before, held since its walk: its base has had this tile's
      * load and walk to come */

@@ -79,18 +79,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x;
-  /* launched early: the splits and the zeroed counter come from the
-   * partition launch */
-  wait_for_prior_grid();
-  if (tid == 0) {
-    mbarrier_init(&sm.loaded, 1);
-    mbarrier_init_fence();
-    sm.handoff[0] = sm.handoff[1] = kHandoffEmpty;
-    for (int i = 0; i < 4; ++i) sm.next_slot[i] = -1;
-    sm.first = atomicAdd(counter, 1);
-  }
-  __syncthreads();
-  int tile = sm.first;
+  int tile = held_block_start(sm, counter);
   if (tile >= tiles) return;
 
   if (tid >= NT) {
@@ -117,14 +106,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     int tile_count;
     const int offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                                  &tile_count);
-    if (tid == 0) {
-      /* published by the compute warps (setop_held_kernel says why) */
-      if (tile > 0)
-        tile_status_store(t.status + tile,
-                          kTileCount | (unsigned long long)tile_count);
-      __threadfence_block();
-      atomicExch(&sm.handoff[k & 1], (unsigned long long)tile_count);
-    }
+    held_hand_count(t, sm, tile, k, tile_count);
     /* the tile before, parked since its walk: its base has had this tile's
      * load and walk to come */
     if (k > 0) {
