@@ -961,46 +961,6 @@ template <typename K, typename V> void tune_setop_parked(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Staged union and symmetric difference in setop_piped_kernel (a producer
- * warp, groups that walk, a look-back warp and storer warps in one block
- * an SM), against the library's staged tiles.  `what` names the groups,
- * input and output stages and the L2 prefetch (percent of the 132-block
- * wave; 0: none). */
-template <int NT, int VT, int G, int IN, int OUT, int B = 2, int SW = 4,
-          bool U = false>
-using PP = piped_policy<NT, VT, G, IN, OUT, B, SW, U>;
-template <typename K, typename V> void tune_setop_piped(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  const bool wide = n >= (1 << 26);
-  const int pf = wide ? 35 : 50;
-  setop_opt = {pf, true, true, 0, setop_policy<sizeof(K), 0>::direct_points};
-  const auto all = [&](auto stride) {
-    constexpr int S = decltype(stride)::value;
-    setop_opt.prefetch_percent = pf;
-    tune_setop<typename SP::staged, true, true, true, S>(d, un, "pol");
-    setop_opt.prefetch_percent = 400;
-    tune_setop<PP<192, 15, 4, 6, 3, 0>, true, true, true, S>(d, un, "4630+");
-    tune_setop<PP<192, 15, 4, 6, 3, 0, 4, true>, true, true, true, S>(d, un, "U4630+");
-    tune_setop<PP<192, 13, 4, 5, 5, 0>, true, true, true, S>(d, un, "4550+");
-    tune_setop<PP<160, 17, 5, 6, 3, 0>, true, true, true, S>(d, un, "5630+");
-    tune_setop<PP<192, 15, 4, 6, 3, 0, 2>, true, true, true, S>(d, un, "4630s2+");
-    tune_setop<PP<192, 15, 4, 5, 4, 0, 6>, true, true, true, S>(d, un, "4540s6+");
-    setop_opt.prefetch_percent = pf;
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(d, sd, "pol");
-    setop_opt.prefetch_percent = 400;
-    tune_setop<PP<192, 15, 4, 6, 3, 0>, true, true, true, S>(d, sd, "4630+");
-  };
-  for (int pass = 0; pass < 2; ++pass) {
-    if (wide)
-      all(std::integral_constant<int, 1024>());
-    else
-      all(std::integral_constant<int, 512>());
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* How far ahead (percent of a wave) intersections and differences prefetch,
  * the policy's 50 first (the reference), and with samples every 1024 keys. */
 /* Prefetch distance and sample stride per operation (eighteenth round):
@@ -1424,14 +1384,13 @@ int main(int argc, char **argv) {
       only != "where" && only != "prof" && only != "stride" &&
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
-      only != "xpf" && only != "xop" && only != "parked" &&
-      only != "piped") {
+      only != "xpf" && only != "xop" && only != "parked") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | piped]\n");
+                    "parked]\n");
     return 2;
   }
   char err[256];
@@ -1475,7 +1434,6 @@ int main(int argc, char **argv) {
   if (only == "xpf") tune_setop_xpf<int32_t, uint32_t>(n);
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
-  if (only == "piped") tune_setop_piped<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -75,28 +75,6 @@ struct parks_output : std::false_type {};
 template <typename P>
 struct parks_output<P, decltype((void)P::PARKS)> : std::true_type {};
 
-/* A staged set-operation tile for setop_piped_kernel: one persistent
- * block an SM of GROUPS groups of NT threads that walk tiles, a producer
- * warp filling IN input stages, a look-back warp and STORERS storer warps
- * emptying OUT output stages. */
-template <int NT_, int VT_, int GROUPS_, int IN_, int OUT_, int BATCH_ = 2,
-          int STORERS_ = 4, bool UNORDERED_ = false>
-struct piped_policy : tile_policy<NT_, VT_, 1> {
-  /* a measurement only: bases from an atomic, output out of order */
-  static constexpr bool UNORDERED = UNORDERED_;
-  static constexpr int BATCH = BATCH_; /* tickets taken at once */
-  static constexpr int GROUPS = GROUPS_;
-  static constexpr int IN = IN_;
-  static constexpr int OUT = OUT_;
-  static constexpr int STORERS = STORERS_;
-  static constexpr int RING = 16;
-  static constexpr int THREADS = NT_ * GROUPS_ + 64 + 32 * STORERS_;
-};
-template <typename P, typename = void>
-struct pipes_output : std::false_type {};
-template <typename P>
-struct pipes_output<P, decltype((void)P::STORERS)> : std::true_type {};
-
 /* A set-operation tile whose list of kept places holds KEPT_PERMILLE /
  * 1000 of the tile (half by default), for operations that can emit more:
  * the kept outputs are listed and stored in rounds of KEPT, each after the

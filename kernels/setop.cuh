@@ -27,7 +27,6 @@
 #include "setop_agent.cuh"
 #include "setop_held.cuh"
 #include "setop_parked.cuh"
-#include "setop_piped.cuh"
 
 namespace mgpu {
 
@@ -295,7 +294,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const long long wave = (long long)st->sm_count * P::MIN_BLOCKS;
   const bool flagged = sampled && opt.direct_percent > 0 &&
                        !holds_output<P>::value && !parks_output<P>::value &&
-                       !pipes_output<P>::value &&
                        tiles <= kSetopDirectWaves * wave;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
@@ -374,16 +372,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                                P::NT + 32, parked_smem_bytes<P, K, V>(),
                                resident, s, t, tiles,
                                (int *)(status + tiles + groups), comp));
-  } else if constexpr (pipes_output<P>::value) {
-    static_assert(STAGE_V && HAS_V, "setop_piped_kernel: values staged");
-    auto kernel = setop_piped_kernel<P, K, V, Comp>;
-    constexpr size_t smem = piped_smem_bytes<P, K, V>();
-    long long resident = 0;
-    MGPU_TRY((persistent_resident_blocks<setop_piped_kernel<P, K, V, Comp>>(
-        ctx, P::THREADS, smem, &resident)));
-    MGPU_TRY(launch_persistent(ctx, early, kernel, P::THREADS, smem, resident,
-                               s, t, tiles, (int *)(status + tiles + groups),
-                               comp));
   } else {
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
     const size_t smem =

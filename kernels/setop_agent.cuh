@@ -143,9 +143,10 @@ struct setop_span {
 };
 
 template <int NV>
-__device__ __forceinline__ setop_span span_of_points(unsigned s0, unsigned s1,
-                                                     int tile, int na_all,
-                                                     int nb_all) {
+__device__ __forceinline__ setop_span span_of_tile(const unsigned *splits,
+                                                   int tile, int na_all,
+                                                   int nb_all) {
+  const unsigned s0 = splits[tile], s1 = splits[tile + 1];
   const long long total = (long long)na_all + nb_all;
   const long long d0 = (long long)tile * NV;
   const long long d1 = d0 + NV < total ? d0 + NV : total;
@@ -155,14 +156,6 @@ __device__ __forceinline__ setop_span span_of_points(unsigned s0, unsigned s1,
   const int na = max(0, min(a1 - a0, NV + 1));
   const int nb = max(0, min(b1 - b0, NV + 1 - na));
   return {a0, na, b0, nb};
-}
-
-template <int NV>
-__device__ __forceinline__ setop_span span_of_tile(const unsigned *splits,
-                                                   int tile, int na_all,
-                                                   int nb_all) {
-  return span_of_points<NV>(splits[tile], splits[tile + 1], tile, na_all,
-                            nb_all);
 }
 
 template <typename K, typename V> struct setop_tiles {
@@ -273,15 +266,12 @@ struct setop_smem : setop_tile_smem<NT, VT, STAGE_V, K, V, KEPT> {
   long long base;
 };
 
-/* The exclusive sum of x over NT threads (tid their index among them),
- * with named barrier `bar` among them only; *total gets the sum.
- * compute_exclusive_sum: a block's NT compute threads on barrier 1 (the
- * look-back warp is elsewhere). */
+/* The exclusive sum of x over a block's NT compute threads, with barrier 1
+ * among them only (the look-back warp is elsewhere); *total gets the sum. */
 template <int NT>
-__device__ __forceinline__ int group_exclusive_sum(int x, int tid, int bar,
-                                                   int *warp_totals,
-                                                   int *total) {
-  const int lane = tid & 31, warp = tid >> 5;
+__device__ __forceinline__ int compute_exclusive_sum(int x, int *warp_totals,
+                                                     int *total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   int inc = x;
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) {
@@ -289,7 +279,7 @@ __device__ __forceinline__ int group_exclusive_sum(int x, int tid, int bar,
     if (lane >= o) inc += y;
   }
   if (lane == 31) warp_totals[warp] = inc;
-  named_sync(bar, NT);
+  named_sync(1, NT);
   int before = 0, all = 0;
 #pragma unroll
   for (int w = 0; w < NT / 32; ++w) {
@@ -299,12 +289,6 @@ __device__ __forceinline__ int group_exclusive_sum(int x, int tid, int bar,
   }
   *total = all;
   return before + inc - x;
-}
-
-template <int NT>
-__device__ __forceinline__ int compute_exclusive_sum(int x, int *warp_totals,
-                                                     int *total) {
-  return group_exclusive_sum<NT>(x, (int)threadIdx.x, 1, warp_totals, total);
 }
 
 /* The last tile's total for the host: the count, then (after a system
@@ -324,12 +308,13 @@ struct setop_place {
   int sa, sb, va, vb;
 };
 
-template <bool STAGE_V, typename K, typename V>
-__device__ __forceinline__ setop_place place_of_span(const setop_tiles<K, V> &t,
-                                                     const setop_span &s) {
+template <int NV, bool STAGE_V, typename K, typename V>
+__device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
+                                                     int tile) {
   constexpr int E = 16 / sizeof(K), EV = 16 / sizeof(V);
   setop_place p;
-  p.span = s;
+  p.span = span_of_tile<NV>(t.splits, tile, t.na, t.nb);
+  const setop_span &s = p.span;
   p.sa = stage_offset(t.a + s.a0);
   p.sb = p.sa + s.na + ((stage_offset(t.b + s.b0) - (p.sa + s.na)) & (E - 1));
   p.va = STAGE_V ? stage_offset(t.av + s.a0) : 0;
@@ -337,12 +322,6 @@ __device__ __forceinline__ setop_place place_of_span(const setop_tiles<K, V> &t,
                        ((stage_offset(t.bv + s.b0) - (p.va + s.na)) & (EV - 1))
                  : 0;
   return p;
-}
-
-template <int NV, bool STAGE_V, typename K, typename V>
-__device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
-                                                     int tile) {
-  return place_of_span<STAGE_V>(t, span_of_tile<NV>(t.splits, tile, t.na, t.nb));
 }
 
 /* Starts a tile's load: thread 0 announces the bytes on sm.loaded and
@@ -412,42 +391,33 @@ struct setop_walk {
 
 /* Each thread's start is the Balanced Path point on its diagonal of the
  * tile, its end the next thread's start; SYNC is the barrier among the
- * compute threads between the two.  walk_tile_in takes the tile's keys,
- * the starts' arrays and the thread's index among the NT (setop_piped.cuh
- * runs several tiles a block). */
-template <int NT, int VT, typename K, typename Comp, typename Sync>
-__device__ __forceinline__ setop_walk
-walk_tile_in(const K *keys, int *start_a, int *start_b, int tid,
-             const setop_place &p, bool duplicates, Comp comp, Sync sync) {
-  const int sa = p.sa, na = p.span.na, sb = p.sb, nb = p.span.nb;
-  const int count = na + nb;
-  const int diag = min(VT * tid, count);
-  const int mp = merge_path(keys + sa, na, keys + sb, nb, diag, comp);
-  const path_point bp = balanced_path<int>(keys + sa, na, keys + sb, nb, diag,
-                                           mp, duplicates, comp);
-  setop_walk w;
-  w.ta = sa + (int)bp.a;
-  w.tb = sb + diag - (int)bp.a + bp.star;
-  start_a[tid] = w.ta;
-  start_b[tid] = w.tb;
-  if (tid == NT - 1) {
-    start_a[NT] = sa + na;
-    start_b[NT] = sb + nb;
-  }
-  sync();
-  const int ea = max(w.ta, start_a[tid + 1]);
-  const int eb = max(w.tb, start_b[tid + 1]);
-  serial_set_op<VT>(keys, w.ta, ea, w.tb, eb, &w.took_a, &w.took_b, comp);
-  return w;
-}
-
+ * compute threads between the two. */
 template <int NT, int VT, typename K, typename Smem, typename Comp,
           typename Sync>
 __device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
                                                 bool duplicates, Comp comp,
                                                 Sync sync) {
-  return walk_tile_in<NT, VT>(sm.keys, sm.start_a, sm.start_b,
-                              (int)threadIdx.x, p, duplicates, comp, sync);
+  const int tid = threadIdx.x;
+  const int sa = p.sa, na = p.span.na, sb = p.sb, nb = p.span.nb;
+  const int count = na + nb;
+  const int diag = min(VT * tid, count);
+  const int mp = merge_path(sm.keys + sa, na, sm.keys + sb, nb, diag, comp);
+  const path_point bp = balanced_path<int>(sm.keys + sa, na, sm.keys + sb, nb,
+                                           diag, mp, duplicates, comp);
+  setop_walk w;
+  w.ta = sa + (int)bp.a;
+  w.tb = sb + diag - (int)bp.a + bp.star;
+  sm.start_a[tid] = w.ta;
+  sm.start_b[tid] = w.tb;
+  if (tid == NT - 1) {
+    sm.start_a[NT] = sa + na;
+    sm.start_b[NT] = sb + nb;
+  }
+  sync();
+  const int ea = max(w.ta, sm.start_a[tid + 1]);
+  const int eb = max(w.tb, sm.start_b[tid + 1]);
+  serial_set_op<VT>(sm.keys, w.ta, ea, w.tb, eb, &w.took_a, &w.took_b, comp);
+  return w;
 }
 
 /* The place in keys[] of the key that slot i of the walk took, counted

@@ -33,15 +33,14 @@ struct setop_parked_smem : setop_tile_smem<NT, VT, true, K, V>, held_handoff {
   alignas(16) V out_vals[NT * VT];
 };
 
-/* out[0, n) = from[0, n), NT threads (tid their index among them) striding
- * over them, each warp's stores starting on a 128-byte line of out (the
- * threads before the first line's start idle in the first round), U loads
- * in flight a thread. */
+/* out[0, n) = from[0, n), the NT compute threads striding over them, each
+ * warp's stores starting on a 128-byte line of out (the threads before the
+ * first line's start idle in the first round), U loads in flight a thread. */
 template <int NT, int U, typename T>
-__device__ __forceinline__ void store_run(T *out, const T *from, int n,
-                                          int tid) {
+__device__ __forceinline__ void store_run(T *out, const T *from, int n) {
   constexpr int LINE = 128 / (int)sizeof(T);
-  const int start = tid - (int)(((size_t)out / sizeof(T)) & (LINE - 1));
+  const int start =
+      (int)threadIdx.x - (int)(((size_t)out / sizeof(T)) & (LINE - 1));
   for (int i0 = start; i0 < n; i0 += U * NT) {
     T x[U];
 #pragma unroll
@@ -64,8 +63,8 @@ __device__ __forceinline__ void store_parked(const setop_tiles<K, V> &t,
                                              const Smem &sm, long long base,
                                              int count) {
   const int room = (int)min((long long)count, t.capacity - base);
-  store_run<NT, 2>(t.out + base, sm.out_keys, room, (int)threadIdx.x);
-  store_run<NT, 2>(t.outv + base, sm.out_vals, room, (int)threadIdx.x);
+  store_run<NT, 2>(t.out + base, sm.out_keys, room);
+  store_run<NT, 2>(t.outv + base, sm.out_vals, room);
 }
 
 template <typename P, typename K, typename V, typename Comp>

@@ -173,37 +173,6 @@ __device__ __forceinline__ void copy_ragged_ends(T *dst, const T *src, int n,
   for (int i = s.tail + lane; i < n; i += 32) dst[i] = src[i];
 }
 
-/* dst[i] = src[i] by an asynchronous copy of one element (4, 8 or 16
- * bytes), tracked by the next cp_async_arrive of the thread. */
-template <typename T>
-__device__ __forceinline__ void cp_async_element(T *dst, const T *src) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
-                "cp.async copies 4, 8 or 16 bytes");
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(smem_addr(dst)),
-               "l"(src), "n"((int)sizeof(T))
-               : "memory");
-}
-
-/* The thread's arrival on bar once its earlier cp.async copies have
- * landed (counted in bar's arrivals: .noinc). */
-__device__ __forceinline__ void cp_async_arrive(unsigned long long *bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(
-                   smem_addr(bar))
-               : "memory");
-}
-
-/* copy_ragged_ends by asynchronous copies, so that the warp need not wait
- * for the loads: a cp_async_arrive on the bulk copies' barrier after it
- * makes their landing part of the barrier's phase. */
-template <typename T>
-__device__ __forceinline__ void copy_ragged_ends_async(T *dst, const T *src,
-                                                       int n,
-                                                       const bulk_split<T> &s,
-                                                       int lane) {
-  for (int i = lane; i < s.head; i += 32) cp_async_element(dst + i, src + i);
-  for (int i = s.tail + lane; i < n; i += 32) cp_async_element(dst + i, src + i);
-}
-
 } // namespace mgpu
 
 #endif
