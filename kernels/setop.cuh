@@ -188,7 +188,7 @@ mgpu_status parked_resident_blocks(mgpu_context *ctx, long long *resident) {
       ctx, P::NT + 32, parked_smem_bytes<P, K, V>(), resident);
 }
 
-/* A persistent tile kernel (setop_held_kernel, setop_parked_kernel) as
+/* A persistent tile kernel (setop_held_kernel, setop_parked_kernel) launched
  * as many blocks as are resident at once (more would only start as others
  * end), which take tiles from `counter`. */
 template <typename Kernel, typename K, typename V, typename Comp>
