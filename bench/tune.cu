@@ -1202,7 +1202,7 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
 /* ---- the staged tile's ceiling (twenty-first round) ---------------------
  * What the staged pairs union's tile could move with its shape and room,
  * timed alone on the real partition's spans (one tile a block, the
- * policy's blocks an SM, no look-back):
+ * policy's blocks an SM; modes 0-4 without the look-back):
  *   MODE 0  the loads, then the tile's inputs stored as they lie (A's part,
  *           then B's) at a0 + b0: every byte in and out, no walk
  *   MODE 1  the same, storing the first 4/5 at 4/5 of that place (about a
