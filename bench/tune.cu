@@ -1289,13 +1289,12 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, true, K, V, P::NV, false>);
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)smem));
-  /* MODE 7: the library's staged tile (early outputs, look-back warp) */
+  /* MODE 7: the library's staged tile (early outputs, look-back warp),
+   * whose shared memory is the same setop_smem */
   typedef early_outputs_policy<P, 16> RP;
   auto real = setop_kernel<RP, true, true, true, K, V, C>;
-  const size_t real_smem =
-      sizeof(setop_smem<P::NT, P::VT, true, K, V, P::NV, false>);
   CHECK(cudaFuncSetAttribute(real, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)real_smem));
+                             (int)smem));
   int per_sm = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
                                                       P::NT + 32, smem));
@@ -1312,7 +1311,7 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
     }
   }, [&] {
     if (MODE == 7)
-      real<<<tiles, P::NT + 32, real_smem, stream>>>(t, C());
+      real<<<tiles, P::NT + 32, smem, stream>>>(t, C());
     else
       kernel<<<tiles, P::NT + 32, smem, stream>>>(t, C());
     CHECK(cudaGetLastError());
