@@ -1393,6 +1393,43 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* Staged union and symmetric difference with the values on an mbarrier of
+ * their own (split_load_policy: the walk and the count follow the keys
+ * alone), against the policy's tile (the reference). */
+template <typename P> using SL = split_load_policy<P>;
+/* P's call as the library makes it: wide calls (kSetopWideWaves) sample
+ * every wide_stride keys and prefetch wide_prefetch percent ahead */
+template <typename P, typename K, typename V>
+void staged_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const long long tiles = ((long long)d.na + d.nb + P::NV - 1) / P::NV;
+  setop_opt = {SP::staged_prefetch, true, true, 0, SP::direct_points};
+  if (tiles >= (long long)kSetopWideWaves * sms * P::MIN_BLOCKS) {
+    setop_opt.prefetch_percent = SP::wide_prefetch;
+    tune_setop<P, true, true, true, SP::wide_stride>(d, op, what);
+  } else {
+    tune_setop<P, true, true, true>(d, op, what);
+  }
+}
+
+template <typename K, typename V> void tune_setop_split(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  for (mgpu_setop_kind op : {MGPU_SET_UNION, MGPU_SET_SYMMETRIC_DIFFERENCE}) {
+    for (int pass = 0; pass < 2; ++pass) {
+      staged_call<typename SP::staged>(d, op, "pol");
+      staged_call<SL<EO<T<128, 31, 5>, 16>>>(d, op, "split");
+      staged_call<SL<EO<T<128, 31, 5>, 8>>>(d, op, "spl8");
+      staged_call<SL<T<128, 31, 5>>>(d, op, "spl0");
+      staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, op, "split");
+      staged_call<SL<EO<T<128, 23, 7>, 12>>>(d, op, "split");
+    }
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* The sample stride of the partition (kSetopSampleStride first, the
  * reference), for the policy's union, intersection and staged union. */
 template <typename K, typename V> void tune_setop_stride(int n) {
@@ -1579,13 +1616,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil") {
+      only != "ceil" && only != "split") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil]\n");
+                    "parked | ceil | split]\n");
     return 2;
   }
   char err[256];
@@ -1630,6 +1667,7 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
+  if (only == "split") tune_setop_split<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

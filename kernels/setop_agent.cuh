@@ -229,6 +229,13 @@ template <typename P>
 struct stores_aligned<P, decltype((void)P::ALIGNED_STORES)>
     : std::integral_constant<bool, P::ALIGNED_STORES> {};
 
+/* Whether a staged tile's values land on an mbarrier of their own
+ * (split_load_policy); false by default. */
+template <typename P, typename = void> struct loads_split : std::false_type {};
+template <typename P>
+struct loads_split<P, decltype((void)P::SPLIT_LOAD)>
+    : std::integral_constant<bool, P::SPLIT_LOAD> {};
+
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -251,6 +258,7 @@ struct setop_tile_smem {
   int start_a[NT + 1], start_b[NT + 1];
   int warp_totals[NT / 32]; /* compute_exclusive_sum's */
   unsigned long long loaded; /* mbarrier: the bulk copies have landed */
+  unsigned long long vloaded; /* split loads: the values' copies have */
 };
 
 /* setop_kernel's: the tile, and what its warps hand each other.  With a
@@ -334,7 +342,8 @@ __device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
  * L2 for the inputs of the tile `t.prefetch` ahead, which starts about
  * when this one ends, so that its bulk copies find them there instead of
  * in DRAM (clock64 reads per tile: the load was ~25% of a tile's time). */
-template <int NT, bool STAGE_V, typename K, typename V, typename Smem>
+template <int NT, bool STAGE_V, typename K, typename V, typename Smem,
+          bool SPLIT = false>
 __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
                                                  Smem &sm, const setop_place &p,
                                                  int tile, int tiles,
@@ -349,17 +358,21 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
   const bulk_split<V> cvb =
       split_for_bulk(STAGE_V ? t.bv + s.b0 : t.bv, STAGE_V ? s.nb : 0);
   if (tid == 0) {
+    constexpr bool TWO = SPLIT && STAGE_V;
+    unsigned long long *vbar = TWO ? &sm.vloaded : &sm.loaded;
     if (init) {
       mbarrier_init(&sm.loaded, 1);
+      if (TWO) mbarrier_init(&sm.vloaded, 1);
       mbarrier_init_fence();
     }
-    mbarrier_arrive_expect_tx(&sm.loaded,
-                              ca.bytes + cb.bytes + cva.bytes + cvb.bytes);
+    mbarrier_arrive_expect_tx(&sm.loaded, ca.bytes + cb.bytes +
+                                              (TWO ? 0 : cva.bytes + cvb.bytes));
+    if (TWO) mbarrier_arrive_expect_tx(vbar, cva.bytes + cvb.bytes);
     bulk_copy_middle(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded);
     bulk_copy_middle(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded);
     if (STAGE_V) {
-      bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, &sm.loaded);
-      bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.loaded);
+      bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, vbar);
+      bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, vbar);
     }
   }
   /* the few keys (and values) outside the bulk copies' 16-byte units */
@@ -667,6 +680,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   constexpr bool EARLY = gathers_early<P>::value && HAS_V && !STAGE_V;
   static_assert(!EARLY || LOOKBACK_WARP, "early values wait with the look-back warp");
   constexpr int LOADED = outputs_loaded_early<P>::value;
+  constexpr bool SPLIT = loads_split<P>::value && STAGE_V;
   static_assert(LOADED == 0 || (LOOKBACK_WARP && !EARLY),
                 "outputs are loaded early with the look-back warp, values "
                 "not gathered early as well");
@@ -681,7 +695,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
-  setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
+  setop_start_load<NT, STAGE_V, K, V, smem_t, SPLIT>(t, sm, p, tile,
+                                                    (int)gridDim.x, true);
   __syncthreads();
 
   if (LOOKBACK_WARP && tid >= NT) {
@@ -760,8 +775,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   loaded_outputs<K, V, LOADED, HAS_V> r;
   if constexpr (LOADED > 0) {
     named_sync(1, NT); /* kept[] */
+    if (SPLIT) mbarrier_wait(&sm.vloaded, 0);
     load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, listed);
   }
+  if (SPLIT && LOADED == 0) mbarrier_wait(&sm.vloaded, 0);
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
   const long long base = sm.base;
