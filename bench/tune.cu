@@ -1396,7 +1396,7 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
 /* Staged union and symmetric difference with the values on an mbarrier of
  * their own (split_load_policy: the walk and the count follow the keys
  * alone), against the policy's tile (the reference). */
-template <typename P> using SL = split_load_policy<P>;
+template <typename P, int AT = 0> using SL = split_load_policy<P, AT>;
 /* P's call as the library makes it: wide calls (kSetopWideWaves) sample
  * every wide_stride keys and prefetch wide_prefetch percent ahead */
 template <typename P, typename K, typename V>
@@ -1421,10 +1421,11 @@ template <typename K, typename V> void tune_setop_split(int n) {
     for (int pass = 0; pass < 2; ++pass) {
       staged_call<typename SP::staged>(d, op, "pol");
       staged_call<SL<EO<T<128, 31, 5>, 16>>>(d, op, "split");
-      staged_call<SL<EO<T<128, 31, 5>, 8>>>(d, op, "spl8");
-      staged_call<SL<T<128, 31, 5>>>(d, op, "spl0");
+      staged_call<SL<EO<T<128, 31, 5>, 16>, 1>>(d, op, "spl@1");
+      staged_call<SL<EO<T<128, 31, 5>, 16>, 2>>(d, op, "spl@2");
+      staged_call<SL<EO<T<128, 31, 5>, 8>, 2>>(d, op, "s8@2");
       staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, op, "split");
-      staged_call<SL<EO<T<128, 23, 7>, 12>>>(d, op, "split");
+      staged_call<SL<EO<T<128, 27, 6>, 16>, 2>>(d, op, "spl@2");
     }
   }
   setop_opt = {50, true, true, 0, 0};
