@@ -1680,16 +1680,19 @@ void staged_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
 template <typename K, typename V> void tune_setop_split(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  for (mgpu_setop_kind op : {MGPU_SET_UNION, MGPU_SET_SYMMETRIC_DIFFERENCE}) {
-    for (int pass = 0; pass < 2; ++pass) {
-      staged_call<typename SP::staged>(d, op, "pol");
-      staged_call<SL<EO<T<128, 31, 5>, 16>>>(d, op, "split");
-      staged_call<SL<EO<T<128, 31, 5>, 16>, 1>>(d, op, "spl@1");
-      staged_call<SL<EO<T<128, 31, 5>, 16>, 2>>(d, op, "spl@2");
-      staged_call<SL<EO<T<128, 31, 5>, 8>, 2>>(d, op, "s8@2");
-      staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, op, "split");
-      staged_call<SL<EO<T<128, 27, 6>, 16>, 2>>(d, op, "spl@2");
-    }
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass) {
+    staged_call<typename SP::staged>(d, u, "pol");
+    staged_call<SL<typename SP::staged>>(d, u, "split");
+    staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, u, "split");
+    staged_call<SL<EO<R<128, 29, 6, 850>, 16>>>(d, u, "split");
+    staged_call<SL<EO<T<128, 23, 7>, 16>>>(d, u, "split");
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    staged_call<typename SP::staged_symmetric_difference>(d, sd, "pol");
+    staged_call<SL<typename SP::staged_symmetric_difference>>(d, sd, "split");
+    staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, sd, "split");
+    staged_call<SL<EO<R<128, 25, 7, 700>, 16>>>(d, sd, "split");
   }
   setop_opt = {50, true, true, 0, 0};
 }
