@@ -1396,7 +1396,7 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
 /* Staged union and symmetric difference with the values on an mbarrier of
  * their own (split_load_policy: the walk and the count follow the keys
  * alone), against the policy's tile (the reference). */
-template <typename P, int AT = 0> using SL = split_load_policy<P, AT>;
+template <typename P> using SL = split_load_policy<P>;
 /* P's call as the library makes it: wide calls (kSetopWideWaves) sample
  * every wide_stride keys and prefetch wide_prefetch percent ahead */
 template <typename P, typename K, typename V>

@@ -118,11 +118,8 @@ template <typename P> struct aligned_store_policy : P {
 /* A staged set-operation tile P whose values land on an mbarrier of their
  * own, so that the walk (and the tile's count, which its successors wait
  * for) follows the keys alone while the values are still in flight. */
-template <typename P, int AT = 0> struct split_load_policy : P {
+template <typename P> struct split_load_policy : P {
   static constexpr bool SPLIT_LOAD = true;
-  /* the values' copies start with the keys' (0), once the keys have
-   * landed (1), or once the tile has counted (2) */
-  static constexpr int VALUES_AT = AT;
 };
 
 /* merge: a tile of NT * VT outputs per block. */

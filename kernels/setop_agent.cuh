@@ -235,11 +235,6 @@ template <typename P, typename = void> struct loads_split : std::false_type {};
 template <typename P>
 struct loads_split<P, decltype((void)P::SPLIT_LOAD)>
     : std::integral_constant<bool, P::SPLIT_LOAD> {};
-template <typename P, typename = void>
-struct values_at : std::integral_constant<int, 0> {};
-template <typename P>
-struct values_at<P, decltype((void)P::VALUES_AT)>
-    : std::integral_constant<int, P::VALUES_AT> {};
 
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
@@ -348,7 +343,7 @@ __device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
  * when this one ends, so that its bulk copies find them there instead of
  * in DRAM (clock64 reads per tile: the load was ~25% of a tile's time). */
 template <int NT, bool STAGE_V, typename K, typename V, typename Smem,
-          bool SPLIT = false, bool LATE = false>
+          bool SPLIT = false>
 __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
                                                  Smem &sm, const setop_place &p,
                                                  int tile, int tiles,
@@ -372,10 +367,10 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
     }
     mbarrier_arrive_expect_tx(&sm.loaded, ca.bytes + cb.bytes +
                                               (TWO ? 0 : cva.bytes + cvb.bytes));
-    if (TWO && !LATE) mbarrier_arrive_expect_tx(vbar, cva.bytes + cvb.bytes);
+    if (TWO) mbarrier_arrive_expect_tx(vbar, cva.bytes + cvb.bytes);
     bulk_copy_middle(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded);
     bulk_copy_middle(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded);
-    if (STAGE_V && !(TWO && LATE)) {
+    if (STAGE_V) {
       bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, vbar);
       bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, vbar);
     }
@@ -384,9 +379,9 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
   if (tid < 32) copy_ragged_ends(sm.keys + p.sa, t.a + s.a0, s.na, ca, tid);
   else if (tid < 64)
     copy_ragged_ends(sm.keys + p.sb, t.b + s.b0, s.nb, cb, tid - 32);
-  else if (STAGE_V && !(SPLIT && LATE) && tid < 96)
+  else if (STAGE_V && tid < 96)
     copy_ragged_ends(sm.vals + p.va, t.av + s.a0, s.na, cva, tid - 64);
-  else if (STAGE_V && !(SPLIT && LATE) && tid < 128)
+  else if (STAGE_V && tid < 128)
     copy_ragged_ends(sm.vals + p.vb, t.bv + s.b0, s.nb, cvb, tid - 96);
   const int ahead = tile + t.prefetch;
   if (t.prefetch > 0 && tid == NT - 1 && ahead < tiles) {
@@ -397,29 +392,6 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
       bulk_prefetch_l2(t.av + n.a0, n.na);
       bulk_prefetch_l2(t.bv + n.b0, n.nb);
     }
-  }
-}
-
-/* A staged tile's values, when its load was started without them
- * (split_load_policy with VALUES_AT > 0): thread 0 issues their bulk
- * copies on sm.vloaded, warps 2-3 copy the ragged ends, which a barrier
- * among the compute threads must publish. */
-template <typename K, typename V, typename Smem>
-__device__ __forceinline__ void setop_start_values(const setop_tiles<K, V> &t,
-                                                   Smem &sm,
-                                                   const setop_place &p) {
-  const int tid = threadIdx.x;
-  const setop_span &s = p.span;
-  const bulk_split<V> cva = split_for_bulk(t.av + s.a0, s.na);
-  const bulk_split<V> cvb = split_for_bulk(t.bv + s.b0, s.nb);
-  if (tid == 0) {
-    mbarrier_arrive_expect_tx(&sm.vloaded, cva.bytes + cvb.bytes);
-    bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, &sm.vloaded);
-    bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.vloaded);
-  } else if (tid >= 64 && tid < 96) {
-    copy_ragged_ends(sm.vals + p.va, t.av + s.a0, s.na, cva, tid - 64);
-  } else if (tid >= 96 && tid < 128) {
-    copy_ragged_ends(sm.vals + p.vb, t.bv + s.b0, s.nb, cvb, tid - 96);
   }
 }
 
@@ -709,7 +681,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   static_assert(!EARLY || LOOKBACK_WARP, "early values wait with the look-back warp");
   constexpr int LOADED = outputs_loaded_early<P>::value;
   constexpr bool SPLIT = loads_split<P>::value && STAGE_V;
-  constexpr int VAT = SPLIT ? values_at<P>::value : 0;
   static_assert(LOADED == 0 || (LOOKBACK_WARP && !EARLY),
                 "outputs are loaded early with the look-back warp, values "
                 "not gathered early as well");
@@ -724,8 +695,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
-  setop_start_load<NT, STAGE_V, K, V, smem_t, SPLIT, (VAT > 0)>(
-      t, sm, p, tile, (int)gridDim.x, true);
+  setop_start_load<NT, STAGE_V, K, V, smem_t, SPLIT>(t, sm, p, tile,
+                                                    (int)gridDim.x, true);
   __syncthreads();
 
   if (LOOKBACK_WARP && tid >= NT) {
@@ -743,7 +714,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   }
 
   mbarrier_wait(&sm.loaded, 0);
-  if (VAT == 1) setop_start_values(t, sm, p);
   const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp, [] {
     if (LOOKBACK_WARP) named_sync(1, NT);
     else __syncthreads();
@@ -762,7 +732,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
-    if (VAT == 2) setop_start_values(t, sm, p);
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);
