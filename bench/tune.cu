@@ -1393,9 +1393,10 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Staged union and symmetric difference with the values on an mbarrier of
- * their own (split_load_policy: the walk and the count follow the keys
- * alone), against the policy's tile (the reference). */
+/* Staged union and symmetric difference: the policy's tiles (the values
+ * on an mbarrier of their own, split_load_policy: the references) against
+ * the same tiles with one mbarrier ("whole") and other split shapes
+ * (docs/TUNING.md, twenty-second round). */
 template <typename P> using SL = split_load_policy<P>;
 /* P's call as the library makes it: wide calls (kSetopWideWaves) sample
  * every wide_stride keys and prefetch wide_prefetch percent ahead */
@@ -1420,14 +1421,13 @@ template <typename K, typename V> void tune_setop_split(int n) {
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     staged_call<typename SP::staged>(d, u, "pol");
-    staged_call<SL<typename SP::staged>>(d, u, "split");
+    staged_call<EO<T<128, 31, 5>, 16>>(d, u, "whole");
     staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, u, "split");
     staged_call<SL<EO<R<128, 29, 6, 850>, 16>>>(d, u, "split");
-    staged_call<SL<EO<T<128, 23, 7>, 16>>>(d, u, "split");
   }
   for (int pass = 0; pass < 2; ++pass) {
     staged_call<typename SP::staged_symmetric_difference>(d, sd, "pol");
-    staged_call<SL<typename SP::staged_symmetric_difference>>(d, sd, "split");
+    staged_call<EO<R<128, 29, 6, 700>, 16>>(d, sd, "whole");
     staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, sd, "split");
     staged_call<SL<EO<R<128, 25, 7, 700>, 16>>>(d, sd, "split");
   }

@@ -466,7 +466,23 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * against 0.3360-0.3367 / 1.2459-1.2495 (8: 0.3538-0.3562 / 0.3292-
    * 0.3309; 24: 0.3548-0.3549 / 0.3297-0.3460). */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
-  typedef early_outputs_policy<tile_policy<128, 31, 5>, 16> staged;
+  /* Both staged tiles land the values on an mbarrier of their own
+   * (split_load_policy): the walk and the count, which later tiles wait
+   * for, follow the keys alone (twenty-second round, mgpu_tune split, H200,
+   * two passes, ms, the tile without / with the split; 2^26 and 2^28 wide
+   * calls):
+   *   union: 2^22 0.0478-0.0482 / 0.0460-0.0468, 2^24 0.1124-0.1140 /
+   *     0.1107-0.1108, 2^25 0.1906-0.1909 / 0.1883-0.1887, 2^26
+   *     0.3499-0.3529 / 0.3452-0.3477, 2^28 1.2891-1.2951 / 1.2740-1.2783
+   *   symmetric difference: 2^22 0.0458-0.0460 / 0.0456-0.0457, 2^24
+   *     0.1068-0.1073 / 0.1043-0.1044, 2^25 0.1784 / 0.1749-0.1764, 2^26
+   *     0.3204-0.3266 / 0.3178-0.3207, 2^28 1.1802-1.1860 / 1.1635-1.1799
+   * Values copied only once the keys had landed, or once the tile had
+   * counted, were 2-5% slower at 2^26; with the split, 128 x 27 / 6,
+   * 128 x 29 / 6 (85%) and 128 x 23 / 7 unions and 128 x 27 / 6 and
+   * 128 x 25 / 7 (70%) symmetric differences were level or slower. */
+  typedef split_load_policy<early_outputs_policy<tile_policy<128, 31, 5>, 16>>
+      staged;
   /* Staged calls (union and symmetric difference) of fewer than 16 tiles
    * a resident block park each tile's output in shared memory of its own
    * (setop_parked_kernel; nineteenth round, mgpu_tune parked, H200, two
@@ -488,7 +504,8 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 0.1058-0.1082 / 0.3234-0.3264 / 1.1871-1.1891 against 0.1062-0.1066
    * / 0.3286-0.3301 / 1.2150-1.2157; union at 85%, 128 x 29 / 6, was
    * level: 0.3546-0.3575 against 0.3487-0.3521 at 2^26). */
-  typedef early_outputs_policy<rounds_policy<128, 29, 6, 700>, 16>
+  typedef split_load_policy<
+      early_outputs_policy<rounds_policy<128, 29, 6, 700>, 16>>
       staged_symmetric_difference;
   /* How far ahead (percent of a wave of resident tiles) a tile asks L2 for
    * the keys (and staged values) of a later tile; 0: no prefetch. */

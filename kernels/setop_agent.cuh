@@ -652,7 +652,10 @@ store_loaded(const setop_tiles<K, V> &t,
  * (set_union and set_symmetric_difference, which emit most of the tile:
  * i32 pairs union 0.49 -> 0.43 ms); otherwise the stores gather the kept
  * ones from the inputs (intersection and difference emit ~20%, and
- * staging all values made them 6-10% slower; docs/TUNING.md).
+ * staging all values made them 6-10% slower; docs/TUNING.md).  With
+ * split_load_policy the values land on an mbarrier of their own and the
+ * walk waits for the keys alone, so the tile's count (which later tiles
+ * wait for) comes before its values are in (1-3% at 2^22-2^28).
  *
  * LOOKBACK_WARP: the block has a warp more than NT, which looks back for
  * the tile's place from the start (tile_exclusive_prefix_ahead) while the

@@ -1236,6 +1236,32 @@ backends.cuda_vs_cpu(function(gpu, cpu)
       "less", "f32", "2^23 u32, 1000 keys")
   end)
 
+  -- Unions and symmetric differences of 4-byte pairs stage the values in
+  -- shared memory; below ~24M keys in all they go to setop_parked_kernel
+  -- (use_parked in kernels/setop.cuh), so the cases above never reach the
+  -- one-tile kernel's staged path (split_load_policy).  These sizes do:
+  -- 12.8M a side is below the wide calls' size on a 132-SM GPU, 2^24 above
+  -- it.  The name keeps them out of the sanitizer passes over every setop
+  -- spec (too slow there); tools/gpu-check.sh's `staged` step runs them
+  -- alone under memcheck and racecheck.
+  it("2^24 keys and values a side: the staged tile", function()
+    for k, n in ipairs { 12800000, 1 << 24 } do
+      local a = sorted(n, 0, n - 1, "i32", 410 + 2 * k, "less")
+      local b = sorted(n, 0, n - 1, "i32", 411 + 2 * k, "less")
+      local av = cpu:iota(n, 1, 1, "i32")
+      local bv = cpu:iota(n, n + 1, 1, "i32")
+      local ga, gb, gav, gbv = a:to(gpu), b:to(gpu), av:to(gpu), bv:to(gpu)
+      for _, op in ipairs { "union", "symmetric_difference" } do
+        local label = string.format("%s, %d a side", op, n)
+        local k1, v1 = mgpu.setop(op, a, b, { values = { av, bv } })
+        local k2, v2 = mgpu.setop(op, ga, gb, { values = { gav, gbv } })
+        assert.are.equal(gpu.device, k2.device)
+        C.same_array(k2, k1, label .. " keys")
+        C.same_array(v2, v1, label .. " values")
+      end
+    end
+  end)
+
   it("2^22 unsorted keys a side: no crash, at most the capacity", function()
     local n = 1 << 22
     local a = cpu:random(n, 0, 1 << 20, "i32", 407)

@@ -4,7 +4,7 @@
 # specs, the tuning sweep and the benchmark.  Logs go to $OUT (or ./gpu-out).
 #
 #   tools/gpu-check.sh [build] [specs] [memcheck] [racecheck] [setop-test]
-#                      [tune] [bench]
+#                      [staged] [tune] [bench]
 #
 # With no arguments it does build, specs, memcheck, tune and bench.
 # setop-test builds a test library (build-test: every intersection and
@@ -13,7 +13,9 @@
 # sample stride of wide calls, and partition points take 8 lanes, at any
 # size) and runs spec/setop_spec.lua on it, then under
 # memcheck and racecheck; memcheck and racecheck also cover the default
-# build's set operations.  Carry .lua-bundle (see
+# build's set operations.  staged runs the one spec whose calls take the
+# default build's staged one-tile kernel (sizes the sanitizer passes leave
+# out) under memcheck and racecheck.  Carry .lua-bundle (see
 # ../shared/device/make-lua-bundle.sh); MGPU_COMMIT names the commit in the
 # benchmark's CSV.
 set -uo pipefail
@@ -103,6 +105,18 @@ if want setop-test; then
   else
     note "test build FAILED"; tail -30 "$OUT/build-test.log"; status=1
   fi
+fi
+
+if want staged; then
+  for tool in memcheck racecheck; do
+    t0=$(date +%s)
+    MGPU_SPEC_BACKENDS=cuda timeout "${SANITIZER_TIMEOUT:-300}" \
+      compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+      $(busted_cmd) --cpath="build/?.so" --filter="the staged tile" \
+      spec/setop_spec.lua >"$OUT/$tool-staged.log" 2>&1; rc=$?
+    note "$tool over the staged tile's spec: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool-staged.log" | tail -1); specs: $(grep -E 'passed, ' "$OUT/$tool-staged.log" | tail -1) in $(( $(date +%s) - t0 )) s"
+    [ $rc -ne 0 ] && status=1
+  done
 fi
 
 if want tune; then
