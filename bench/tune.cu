@@ -1431,6 +1431,14 @@ template <typename K, typename V> void tune_setop_split(int n) {
     staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, sd, "split");
     staged_call<SL<EO<R<128, 25, 7, 700>, 16>>>(d, sd, "split");
   }
+  /* the parked tiles (calls of fewer than 16 tiles a resident block) */
+  for (int pass = 0; pass < 2; ++pass) {
+    for (mgpu_setop_kind op : {u, sd}) {
+      staged_call<typename SP::parked>(d, op, "pol");
+      staged_call<PK<256, 15, 3>>(d, op, "whole");
+      staged_call<SL<PK<256, 15, 3>>>(d, op, "split");
+    }
+  }
   setop_opt = {50, true, true, 0, 0};
 }
 
