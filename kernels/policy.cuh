@@ -496,8 +496,15 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     0.1071-0.1073 / 0.1030-0.1039, 2^25 0.1775-0.1777 /
    *     0.1842-0.1843, 2^26 0.3221-0.3236 / 0.3466-0.3479
    * 128 x 31 / 3, 192 x 19 / 3, 256 x 11 / 4 and 320 x 11 / 3 parked were
-   * slower than 256 x 15 / 3 from 2^24 on. */
-  typedef parked_policy<256, 15, 3, 16> parked;
+   * slower than 256 x 15 / 3 from 2^24 on.  Split loads (the values on an
+   * mbarrier of their own, waited for before the parked copy; twenty-second
+   * round, mgpu_tune split, two passes, ms without / with):
+   *   union: 2^22 0.0426 / 0.0411-0.0412, 2^23 0.0643-0.0646 /
+   *     0.0629-0.0633, 2^24 0.1086-0.1090 / 0.1072-0.1074
+   *   symmetric difference: 2^22 0.0416-0.0419 / 0.0407-0.0412, 2^23
+   *     0.0619-0.0624 / 0.0613-0.0614, 2^24 0.1035-0.1041 / 0.1025-0.1035
+   * (2^24 with the wide calls' prefetch and stride on both sides). */
+  typedef split_load_policy<parked_policy<256, 15, 3, 16>> parked;
   /* Symmetric difference emits ~60% of a tile: its kept list at 70%
    * (rounds_policy) lets a sixth staged tile fit an SM (fifteenth round,
    * mgpu_tune gunion, ms at 2^24 / 2^26 / 2^28: 128 x 29 / 6, 70%

@@ -120,6 +120,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     if (tid == 0) next = atomicAdd(counter, 1);
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
     named_sync(1, NT); /* kept[]; the parked output is stored */
+    /* split loads: the walk and the count followed the keys alone */
     if (SPLIT) mbarrier_wait(&sm.vloaded, k & 1);
     for (int i = tid; i < tile_count; i += NT) {
       const int s = sm.kept[i];
