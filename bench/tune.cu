@@ -1529,18 +1529,33 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
   int per_sm = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
                                                       P::NT + 32, smem));
-  if (MODE == 8) {
+  if (MODE == 8 || MODE == 9) {
     per_sm = ahead_per_sm;
-    printf("ceil      mode 8: ahead %d%% of a wave (%d an SM, %zu bytes)\n",
-           ahead_percent, ahead_per_sm, ahead_bytes);
+    if (MODE == 8)
+      printf("ceil      mode 8: ahead %d%% of a wave (%d an SM, %zu bytes)\n",
+             ahead_percent, ahead_per_sm, ahead_bytes);
+    else
+      printf("ceil      mode 9: every count out before the run (%d an SM)\n",
+             ahead_per_sm);
   }
   unsigned long long *total = status + status_words - 2;
   setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
                          status + tiles, total, 1, d.out, d.outv,
                          (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
                          true, sms * per_sm * prefetch / 100, nullptr};
+  const int groups = (tiles + 31) / 32;
   const double ms = time_ms([&] {
     CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
+    if (MODE == 9) {
+      /* every count (and group total) published by an untimed run; the
+       * groups' prefixes and the total zeroed again, so the timed run
+       * still finds its bases by looking back */
+      ahead<<<tiles, P::NT + 32, ahead_bytes, stream>>>(t, 0, C());
+      CHECK(cudaGetLastError());
+      CHECK(cudaMemsetAsync(status + tiles + groups, 0,
+                            sizeof(*status) * groups, stream));
+      CHECK(cudaMemsetAsync(total, 0, 2 * sizeof(*total), stream));
+    }
     if (MODE >= 6) {
       CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
       CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
@@ -1551,6 +1566,8 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
     else if (MODE == 8)
       ahead<<<tiles, P::NT + 32, ahead_bytes, stream>>>(
           t, sms * ahead_per_sm * ahead_percent / 100, C());
+    else if (MODE == 9) /* no tile publishes a count: all are out */
+      ahead<<<tiles, P::NT + 32, ahead_bytes, stream>>>(t, -1, C());
     else
       kernel<<<tiles, P::NT + 32, smem, stream>>>(t, C());
     CHECK(cudaGetLastError());
@@ -1615,6 +1632,7 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
     ahead_percent = pc;
     ceil_time<P, 8>(d, splits, prefetch, status, status_words);
   }
+  ceil_time<P, 9>(d, splits, prefetch, status, status_words);
   CHECK(cudaFree(status));
   CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
@@ -1645,7 +1663,7 @@ template <typename K, typename V> void tune_setop_ahead(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
   setop_opt = {SP::staged_prefetch, true, true, 0, 0};
-  ahead_list = {0, 15, 25, 35, 50};
+  ahead_list = {0};
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
                                                       "stage");
