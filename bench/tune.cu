@@ -1533,19 +1533,24 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       mbarrier_init_fence();
     }
     named_sync(1, NT);
+    int next_c = (int)blockIdx.x; /* thread 0's */
+    long long seen = 0;           /* thread 0's: tiles started, last read */
     /* claims a tile, waits for its turn, starts its keys' load into
      * buffer j; returns the tile (>= tiles: none) */
     const auto claim = [&](int j, setop_place *pl) {
       if (tid == 0) {
-        int c = (int)atomicAdd(words + 1, 1ull);
+        /* tiles b, b + nc, ... (no atomic); the tiles started are read
+         * again only when the last reading does not let this one go */
+        int c = next_c;
+        next_c += nc;
         if (c < tiles) {
-          while ((long long)c >
-                 (long long)cuda::atomic_ref<unsigned long long,
-                                             cuda::thread_scope_device>(
-                     words[0])
-                         .load(cuda::memory_order_relaxed) +
-                     ahead)
-            __nanosleep(256);
+          while ((long long)c > seen + ahead) {
+            seen = (long long)cuda::atomic_ref<unsigned long long,
+                                               cuda::thread_scope_device>(
+                       words[0])
+                       .load(cuda::memory_order_relaxed);
+            if ((long long)c > seen + ahead) __nanosleep(256);
+          }
         }
         sm.count_slot = c;
       }
@@ -1592,10 +1597,8 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
             cnt[cur])
             .store(kPub | (unsigned long long)c_total,
                    cuda::memory_order_relaxed);
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-            agg[cur >> 5])
-            .fetch_add(kArrive | (unsigned long long)c_total,
-                       cuda::memory_order_relaxed);
+        /* the old value unused: a reduction, no round trip */
+        atomicAdd(agg + (cur >> 5), kArrive | (unsigned long long)c_total);
       }
       named_sync(1, NT); /* buffer j, start_a/b, warp_totals are free */
       cur = nxt;
@@ -1827,12 +1830,12 @@ template <typename K, typename V> void tune_setop_ahead(int n) {
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
   setop_opt = {SP::staged_prefetch, true, true, 0, 0};
   ahead_list = {0};
-  counted_list = {35, 100, 300};
+  counted_list = {35, 300};
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
                                                       "stage");
     ceil_shape<T<128, 31, 5>>(d, SP::wide_prefetch, false);
-    ceil_shape<T<128, 27, 6>>(d, SP::wide_prefetch, false);
+    ceil_shape<T<128, 23, 7>>(d, SP::wide_prefetch, false);
   }
   setop_opt = {50, true, true, 0, 0};
 }
