@@ -1202,7 +1202,7 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
 /* ---- the staged tile's ceiling (twenty-first round) ---------------------
  * What the staged pairs union's tile could move with its shape and room,
  * timed alone on the real partition's spans (one tile a block, the
- * policy's blocks an SM, no look-back):
+ * policy's blocks an SM; modes 0-4 without the look-back):
  *   MODE 0  the loads, then the tile's inputs stored as they lie (A's part,
  *           then B's) at a0 + b0: every byte in and out, no walk
  *   MODE 1  the same, storing the first 4/5 at 4/5 of that place (about a
@@ -1215,90 +1215,12 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
  *   MODE 5  MODE 3 with the look-back warp running the real protocol
  *           (tile_exclusive_prefix_ahead) beside it; the compute warps do
  *           not wait for its base, but the block ends with that warp
+ *   MODE 7  the library's staged tile (setop_kernel, early outputs and
+ *           the look-back warp), checked against the policy's output
+ * (docs/TUNING.md, twenty-first round; a relay-free look-back and counts
+ * found a wave ahead were modes 6 and 8 of 09e4dad.)
  * Overlapping stores between neighbouring tiles (MODE 1-3 estimate their
  * places) do not matter to a timing; every store stays below capacity. */
-/* MODE 6's look-back (a candidate for the library): words the tiles'
- * compute warps write themselves, no relay.
- *   cnt[t]   kPub | count, stored by tile t's thread 0 after its scan
- *   agg[g]   sum of group g's counts, (1 << 40) added per arrival: every
- *            tile adds (count | 1 << 40) after its scan, so a group's total
- *            is complete once its arrivals are its tile count
- *   pre[g]   kPub | inclusive prefix of group g, stored by the group's last
- *            tile once it knows its base
- * A tile's base is its own group's earlier counts plus the complete
- * totals of the groups back to the nearest with a prefix: one window of 32
- * lanes reads both levels at once, so the base is one round trip after
- * the last count it needs lands (the tile before sums back itself). */
-constexpr unsigned long long kPub = 1ull << 63;
-constexpr unsigned long long kArrive = 1ull << 40;
-
-__device__ __forceinline__ unsigned long long lb_load(unsigned long long *p) {
-  return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*p)
-      .load(cuda::memory_order_relaxed);
-}
-
-/* All 32 lanes; returns the sum of the counts of tiles 0 .. tile-1. */
-__device__ __forceinline__ long long
-lookback_aggregates(unsigned long long *cnt, unsigned long long *agg,
-                    unsigned long long *pre, int tile, int tiles) {
-  const int lane = threadIdx.x & 31, g = tile >> 5, r = tile & 31;
-  /* own group's earlier tiles */
-  unsigned long long c = lane < r ? 0 : kPub;
-  long long acc = 0;
-  int j0 = g - 1; /* the window's nearest group */
-  bool done_groups = j0 < 0;
-  unsigned long long a = 0, q = 0;
-  bool have = false; /* this lane's group word is settled */
-  for (;;) {
-    if (!(c & kPub)) c = lb_load(cnt + (g << 5) + lane);
-    const int j = j0 - lane;
-    if (!done_groups && !have && j >= 0) {
-      q = lb_load(pre + j);
-      if (!(q & kPub)) {
-        a = lb_load(agg + j);
-        const int members = min(32, tiles - (j << 5));
-        have = (int)(a >> 40) == members;
-      } else {
-        have = true;
-      }
-    }
-    const bool counts_in = __all_sync(0xffffffffu, (c & kPub) != 0);
-    if (!done_groups) {
-      const unsigned pres = __ballot_sync(0xffffffffu, j >= 0 && (q & kPub));
-      const unsigned settled = __ballot_sync(0xffffffffu, j < 0 || have);
-      /* lanes nearer than the nearest prefix (or the whole window) */
-      const unsigned need = pres ? (pres & (0u - pres)) - 1u : ~0u;
-      if ((settled & need) == need) {
-        const int stop = pres ? __ffs(pres) - 1 : 31;
-        long long v = 0;
-        if (lane < stop && j >= 0) v = (long long)(a & (kArrive - 1));
-        if (lane == stop && j >= 0)
-          v = pres ? (long long)(q & ~kPub) : (long long)(a & (kArrive - 1));
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1)
-          v += __shfl_down_sync(0xffffffffu, v, off);
-        acc += __shfl_sync(0xffffffffu, v, 0);
-        if (pres || j0 - 31 < 0) {
-          done_groups = true;
-        } else {
-          j0 -= 32;
-          have = false;
-          q = 0;
-          a = 0;
-          continue;
-        }
-      }
-    }
-    if (done_groups && counts_in) break;
-    __nanosleep(100);
-  }
-  long long v = lane < r ? (long long)(c & ~kPub) : 0;
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1)
-    v += __shfl_down_sync(0xffffffffu, v, off);
-  return acc + __shfl_sync(0xffffffffu, v, 0);
-}
-
 template <typename P, int MODE, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     ceil_kernel(setop_tiles<K, V> t, Comp comp) {
@@ -1310,21 +1232,12 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   if (MODE == 5 && tid == 0) sm.count_slot = -1;
   setop_start_load<NT, true>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
-  const int tiles = (int)gridDim.x, groups = (tiles + 31) >> 5;
-  unsigned long long *cnt = t.status, *agg = t.status + tiles,
-                     *pre = t.status + tiles + groups;
   if (tid >= NT) {
     if (MODE == 5) {
       long long count;
       const long long b = tile_exclusive_prefix_ahead(
           t.status, t.gstatus, tile, &sm.count_slot, &count);
       if (tid == NT) sm.base = b;
-    }
-    if (MODE == 6) {
-      const long long b = lookback_aggregates(cnt, agg, pre, tile, tiles);
-      if (tid == NT) sm.base = b;
-      __threadfence_block();
-      named_arrive(2, NT + 32);
     }
     return;
   }
@@ -1357,294 +1270,13 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     if (MODE == 4 && tid == 0)
       sm.base = (long long)atomicAdd(t.status, (unsigned long long)tile_count);
     if (MODE == 5 && tid == 0) write_count_slot(&sm.count_slot, tile_count);
-    if (MODE == 6 && tid == 0) {
-      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-          cnt[tile])
-          .store(kPub | (unsigned long long)tile_count,
-                 cuda::memory_order_relaxed);
-      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-          agg[tile >> 5])
-          .fetch_add(kArrive | (unsigned long long)tile_count,
-                     cuda::memory_order_relaxed);
-    }
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
-    if constexpr (MODE == 6) {
-      constexpr int LOADED = 16;
-      named_sync(1, NT);
-      loaded_outputs<K, V, LOADED, true> r;
-      load_outputs<NT, LOADED, true, true>(r, t, sm, p, tile_count);
-      named_sync(2, NT + 32);
-      const long long b = sm.base;
-      if (tid == 0 && ((tile & 31) == 31 || tile == tiles - 1)) {
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-            pre[tile >> 5])
-            .store(kPub | (unsigned long long)(b + tile_count),
-                   cuda::memory_order_relaxed);
-      }
-      if (tid == 0 && tile == tiles - 1) t.total[0] = b + tile_count;
-      store_loaded<NT>(t, r, b, tile_count);
-      store_kept<NT, true, true, K, V, smem_t>(t, sm, p, b, tile_count, 0,
-                                               LOADED * NT);
-      return;
-    }
     named_sync(1, NT);
     store_kept<NT, true, true, K, V, smem_t>(t, sm, p,
                                              MODE == 4 ? sm.base : base,
                                              tile_count);
   }
 }
-
-/* MODE 8: counts found a wave ahead.  Block t also loads the keys of tile
- * t + ahead into a buffer of its own, walks them after its own scan and
- * publishes that tile's count (lookback_aggregates' words); tiles below
- * `ahead` publish their own.  A tile's predecessors have then counted
- * long before it looks back, so its base is there about when its load
- * is, and no tile holds its shared memory waiting for a slow neighbour. */
-template <int NT, int VT, typename K, typename V>
-struct ahead_smem : setop_smem<NT, VT, true, K, V, NT * VT, false> {
-  alignas(16) K akeys[setop_tile_smem<NT, VT, true, K, V>::BUF];
-  unsigned long long aloaded;
-};
-
-template <typename K> struct keys_view {
-  K *keys;
-  int *start_a, *start_b;
-};
-
-template <typename P, typename K, typename V, typename Comp>
-__global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
-    ahead_kernel(setop_tiles<K, V> t, int ahead, Comp comp) {
-  constexpr int NT = P::NT, VT = P::VT, NV = P::NV, LOADED = 16;
-  typedef ahead_smem<NT, VT, K, V> smem_t;
-  auto &sm = *shared_as<smem_t>();
-  const int tid = threadIdx.x, tile = blockIdx.x, tiles = (int)gridDim.x;
-  const int groups = (tiles + 31) >> 5;
-  unsigned long long *cnt = t.status, *agg = t.status + tiles,
-                     *pre = t.status + tiles + groups;
-  const int u = tile + ahead;
-  const bool has_ahead = ahead > 0 && u < tiles;
-  const setop_place p = place_of_tile<NV, true>(t, tile);
-  setop_place pa = {};
-  if (has_ahead) pa = place_of_tile<NV, false>(t, u);
-  const bulk_split<K> aa = split_for_bulk(t.a + pa.span.a0, pa.span.na);
-  const bulk_split<K> ab = split_for_bulk(t.b + pa.span.b0, pa.span.nb);
-  if (has_ahead && tid == 0) {
-    mbarrier_init(&sm.aloaded, 1);
-    mbarrier_init_fence();
-    mbarrier_arrive_expect_tx(&sm.aloaded, aa.bytes + ab.bytes);
-    bulk_copy_middle(sm.akeys + pa.sa, t.a + pa.span.a0, aa, &sm.aloaded);
-    bulk_copy_middle(sm.akeys + pa.sb, t.b + pa.span.b0, ab, &sm.aloaded);
-  }
-  setop_start_load<NT, true>(t, sm, p, tile, tiles, true);
-  if (has_ahead && tid >= NT) {
-    const int lane = tid - NT;
-    if (lane < 16)
-      copy_ragged_ends(sm.akeys + pa.sa, t.a + pa.span.a0, pa.span.na, aa,
-                       lane);
-    else
-      copy_ragged_ends(sm.akeys + pa.sb, t.b + pa.span.b0, pa.span.nb, ab,
-                       lane - 16);
-  }
-  __syncthreads();
-  if (tid >= NT) {
-    const long long b = lookback_aggregates(cnt, agg, pre, tile, tiles);
-    if (tid == NT) sm.base = b;
-    __threadfence_block();
-    named_arrive(2, NT + 32);
-    return;
-  }
-  const auto publish = [&](int v, int count) {
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(cnt[v])
-        .store(kPub | (unsigned long long)count, cuda::memory_order_relaxed);
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-        agg[v >> 5])
-        .fetch_add(kArrive | (unsigned long long)count,
-                   cuda::memory_order_relaxed);
-  };
-  mbarrier_wait(&sm.loaded, 0);
-  const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
-                                            [] { named_sync(1, NT); });
-  const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
-  int tile_count;
-  const int offset =
-      compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals, &tile_count);
-  if ((ahead == 0 || tile < ahead) && tid == 0) publish(tile, tile_count);
-  if (has_ahead) {
-    mbarrier_wait(&sm.aloaded, 0);
-    named_sync(1, NT); /* start_a / start_b and warp_totals are free */
-    keys_view<K> view = {sm.akeys, sm.start_a, sm.start_b};
-    const setop_walk wa = walk_tile<NT, VT, K>(view, pa, t.duplicates, comp,
-                                               [] { named_sync(1, NT); });
-    int ahead_count;
-    compute_exclusive_sum<NT>(
-        __popc(set_op_commit(t.keeps, wa.took_a, wa.took_b)), sm.warp_totals,
-        &ahead_count);
-    if (tid == 0) publish(u, ahead_count);
-  }
-  list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
-  named_sync(1, NT);
-  loaded_outputs<K, V, LOADED, true> r;
-  load_outputs<NT, LOADED, true, true>(r, t, sm, p, tile_count);
-  named_sync(2, NT + 32);
-  const long long b = sm.base;
-  if (tid == 0 && ((tile & 31) == 31 || tile == tiles - 1))
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-        pre[tile >> 5])
-        .store(kPub | (unsigned long long)(b + tile_count),
-               cuda::memory_order_relaxed);
-  if (tid == 0 && tile == tiles - 1) t.total[0] = b + tile_count;
-  store_loaded<NT>(t, r, b, tile_count);
-  store_kept<NT, true, true, K, V, smem_t>(t, sm, p, b, tile_count, 0,
-                                           LOADED * NT);
-}
-
-
-/* MODE 10: counts from blocks of their own.  Blocks 0 .. nc-1 of the
- * launch (dispatched first, so resident before any tile) are persistent
- * count blocks: each takes tiles from a counter, bulk-loads only their
- * keys (two buffers: keys[] and the room of vals[], on sm.loaded and
- * sm.vloaded, the next tile's load in flight during this one's walk),
- * walks them and publishes the count (lookback_aggregates' words); a
- * count block waits while its tile is more than `ahead` past the tiles
- * started, so that the keys it reads stay in L2 for their tile.  Blocks
- * from nc on are the tiles (tile = blockIdx - nc): MODE 6's tile without
- * publishing its own count.  words[0] counts the tiles started, words[1]
- * hands out the count blocks' tiles. */
-template <typename P, typename K, typename V, typename Comp>
-__global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
-    counted_kernel(setop_tiles<K, V> t, int nc, int tiles, int ahead,
-                   unsigned long long *words, Comp comp) {
-  constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  constexpr int E = 16 / sizeof(K);
-  typedef setop_smem<NT, VT, true, K, V, NV, false> smem_t;
-  static_assert(sizeof(V) == sizeof(K), "vals[] holds a second keys buffer");
-  auto &sm = *shared_as<smem_t>();
-  const int tid = threadIdx.x;
-  const int groups = (tiles + 31) >> 5;
-  unsigned long long *cnt = t.status, *agg = t.status + tiles,
-                     *pre = t.status + tiles + groups;
-  if ((int)blockIdx.x < nc) {
-    if (tid >= NT) return; /* the count role needs no look-back warp */
-    K *buf[2] = {sm.keys, reinterpret_cast<K *>(sm.vals)};
-    unsigned long long *bar[2] = {&sm.loaded, &sm.vloaded};
-    if (tid == 0) {
-      mbarrier_init(&sm.loaded, 1);
-      mbarrier_init(&sm.vloaded, 1);
-      mbarrier_init_fence();
-    }
-    named_sync(1, NT);
-    int next_c = (int)blockIdx.x; /* thread 0's */
-    long long seen = 0;           /* thread 0's: tiles started, last read */
-    /* claims a tile, waits for its turn, starts its keys' load into
-     * buffer j; returns the tile (>= tiles: none) */
-    const auto claim = [&](int j, setop_place *pl) {
-      if (tid == 0) {
-        /* tiles b, b + nc, ... (no atomic); the tiles started are read
-         * again only when the last reading does not let this one go */
-        int c = next_c;
-        next_c += nc;
-        if (c < tiles) {
-          while ((long long)c > seen + ahead) {
-            seen = (long long)cuda::atomic_ref<unsigned long long,
-                                               cuda::thread_scope_device>(
-                       words[0])
-                       .load(cuda::memory_order_relaxed);
-            if ((long long)c > seen + ahead) __nanosleep(256);
-          }
-        }
-        sm.count_slot = c;
-      }
-      named_sync(1, NT);
-      const int c = sm.count_slot;
-      named_sync(1, NT); /* count_slot read by all before it changes */
-      if (c >= tiles) return c;
-      setop_place q = place_of_tile<NV, false>(t, c);
-      *pl = q;
-      const bulk_split<K> ca = split_for_bulk(t.a + q.span.a0, q.span.na);
-      const bulk_split<K> cb = split_for_bulk(t.b + q.span.b0, q.span.nb);
-      if (tid == 0) {
-        async_proxy_fence();
-        mbarrier_arrive_expect_tx(bar[j], ca.bytes + cb.bytes);
-        bulk_copy_middle(buf[j] + q.sa, t.a + q.span.a0, ca, bar[j]);
-        bulk_copy_middle(buf[j] + q.sb, t.b + q.span.b0, cb, bar[j]);
-      }
-      if (tid < 32)
-        copy_ragged_ends(buf[j] + q.sa, t.a + q.span.a0, q.span.na, ca, tid);
-      else if (tid < 64)
-        copy_ragged_ends(buf[j] + q.sb, t.b + q.span.b0, q.span.nb, cb,
-                         tid - 32);
-      return c;
-    };
-    (void)E;
-    setop_place pc[2];
-    int cur = claim(0, &pc[0]);
-    unsigned phase[2] = {0, 0};
-    for (int k = 0; cur < tiles; ++k) {
-      const int j = k & 1;
-      const int nxt = claim(j ^ 1, &pc[j ^ 1]); /* its ragged ends too */
-      named_sync(1, NT); /* this tile's ragged ends */
-      mbarrier_wait(bar[j], phase[j]);
-      phase[j] ^= 1;
-      keys_view<K> view = {buf[j], sm.start_a, sm.start_b};
-      const setop_walk w = walk_tile<NT, VT, K>(view, pc[j], t.duplicates,
-                                                comp, [] { named_sync(1, NT); });
-      int c_total;
-      compute_exclusive_sum<NT>(
-          __popc(set_op_commit(t.keeps, w.took_a, w.took_b)), sm.warp_totals,
-          &c_total);
-      if (tid == 0) {
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-            cnt[cur])
-            .store(kPub | (unsigned long long)c_total,
-                   cuda::memory_order_relaxed);
-        /* the old value unused: a reduction, no round trip */
-        atomicAdd(agg + (cur >> 5), kArrive | (unsigned long long)c_total);
-      }
-      named_sync(1, NT); /* buffer j, start_a/b, warp_totals are free */
-      cur = nxt;
-    }
-    return;
-  }
-  const int tile = (int)blockIdx.x - nc;
-  if (tid == 0) atomicAdd(words, 1ull);
-  const setop_place p = place_of_tile<NV, true>(t, tile);
-  setop_start_load<NT, true>(t, sm, p, tile, tiles, true);
-  __syncthreads();
-  if (tid >= NT) {
-    const long long b = lookback_aggregates(cnt, agg, pre, tile, tiles);
-    if (tid == NT) sm.base = b;
-    __threadfence_block();
-    named_arrive(2, NT + 32);
-    return;
-  }
-  mbarrier_wait(&sm.loaded, 0);
-  const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
-                                            [] { named_sync(1, NT); });
-  const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
-  int tile_count;
-  const int offset =
-      compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals, &tile_count);
-  list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
-  constexpr int LOADED = 16;
-  named_sync(1, NT);
-  loaded_outputs<K, V, LOADED, true> r;
-  load_outputs<NT, LOADED, true, true>(r, t, sm, p, tile_count);
-  named_sync(2, NT + 32);
-  const long long b = sm.base;
-  if (tid == 0 && ((tile & 31) == 31 || tile == tiles - 1))
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-        pre[tile >> 5])
-        .store(kPub | (unsigned long long)(b + tile_count),
-               cuda::memory_order_relaxed);
-  if (tid == 0 && tile == tiles - 1) t.total[0] = b + tile_count;
-  store_loaded<NT>(t, r, b, tile_count);
-  store_kept<NT, true, true, K, V, smem_t>(t, sm, p, b, tile_count, 0,
-                                           LOADED * NT);
-}
-
-int ahead_percent = 100;
-std::vector<int> ahead_list = {100, 150, 0};
-std::vector<int> counted_list = {};
 
 template <typename P, int MODE, typename K, typename V>
 double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
@@ -1657,83 +1289,34 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, true, K, V, P::NV, false>);
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)smem));
-  /* MODE 7: the library's staged tile (early outputs, look-back warp) */
+  /* MODE 7: the library's staged tile (early outputs, look-back warp),
+   * whose shared memory is the same setop_smem */
   typedef early_outputs_policy<P, 16> RP;
   auto real = setop_kernel<RP, true, true, true, K, V, C>;
-  const size_t real_smem =
-      sizeof(setop_smem<P::NT, P::VT, true, K, V, P::NV, false>);
   CHECK(cudaFuncSetAttribute(real, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)real_smem));
-  auto ahead = ahead_kernel<P, K, V, C>;
-  const size_t ahead_bytes = sizeof(ahead_smem<P::NT, P::VT, K, V>);
-  CHECK(cudaFuncSetAttribute(ahead, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)ahead_bytes));
-  int ahead_per_sm = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &ahead_per_sm, ahead, P::NT + 32, ahead_bytes));
+                             (int)smem));
   int per_sm = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
                                                       P::NT + 32, smem));
-  auto counted = counted_kernel<P, K, V, C>;
-  if (MODE == 10) {
-    CHECK(cudaFuncSetAttribute(counted,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               (int)smem));
-    int c_per_sm = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c_per_sm, counted,
-                                                        P::NT + 32, smem));
-    per_sm = c_per_sm - 1; /* one block an SM counts */
-    printf("ceil      mode 10: counts from %d blocks, %d%% of a wave ahead "
-           "(%d tiles an SM)\n", sms, ahead_percent, per_sm);
-  }
-  if (MODE == 8 || MODE == 9) {
-    per_sm = ahead_per_sm;
-    if (MODE == 8)
-      printf("ceil      mode 8: ahead %d%% of a wave (%d an SM, %zu bytes)\n",
-             ahead_percent, ahead_per_sm, ahead_bytes);
-    else
-      printf("ceil      mode 9: every count out before the run (%d an SM)\n",
-             ahead_per_sm);
-  }
   unsigned long long *total = status + status_words - 2;
   setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
                          status + tiles, total, 1, d.out, d.outv,
                          (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
                          true, sms * per_sm * prefetch / 100, nullptr};
-  const int groups = (tiles + 31) / 32;
   const double ms = time_ms([&] {
     CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
-    if (MODE == 9) {
-      /* every count (and group total) published by an untimed run; the
-       * groups' prefixes and the total zeroed again, so the timed run
-       * still finds its bases by looking back */
-      ahead<<<tiles, P::NT + 32, ahead_bytes, stream>>>(t, 0, C());
-      CHECK(cudaGetLastError());
-      CHECK(cudaMemsetAsync(status + tiles + groups, 0,
-                            sizeof(*status) * groups, stream));
-      CHECK(cudaMemsetAsync(total, 0, 2 * sizeof(*total), stream));
-    }
-    if (MODE >= 6) {
+    if (MODE == 7) {
       CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
       CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
     }
   }, [&] {
     if (MODE == 7)
-      real<<<tiles, P::NT + 32, real_smem, stream>>>(t, C());
-    else if (MODE == 8)
-      ahead<<<tiles, P::NT + 32, ahead_bytes, stream>>>(
-          t, sms * ahead_per_sm * ahead_percent / 100, C());
-    else if (MODE == 9) /* no tile publishes a count: all are out */
-      ahead<<<tiles, P::NT + 32, ahead_bytes, stream>>>(t, -1, C());
-    else if (MODE == 10)
-      counted<<<sms + tiles, P::NT + 32, smem, stream>>>(
-          t, sms, tiles, sms * per_sm * ahead_percent / 100,
-          status + tiles + 2 * groups, C());
+      real<<<tiles, P::NT + 32, smem, stream>>>(t, C());
     else
       kernel<<<tiles, P::NT + 32, smem, stream>>>(t, C());
     CHECK(cudaGetLastError());
   });
-  if (MODE >= 6) {
+  if (MODE == 7) {
     const int o = (int)MGPU_SET_UNION;
     unsigned long long got = 0;
     CHECK(cudaMemcpy(&got, total, sizeof got, cudaMemcpyDeviceToHost));
@@ -1763,8 +1346,7 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
   typedef ascending<K> C;
   const int na = d.na, nb = d.nb;
   const int tiles = tiles_of((long long)na + nb, P::NV);
-  /* the look-back's words, MODE 10's two counters, a spare, the total */
-  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 5;
+  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
   const int ca = samples_of(na, S), cb = samples_of(nb, S);
   unsigned long long *status = device_alloc<unsigned long long>(status_words);
   unsigned *splits = device_alloc<unsigned>(tiles + 1);
@@ -1788,17 +1370,7 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
     ceil_time<P, 4>(d, splits, prefetch, status, status_words);
     ceil_time<P, 5>(d, splits, prefetch, status, status_words);
   }
-  ceil_time<P, 6>(d, splits, prefetch, status, status_words);
   ceil_time<P, 7>(d, splits, prefetch, status, status_words);
-  for (int pc : ahead_list) {
-    ahead_percent = pc;
-    ceil_time<P, 8>(d, splits, prefetch, status, status_words);
-  }
-  ceil_time<P, 9>(d, splits, prefetch, status, status_words);
-  for (int pc : counted_list) {
-    ahead_percent = pc;
-    ceil_time<P, 10>(d, splits, prefetch, status, status_words);
-  }
   CHECK(cudaFree(status));
   CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
@@ -1815,27 +1387,8 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
                                                       "stage");
-    ceil_shape<T<128, 23, 5>>(d, SP::staged_prefetch, false);
-    ceil_shape<T<128, 19, 6>>(d, SP::staged_prefetch, false);
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
-/* MODE 8 with the counts found less than a wave ahead, where the keys the
- * count reads are still in L2 when their own tile loads them (the wide
- * call's prefetch distance), against MODE 7 (the library's tile) and 3
- * (no ordering) on the same splits. */
-template <typename K, typename V> void tune_setop_ahead(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
-  ahead_list = {0};
-  counted_list = {35, 300};
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
-                                                      "stage");
-    ceil_shape<T<128, 31, 5>>(d, SP::wide_prefetch, false);
-    ceil_shape<T<128, 23, 7>>(d, SP::wide_prefetch, false);
+    ceil_shape<T<128, 31, 5>>(d, SP::staged_prefetch, true);
+    ceil_shape<T<128, 23, 7>>(d, SP::staged_prefetch, false);
   }
   setop_opt = {50, true, true, 0, 0};
 }
@@ -2075,13 +1628,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "split" && only != "ahead") {
+      only != "ceil" && only != "split") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | split | ahead]\n");
+                    "parked | ceil | split]\n");
     return 2;
   }
   char err[256];
@@ -2127,7 +1680,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "split") tune_setop_split<int32_t, uint32_t>(n);
-  if (only == "ahead") tune_setop_ahead<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
