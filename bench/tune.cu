@@ -1442,6 +1442,384 @@ template <typename K, typename V> void tune_setop_split(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* ---- counts from a kernel of their own (twenty-third round) ------------
+ * MODE 9 put the staged union's tiles at ~0.265 ms at 2^26 when every
+ * count is out before them, against ~0.32 when each tile counts its own.
+ * Here a persistent count kernel (one block an SM, launched first; the
+ * tiles launch early beside it) loads only keys, BUFS tiles in flight,
+ * walks each with NTC threads of VTC slots (shorter chains than the tile's
+ * 31) and publishes its count in the relay-free words of the twenty-first
+ * round's MODE 6 (lookback_aggregates).  The tiles publish no count; they
+ * look back and store.  A count block waits while its tile is more than
+ * `ahead` past the tiles started (ahead >= (BUFS - 1) blocks' worth, or
+ * a count could wait behind a tile that waits for it). */
+constexpr unsigned long long kPub = 1ull << 63;
+constexpr unsigned long long kArrive = 1ull << 40;
+
+__device__ unsigned g_hang[2]; /* look-back, pacing watchdogs fired */
+
+__device__ __forceinline__ unsigned long long lb_load(unsigned long long *p) {
+  return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*p)
+      .load(cuda::memory_order_relaxed);
+}
+
+/* cnt[t] = kPub | count of tile t; agg[g] = sum of group g's counts plus
+ * kArrive per count; pre[g] = kPub | inclusive prefix of group g.  All 32
+ * lanes; returns the sum of the counts of tiles 0 .. tile-1. */
+__device__ __forceinline__ long long
+lookback_aggregates(unsigned long long *cnt, unsigned long long *agg,
+                    unsigned long long *pre, int tile, int tiles) {
+  const int lane = threadIdx.x & 31, g = tile >> 5, r = tile & 31;
+  unsigned long long c = lane < r ? 0 : kPub;
+  long long acc = 0;
+  int j0 = g - 1;
+  bool done_groups = j0 < 0;
+  unsigned long long a = 0, q = 0;
+  bool have = false;
+  for (long long spins = 0;; ++spins) {
+    if (spins == (1ll << 22)) { /* a hang in an experiment: say so, go on */
+      if (lane == 0) atomicAdd(&g_hang[0], 1u);
+      break;
+    }
+    if (!(c & kPub)) c = lb_load(cnt + (g << 5) + lane);
+    const int j = j0 - lane;
+    if (!done_groups && !have && j >= 0) {
+      q = lb_load(pre + j);
+      if (!(q & kPub)) {
+        a = lb_load(agg + j);
+        const int members = min(32, tiles - (j << 5));
+        have = (int)(a >> 40) == members;
+      } else {
+        have = true;
+      }
+    }
+    const bool counts_in = __all_sync(0xffffffffu, (c & kPub) != 0);
+    if (!done_groups) {
+      const unsigned pres = __ballot_sync(0xffffffffu, j >= 0 && (q & kPub));
+      const unsigned settled = __ballot_sync(0xffffffffu, j < 0 || have);
+      const unsigned need = pres ? (pres & (0u - pres)) - 1u : ~0u;
+      if ((settled & need) == need) {
+        const int stop = pres ? __ffs(pres) - 1 : 31;
+        long long v = 0;
+        if (lane < stop && j >= 0) v = (long long)(a & (kArrive - 1));
+        if (lane == stop && j >= 0)
+          v = pres ? (long long)(q & ~kPub) : (long long)(a & (kArrive - 1));
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1)
+          v += __shfl_down_sync(0xffffffffu, v, off);
+        acc += __shfl_sync(0xffffffffu, v, 0);
+        if (pres || j0 - 31 < 0) {
+          done_groups = true;
+        } else {
+          j0 -= 32;
+          have = false;
+          q = 0;
+          a = 0;
+          continue;
+        }
+      }
+    }
+    if (done_groups && counts_in) break;
+    __nanosleep(100);
+  }
+  long long v = lane < r ? (long long)(c & ~kPub) : 0;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, off);
+  return acc + __shfl_sync(0xffffffffu, v, 0);
+}
+
+template <typename K> struct keys_view {
+  K *keys;
+  int *start_a, *start_b;
+};
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+template <int NTC, int BUFS, int BUF, typename K> struct count_smem {
+  alignas(16) K keys[BUFS][BUF];
+  int start_a[NTC + 1], start_b[NTC + 1];
+  int warp_totals[NTC / 32];
+  unsigned long long bar[BUFS];
+};
+
+/* words[0]: tiles started; words[1..4]: ns pacing, ns waiting for keys,
+ * ns walking and publishing, tiles counted (thread 0's, summed) */
+template <int NTC, int VTC, int BUFS, int NV, typename K, typename V,
+          typename Comp>
+__global__ void __launch_bounds__(NTC, 5)
+    count_kernel(setop_tiles<K, V> t, int tiles, int ahead,
+                 unsigned long long *words, Comp comp) {
+  static_assert(NTC * VTC >= NV, "a count block's slots cover a tile");
+  constexpr int E = 16 / sizeof(K);
+  constexpr int BUF = NV + 2 + 2 * (E - 1);
+  typedef count_smem<NTC, BUFS, BUF, K> smem_t;
+  auto &sm = *shared_as<smem_t>();
+  allow_dependent_grids(); /* the tiles may start beside this launch */
+  const int tid = threadIdx.x;
+  const int groups = (tiles + 31) >> 5;
+  unsigned long long *cnt = t.status, *agg = t.status + tiles;
+  (void)groups;
+  if (tid == 0) {
+    for (int j = 0; j < BUFS; ++j) mbarrier_init(&sm.bar[j], 1);
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  unsigned long long pace_ns = 0, wait_ns = 0, walk_ns = 0, counted = 0;
+  long long seen = 0;
+  const int step = (int)gridDim.x;
+  setop_place pl[BUFS];
+  /* starts the load of the block's k-th tile into buffer k % BUFS */
+  const auto issue = [&](int k) {
+    const int c = (int)blockIdx.x + k * step;
+    if (c >= tiles) return;
+    const int j = k % BUFS;
+    const setop_place q = place_of_tile<NV, false>(t, c);
+    pl[j] = q;
+    const bulk_split<K> ca = split_for_bulk(t.a + q.span.a0, q.span.na);
+    const bulk_split<K> cb = split_for_bulk(t.b + q.span.b0, q.span.nb);
+    if (tid == 0) {
+      const unsigned long long t0 = global_ns();
+      if (ahead >= 0) {
+        /* soft: a count never waits on the tiles for long, since the
+         * tiles' launch may not start beside this one at all (programmatic
+         * launch promises no overlap); g_hang[1] counts the give-ups */
+        for (int spins = 0; (long long)c > seen + ahead; ++spins) {
+          if (spins == 16) {
+            atomicAdd(&g_hang[1], 1u);
+            break;
+          }
+          seen = (long long)lb_load(words);
+          if ((long long)c > seen + ahead) __nanosleep(256);
+        }
+      }
+      pace_ns += global_ns() - t0;
+      async_proxy_fence();
+      mbarrier_arrive_expect_tx(&sm.bar[j], ca.bytes + cb.bytes);
+      bulk_copy_middle(sm.keys[j] + q.sa, t.a + q.span.a0, ca, &sm.bar[j]);
+      bulk_copy_middle(sm.keys[j] + q.sb, t.b + q.span.b0, cb, &sm.bar[j]);
+    }
+    if (tid < 32)
+      copy_ragged_ends(sm.keys[j] + q.sa, t.a + q.span.a0, q.span.na, ca, tid);
+    else if (tid < 64)
+      copy_ragged_ends(sm.keys[j] + q.sb, t.b + q.span.b0, q.span.nb, cb,
+                       tid - 32);
+  };
+  for (int k = 0; k < BUFS - 1; ++k) issue(k);
+  __syncthreads(); /* the ragged ends */
+  for (int k = 0;; ++k) {
+    const int c = (int)blockIdx.x + k * step;
+    if (c >= tiles) break;
+    issue(k + BUFS - 1);
+    const int j = k % BUFS;
+    const unsigned long long t0 = tid == 0 ? global_ns() : 0;
+    mbarrier_wait(&sm.bar[j], (unsigned)((k / BUFS) & 1));
+    const unsigned long long t1 = tid == 0 ? global_ns() : 0;
+    keys_view<K> view = {sm.keys[j], sm.start_a, sm.start_b};
+    const setop_walk w = walk_tile<NTC, VTC, K>(view, pl[j], t.duplicates,
+                                                comp, [] { __syncthreads(); });
+    int total;
+    compute_exclusive_sum<NTC>(
+        __popc(set_op_commit(t.keeps, w.took_a, w.took_b)), sm.warp_totals,
+        &total);
+    if (tid == 0) {
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(cnt[c])
+          .store(kPub | (unsigned long long)total, cuda::memory_order_relaxed);
+      atomicAdd(agg + (c >> 5), kArrive | (unsigned long long)total);
+      const unsigned long long t2 = global_ns();
+      wait_ns += t1 - t0;
+      walk_ns += t2 - t1;
+      ++counted;
+    }
+    __syncthreads(); /* buffer j, the starts, warp_totals are free; the
+                        next buffer's ragged ends are in */
+  }
+  if (tid == 0) {
+    atomicAdd(words + 1, pace_ns);
+    atomicAdd(words + 2, wait_ns);
+    atomicAdd(words + 3, walk_ns);
+    atomicAdd(words + 4, counted);
+    atomicMax(words + 5, lb_load(words)); /* did the tiles start beside? */
+  }
+}
+
+/* MODE 10's tile: no count of its own; looks back on count_kernel's words */
+template <typename P, typename K, typename V, typename Comp>
+__global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
+    counted_tile_kernel(setop_tiles<K, V> t, unsigned long long *words,
+                        Comp comp) {
+  constexpr int NT = P::NT, VT = P::VT, NV = P::NV, LOADED = 16;
+  typedef setop_smem<NT, VT, true, K, V, NV, false> smem_t;
+  auto &sm = *shared_as<smem_t>();
+  const int tid = threadIdx.x, tile = (int)blockIdx.x,
+            tiles = (int)gridDim.x;
+  const int groups = (tiles + 31) >> 5;
+  unsigned long long *cnt = t.status, *agg = t.status + tiles,
+                     *pre = t.status + tiles + groups;
+  if (tid == 0) atomicAdd(words, 1ull);
+  const setop_place p = place_of_tile<NV, true>(t, tile);
+  setop_start_load<NT, true, K, V, smem_t, true>(t, sm, p, tile, tiles, true);
+  __syncthreads();
+  if (tid >= NT) {
+    const long long b = lookback_aggregates(cnt, agg, pre, tile, tiles);
+    if (tid == NT) sm.base = b;
+    __threadfence_block();
+    named_arrive(2, NT + 32);
+    return;
+  }
+  mbarrier_wait(&sm.loaded, 0);
+  const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
+                                            [] { named_sync(1, NT); });
+  const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
+  int tile_count;
+  const int offset =
+      compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals, &tile_count);
+  list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
+  named_sync(1, NT);
+  mbarrier_wait(&sm.vloaded, 0);
+  loaded_outputs<K, V, LOADED, true> r;
+  load_outputs<NT, LOADED, true, true>(r, t, sm, p, tile_count);
+  named_sync(2, NT + 32);
+  const long long b = sm.base;
+  if (tid == 0 && ((tile & 31) == 31 || tile == tiles - 1))
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
+        pre[tile >> 5])
+        .store(kPub | (unsigned long long)(b + tile_count),
+               cuda::memory_order_relaxed);
+  if (tid == 0 && tile == tiles - 1) t.total[0] = b + tile_count;
+  store_loaded<NT>(t, r, b, tile_count);
+  store_kept<NT, true, true, K, V, smem_t>(t, sm, p, b, tile_count, 0,
+                                           LOADED * NT);
+}
+
+template <int NTC_, int VTC_, int BUFS_> struct CB {
+  static constexpr int NTC = NTC_, VTC = VTC_, BUFS = BUFS_;
+};
+
+/* ahead_pct: of a wave of tiles (4 an SM); < 0: no pacing */
+template <typename P, typename C_, typename K, typename V>
+double counted_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
+                    int ahead_pct) {
+  typedef ascending<K> C;
+  const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
+  const int groups = (tiles + 31) / 32;
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto tk = counted_tile_kernel<P, K, V, C>;
+  const size_t smem = sizeof(setop_smem<P::NT, P::VT, true, K, V, P::NV, false>);
+  CHECK(cudaFuncSetAttribute(tk, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
+  auto ck = count_kernel<C_::NTC, C_::VTC, C_::BUFS, P::NV, K, V, C>;
+  constexpr int E = 16 / sizeof(K);
+  const size_t csmem =
+      sizeof(count_smem<C_::NTC, C_::BUFS, P::NV + 2 + 2 * (E - 1), K>);
+  CHECK(cudaFuncSetAttribute(ck, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)csmem));
+  cudaFuncAttributes fa, ca;
+  CHECK(cudaFuncGetAttributes(&fa, tk));
+  CHECK(cudaFuncGetAttributes(&ca, ck));
+  const int per_sm = 4;
+  int ahead = ahead_pct < 0 ? -1 : sms * per_sm * ahead_pct / 100;
+  if (ahead >= 0) ahead = std::max(ahead, (C_::BUFS - 1) * sms + 1);
+  const int status_words = tiles + 2 * groups;
+  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned long long *words = device_alloc<unsigned long long>(8);
+  unsigned long long *total = words + 6;
+  setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
+                         status + tiles, total, 1, d.out, d.outv,
+                         (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
+                         true, sms * per_sm * prefetch / 100, nullptr};
+  const double ms = time_ms([&] {
+    CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
+    CHECK(cudaMemsetAsync(words, 0, sizeof(*words) * 8, stream));
+    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
+    CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
+  }, [&] {
+    ck<<<sms, C_::NTC, csmem, stream>>>(t, tiles, ahead, words, C());
+    CHECK(cudaGetLastError());
+    CHECK(launch_early(true, tk, (unsigned)tiles, (unsigned)(P::NT + 32), smem,
+                       stream, t, words, C()));
+  });
+  unsigned long long h[8];
+  CHECK(cudaMemcpy(h, words, sizeof h, cudaMemcpyDeviceToHost));
+  unsigned hang[2];
+  CHECK(cudaMemcpyFromSymbol(hang, g_hang, sizeof hang));
+  if (hang[0] || hang[1]) {
+    printf("counted   look-back watchdog %u, pacing gave up %u times\n",
+           hang[0], hang[1]);
+    const unsigned zero[2] = {0, 0};
+    CHECK(cudaMemcpyToSymbol(g_hang, zero, sizeof zero));
+  }
+  const int o = (int)MGPU_SET_UNION;
+  const unsigned long long got = h[6];
+  const bool ok = d.have_ref[o] && got == d.ref_count[o] &&
+                  same_bytes(d.out, d.ref_out[o], sizeof(K) * got) &&
+                  same_bytes(d.outv, d.ref_outv[o], sizeof(V) * got);
+  if (!ok) {
+    ++failures;
+    printf("counted   MISMATCH (total %llu, reference %zu)\n", got,
+           d.ref_count[o]);
+  }
+  const double n = (double)(h[4] ? h[4] : 1);
+  printf("counted   tile %dx%d (%d regs) count %dx%d x%d (%d regs, %zu B) "
+         "ahead %4d%% (%5d) %8.4f ms | per count tile: pace %.2f us, keys "
+         "%.2f, walk %.2f; %llu counted, %llu tiles started by the end\n",
+         P::NT, P::VT, fa.numRegs, C_::NTC, C_::VTC, C_::BUFS, ca.numRegs,
+         csmem, ahead_pct, ahead, ms, h[1] / n / 1e3, h[2] / n / 1e3,
+         h[3] / n / 1e3, h[4], h[5]);
+  CHECK(cudaFree(status));
+  CHECK(cudaFree(words));
+  return ms;
+}
+
+template <typename K, typename V> void tune_setop_counted(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  typedef T<128, 31, 5> P;
+  constexpr int S = kSetopSampleStride;
+  typedef ascending<K> C;
+  const int na = d.na, nb = d.nb;
+  const int tiles = tiles_of((long long)na + nb, P::NV);
+  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
+  const int ca = samples_of(na, S), cb = samples_of(nb, S);
+  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned *splits = device_alloc<unsigned>(tiles + 1);
+  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
+  gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
+                             stream>>>(d.a, na, sa, d.b, nb, sb);
+  CHECK(cudaGetLastError());
+  CHECK(launch_early(false, setop_partition_kernel<S, 8, K, C>,
+                     grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
+                     d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
+                     tiles + 1, true, splits, status, status_words,
+                     (unsigned *)nullptr, 0, C()));
+  CHECK(cudaStreamSynchronize(stream));
+  const int pf = SP::wide_prefetch;
+  counted_time<P, CB<256, 16, 3>>(d, splits, pf, -1);
+  counted_time<P, CB<256, 16, 3>>(d, splits, pf, 100);
+  for (int pass = 0; pass < 2; ++pass) {
+    staged_call<typename SP::staged>(d, MGPU_SET_UNION, "pol");
+    ceil_time<P, 3>(d, splits, pf, status, status_words);
+    ceil_time<P, 7>(d, splits, pf, status, status_words);
+    counted_time<P, CB<256, 16, 3>>(d, splits, pf, 50);
+    counted_time<P, CB<256, 16, 3>>(d, splits, pf, 100);
+    counted_time<P, CB<256, 16, 3>>(d, splits, pf, -1);
+    counted_time<P, CB<256, 16, 4>>(d, splits, pf, 100);
+    counted_time<P, CB<256, 16, 2>>(d, splits, pf, 100);
+    counted_time<P, CB<128, 31, 3>>(d, splits, pf, 100);
+    counted_time<P, CB<256, 16, 3>>(d, splits, pf, 200);
+  }
+  CHECK(cudaFree(status));
+  CHECK(cudaFree(splits));
+  CHECK(cudaFree(sa));
+  CHECK(cudaFree(sb));
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* The sample stride of the partition (kSetopSampleStride first, the
  * reference), for the policy's union, intersection and staged union. */
 template <typename K, typename V> void tune_setop_stride(int n) {
@@ -1615,6 +1993,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
 } // namespace
 
 int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0); /* lines reach a pipe before a kill */
   int lg = argc > 1 ? atoi(argv[1]) : 26;
   if (argc > 2) reps = atoi(argv[2]);
   const std::string only = argc > 3 ? argv[3] : "all";
@@ -1628,13 +2007,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "split") {
+      only != "ceil" && only != "split" && only != "counted") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | split]\n");
+                    "parked | ceil | split | counted]\n");
     return 2;
   }
   char err[256];
@@ -1680,6 +2059,7 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "split") tune_setop_split<int32_t, uint32_t>(n);
+  if (only == "counted") tune_setop_counted<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
