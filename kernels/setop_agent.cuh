@@ -775,13 +775,13 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     listed = tile_count;
   }
   const int early = gather_early(listed);
+  /* split loads: the values, first read by load_outputs or store_kept */
+  if (SPLIT) mbarrier_wait(&sm.vloaded, 0);
   loaded_outputs<K, V, LOADED, HAS_V> r;
   if constexpr (LOADED > 0) {
     named_sync(1, NT); /* kept[] */
-    if (SPLIT) mbarrier_wait(&sm.vloaded, 0);
     load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, listed);
   }
-  if (SPLIT && LOADED == 0) mbarrier_wait(&sm.vloaded, 0);
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
   const long long base = sm.base;
