@@ -60,16 +60,20 @@ if want specs; then
   [ $rc -ne 0 ] && status=1
 fi
 
-# The set-operation specs under a sanitizer, on the library in build dir $2
-# (the sizes named 2^2x are left out: they only repeat the kernels, slowly).
+# The set-operation specs under a sanitizer, on the library in build dir $2:
+# by default all but the sizes named 2^2x (they only repeat the kernels,
+# slowly); $3, a busted filter option, picks others, and $4 names their log
+# and note.
 setop_sanitize() {
-  local tool=$1 dir=$2 t0 rc
+  local tool=$1 dir=$2 pick=${3:---filter-out=2^2}
+  local name=${4:-setop-$dir} log t0 rc
+  log="$OUT/$tool-$name.log"
   t0=$(date +%s)
   MGPU_SPEC_BACKENDS=cuda timeout "${SANITIZER_TIMEOUT:-300}" \
     compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
-    $(busted_cmd) --cpath="$dir/?.so" --filter-out="2^2" spec/setop_spec.lua \
-    >"$OUT/$tool-setop-$dir.log" 2>&1; rc=$?
-  note "$tool over the setop specs ($dir): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool-setop-$dir.log" | tail -1); specs: $(grep -E 'passed, ' "$OUT/$tool-setop-$dir.log" | tail -1) in $(( $(date +%s) - t0 )) s"
+    $(busted_cmd) --cpath="$dir/?.so" "$pick" spec/setop_spec.lua \
+    >"$log" 2>&1; rc=$?
+  note "$tool over the $name specs: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1); specs: $(grep -E 'passed, ' "$log" | tail -1) in $(( $(date +%s) - t0 )) s"
   [ $rc -ne 0 ] && status=1
 }
 
@@ -109,13 +113,7 @@ fi
 
 if want staged; then
   for tool in memcheck racecheck; do
-    t0=$(date +%s)
-    MGPU_SPEC_BACKENDS=cuda timeout "${SANITIZER_TIMEOUT:-300}" \
-      compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
-      $(busted_cmd) --cpath="build/?.so" --filter="the staged tile" \
-      spec/setop_spec.lua >"$OUT/$tool-staged.log" 2>&1; rc=$?
-    note "$tool over the staged tile's spec: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool-staged.log" | tail -1); specs: $(grep -E 'passed, ' "$OUT/$tool-staged.log" | tail -1) in $(( $(date +%s) - t0 )) s"
-    [ $rc -ne 0 ] && status=1
+    setop_sanitize "$tool" build "--filter=the staged tile" staged
   done
 fi
 
