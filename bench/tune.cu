@@ -1457,6 +1457,28 @@ template <typename K, typename V> void tune_setop_walk(int n) {
     wide_call<WA<typename SP::difference>, true, false>(d, df, "ahead");
   }
   d.reset_refs();
+  /* the held (keys intersection) and parked (staged) kernels, in calls the
+   * library gives them */
+  if (n <= (1 << 24)) {
+    for (int pass = 0; pass < 2; ++pass) {
+      wide_call<typename SP::parked, true, true>(d, un, "pol");
+      wide_call<WA<typename SP::parked>, true, true>(d, un, "ahead");
+      wide_call<typename SP::parked, true, true>(d, sd, "pol");
+      wide_call<WA<typename SP::parked>, true, true>(d, sd, "ahead");
+      wide_call<typename SP::held_intersection, true, false>(d, x, "pol");
+      wide_call<WA<typename SP::held_intersection>, true, false>(d, x, "ahead");
+    }
+  }
+  d.reset_refs();
+  if (n <= (1 << 24)) {
+    for (int pass = 0; pass < 2; ++pass) {
+      wide_call<typename KP::held_intersection, false, false>(d, x, "pol");
+      wide_call<WA<typename KP::held_intersection>, false, false>(d, x, "ahead");
+      wide_call<typename KP::held_difference, false, false>(d, df, "pol");
+      wide_call<WA<typename KP::held_difference>, false, false>(d, df, "ahead");
+    }
+  }
+  d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
     wide_call<typename KP::union_tile, false, false>(d, un, "pol");
     wide_call<WA<typename KP::union_tile>, false, false>(d, un, "ahead");
