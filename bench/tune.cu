@@ -1415,86 +1415,6 @@ void staged_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
 }
 
-/* P's call as the library makes it, keys or values gathered or staged */
-template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V>
-void wide_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const long long tiles = ((long long)d.na + d.nb + P::NV - 1) / P::NV;
-  setop_opt = {STAGE_V ? SP::staged_prefetch : SP::prefetch, true, true, 0,
-               SP::direct_points};
-  if (tiles >= (long long)kSetopWideWaves * sms * P::MIN_BLOCKS) {
-    setop_opt.prefetch_percent = SP::wide_prefetch;
-    tune_setop<P, HAS_V, STAGE_V, true, SP::wide_stride>(d, op, what);
-  } else {
-    tune_setop<P, HAS_V, STAGE_V, true>(d, op, what);
-  }
-}
-
-/* The walk with the next key of each side in hand (walk_ahead_policy)
- * against the policy's, every operation's one-tile kernel, keys and pairs
- * (each operation's policy first: the reference). */
-template <typename P> using WA = walk_ahead_policy<P>;
-template <typename P> using WA2 = walk_ahead_policy<P, 2>;
-template <typename K, typename V> void tune_setop_walk(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, df = MGPU_SET_DIFFERENCE,
-                        un = MGPU_SET_UNION,
-                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  for (int pass = 0; pass < 2; ++pass) {
-    wide_call<typename SP::staged, true, true>(d, un, "pol");
-    wide_call<WA<typename SP::staged>, true, true>(d, un, "ahead");
-    wide_call<WA2<typename SP::staged>, true, true>(d, un, "ahead2");
-    wide_call<typename SP::staged_symmetric_difference, true, true>(d, sd, "pol");
-    wide_call<WA<typename SP::staged_symmetric_difference>, true, true>(
-        d, sd, "ahead");
-    wide_call<typename SP::intersection, true, false>(d, x, "pol");
-    wide_call<WA<typename SP::intersection>, true, false>(d, x, "ahead");
-    wide_call<typename SP::difference, true, false>(d, df, "pol");
-    wide_call<WA<typename SP::difference>, true, false>(d, df, "ahead");
-  }
-  d.reset_refs();
-  /* the held (keys intersection) and parked (staged) kernels, in calls the
-   * library gives them */
-  if (n <= (1 << 24)) {
-    for (int pass = 0; pass < 2; ++pass) {
-      wide_call<typename SP::parked, true, true>(d, un, "pol");
-      wide_call<WA<typename SP::parked>, true, true>(d, un, "ahead");
-      wide_call<typename SP::parked, true, true>(d, sd, "pol");
-      wide_call<WA<typename SP::parked>, true, true>(d, sd, "ahead");
-      wide_call<typename SP::held_intersection, true, false>(d, x, "pol");
-      wide_call<WA<typename SP::held_intersection>, true, false>(d, x, "ahead");
-    }
-  }
-  d.reset_refs();
-  if (n <= (1 << 24)) {
-    for (int pass = 0; pass < 2; ++pass) {
-      wide_call<typename KP::held_intersection, false, false>(d, x, "pol");
-      wide_call<WA<typename KP::held_intersection>, false, false>(d, x, "ahead");
-      wide_call<typename KP::held_difference, false, false>(d, df, "pol");
-      wide_call<WA<typename KP::held_difference>, false, false>(d, df, "ahead");
-    }
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    wide_call<typename KP::union_tile, false, false>(d, un, "pol");
-    wide_call<WA<typename KP::union_tile>, false, false>(d, un, "ahead");
-    wide_call<WA2<typename KP::union_tile>, false, false>(d, un, "ahead2");
-    wide_call<typename KP::symmetric_difference_tile, false, false>(d, sd, "pol");
-    wide_call<WA<typename KP::symmetric_difference_tile>, false, false>(
-        d, sd, "ahead");
-    wide_call<typename KP::intersection, false, false>(d, x, "pol");
-    wide_call<WA<typename KP::intersection>, false, false>(d, x, "ahead");
-    wide_call<WA2<typename KP::intersection>, false, false>(d, x, "ahead2");
-    wide_call<typename KP::difference, false, false>(d, df, "pol");
-    wide_call<WA<typename KP::difference>, false, false>(d, df, "ahead");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_split(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
@@ -1709,13 +1629,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "split" && only != "walk") {
+      only != "ceil" && only != "split") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | split | walk]\n");
+                    "parked | ceil | split]\n");
     return 2;
   }
   char err[256];
@@ -1762,7 +1682,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "split") tune_setop_split<int32_t, uint32_t>(n);
-  if (only == "walk") tune_setop_walk<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -122,13 +122,6 @@ template <typename P> struct split_load_policy : P {
   static constexpr bool SPLIT_LOAD = true;
 };
 
-/* A set-operation tile P whose walk keeps the next key of each side in
- * registers (serial_set_op's AHEAD), taking the shared-memory load off
- * the chain from one step to the next. */
-template <typename P, int AHEAD = 1> struct walk_ahead_policy : P {
-  static constexpr int WALK_AHEAD = AHEAD;
-};
-
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192

@@ -236,14 +236,6 @@ template <typename P>
 struct loads_split<P, decltype((void)P::SPLIT_LOAD)>
     : std::integral_constant<bool, P::SPLIT_LOAD> {};
 
-/* Whether P's walk keeps the next key of each side in hand
- * (serial_set_op's AHEAD). */
-template <typename P, typename = void>
-struct walks_ahead : std::integral_constant<int, 0> {};
-template <typename P>
-struct walks_ahead<P, decltype((void)P::WALK_AHEAD)>
-    : std::integral_constant<int, P::WALK_AHEAD> {};
-
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -254,9 +246,9 @@ struct setop_tile_smem {
   /* The tile's A at keys[sa, sa + na) and B at keys[sb, sb + nb), each at
    * its global address's alignment so that bulk copies can fill them: NV
    * keys, one more for a starred end, the two alignment offsets, and two
-   * spare slots (serial_set_op reads the key at the end of a range, and
-   * walking ahead the one after it). */
-  static constexpr int BUF = NV + 4 + 2 * (E - 1);
+   * spare slots (serial_set_op reads the key at the end of a range and
+   * the one after it). */
+  static constexpr int BUF = NV + 3 + 2 * (E - 1);
   alignas(16) K keys[BUF];
   /* With STAGE_V, the tile's values, laid out like its keys (A's at
    * vals[va], B's at vals[vb]) but at their own alignment; no spare slot. */
@@ -414,8 +406,8 @@ struct setop_walk {
 /* Each thread's start is the Balanced Path point on its diagonal of the
  * tile, its end the next thread's start; SYNC is the barrier among the
  * compute threads between the two. */
-template <int NT, int VT, typename K, int AHEAD = 0, typename Smem,
-          typename Comp, typename Sync>
+template <int NT, int VT, typename K, typename Smem, typename Comp,
+          typename Sync>
 __device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
                                                 bool duplicates, Comp comp,
                                                 Sync sync) {
@@ -438,8 +430,7 @@ __device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
   sync();
   const int ea = max(w.ta, sm.start_a[tid + 1]);
   const int eb = max(w.tb, sm.start_b[tid + 1]);
-  serial_set_op<VT, AHEAD>(sm.keys, w.ta, ea, w.tb, eb, &w.took_a, &w.took_b,
-                           comp);
+  serial_set_op<VT>(sm.keys, w.ta, ea, w.tb, eb, &w.took_a, &w.took_b, comp);
   return w;
 }
 
@@ -727,8 +718,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   }
 
   mbarrier_wait(&sm.loaded, 0);
-  const setop_walk w = walk_tile<NT, VT, K, walks_ahead<P>::value>(
-      sm, p, t.duplicates, comp, [] {
+  const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp, [] {
     if (LOOKBACK_WARP) named_sync(1, NT);
     else __syncthreads();
   });

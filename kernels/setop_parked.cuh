@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
                                                     false);
     named_sync(1, NT); /* the ragged ends */
     mbarrier_wait(&sm.loaded, k & 1);
-    const setop_walk w = walk_tile<NT, VT, K, walks_ahead<P>::value>(
-        sm, p, t.duplicates, comp, [] { named_sync(1, NT); });
+    const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
+                                              [] { named_sync(1, NT); });
     const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
     int tile_count;
     const int offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,

@@ -43,94 +43,29 @@ __host__ __device__ constexpr unsigned set_op_keeps(mgpu_setop_kind op) {
 }
 
 /* One step of the walk over 32-bit shared-memory byte addresses: pa / pb
- * point at the keys ak / bk waiting on each side, ea / eb at the ends.
+ * point at the keys ak / bk waiting on each side, ea / eb at the ends, and
+ * ak1 / bk1 hold the key after each.  A side that advances takes its next
+ * key from ak1 / bk1 and fetches the one after that, so the chain from one
+ * step's compare to the next is compare, AND, move; with the load on it
+ * (compare, AND, add, load), set operations ran 1-5% slower
+ * (docs/TUNING.md, twenty-fourth round).  Keeping two keys ahead was
+ * slower again (more moves a step).
  * The generic step is C++; integer keys in either order have it written
  * out in PTX, because the compiler's own version of the same logic took
  * ~18 instructions a step (a shared-window base added to every address,
  * predicates reset before each conditional compare, bits cleared before
- * being set: cuobjdump, i32 keys) where this one takes 12: two bounds
- * tests, two compares that fold in the other side's test, two ANDs, two
- * conditional advances, two conditional bit sets and two loads. */
+ * being set: cuobjdump, i32 keys) where the PTX took 12 before the keys
+ * ahead and 14 with them: two bounds tests, two compares that fold in the
+ * other side's test, two ANDs, and on each taken side an advance, a bit
+ * set, a move and a load. */
 template <typename K, typename Comp> struct set_op_step {
-  static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,
-                                             unsigned ea, unsigned eb, K &ak,
-                                             K &bk, unsigned &ta, unsigned &tb,
-                                             unsigned bit) {
-    const bool has_a = pa < ea, has_b = pb < eb;
-    /* take A when it is not after B; take B when it is not after A */
-    const bool take_a = has_a & !(has_b & Comp()(bk, ak));
-    const bool take_b = has_b & !(has_a & Comp()(ak, bk));
-    if (take_a) {
-      ta |= bit;
-      pa += sizeof(K);
-    }
-    if (take_b) {
-      tb |= bit;
-      pb += sizeof(K);
-    }
-    ak = lds<K>(pa);
-    bk = lds<K>(pb);
-  }
-};
-
-/* PTX of one step.  GE_A is "A is not after B" (take A unless B is
- * strictly first), GE_B the reverse, each a setp folding in !has_other. */
-#define MGPU_SET_OP_STEP_PTX(GE_A, GE_B, BYTES, LD)                          \
-  "{\n\t.reg .pred ha, hb, ta, tb;\n\t"                                      \
-  "setp.lt.u32 ha, %0, %6;\n\t"                                              \
-  "setp.lt.u32 hb, %1, %7;\n\t"                                              \
-  GE_A " ta, %2, %3, !hb;\n\t"                                               \
-  GE_B " tb, %2, %3, !ha;\n\t"                                               \
-  "and.pred ta, ta, ha;\n\t"                                                 \
-  "and.pred tb, tb, hb;\n\t"                                                 \
-  "@ta add.u32 %0, %0, " #BYTES ";\n\t"                                      \
-  "@tb add.u32 %1, %1, " #BYTES ";\n\t"                                      \
-  "@ta or.b32 %4, %4, %8;\n\t"                                               \
-  "@tb or.b32 %5, %5, %8;\n\t"                                               \
-  LD " %2, [%0];\n\t"                                                        \
-  LD " %3, [%1];\n\t}"
-
-/* One order's specialisation; GE_A / GE_B as for MGPU_SET_OP_STEP_PTX. */
-#define MGPU_SET_OP_STEP_IN(T, ORDER, C, GE_A, GE_B, BYTES, LD)              \
-  template <> struct set_op_step<T, ORDER<T>> {                               \
-    static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,    \
-                                               unsigned ea, unsigned eb,      \
-                                               T &ak, T &bk, unsigned &ta,    \
-                                               unsigned &tb, unsigned bit) {  \
-      asm(MGPU_SET_OP_STEP_PTX(GE_A, GE_B, BYTES, LD)                         \
-          : "+r"(pa), "+r"(pb), "+" C(ak), "+" C(bk), "+r"(ta), "+r"(tb)      \
-          : "r"(ea), "r"(eb), "r"(bit));                                      \
-    }                                                                         \
-  };
-
-/* %2 = ak, %3 = bk.  Ascending: take A when bk >= ak, i.e. ak <= bk
- * ("setp.le ta, ak, bk"), take B when ak >= bk.  Descending reverses. */
-#define MGPU_SET_OP_STEP(T, C, S, BYTES, LD)                                  \
-  MGPU_SET_OP_STEP_IN(T, ascending, C, "setp.le.or." S, "setp.ge.or." S,     \
-                      BYTES, LD)                                              \
-  MGPU_SET_OP_STEP_IN(T, descending, C, "setp.ge.or." S, "setp.le.or." S,    \
-                      BYTES, LD)
-MGPU_SET_OP_STEP(int, "r", "s32", 4, "ld.shared.b32")
-MGPU_SET_OP_STEP(unsigned, "r", "u32", 4, "ld.shared.b32")
-MGPU_SET_OP_STEP(long long, "l", "s64", 8, "ld.shared.b64")
-MGPU_SET_OP_STEP(unsigned long long, "l", "u64", 8, "ld.shared.b64")
-#undef MGPU_SET_OP_STEP
-#undef MGPU_SET_OP_STEP_IN
-#undef MGPU_SET_OP_STEP_PTX
-
-/* The same step with the key after each waiting one already in hand (ak1,
- * bk1): a side that advances takes its next key from a register and
- * fetches the one after, so the shared-memory load leaves the chain from
- * one step's compare to the next (compare, AND, move instead of compare,
- * AND, add, load).  Costs a move and a load on the taken sides, and reads
- * one key further: keys[a_end + 1] and keys[b_end + 1]. */
-template <typename K, typename Comp> struct set_op_step_ahead {
   static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,
                                              unsigned ea, unsigned eb, K &ak,
                                              K &bk, K &ak1, K &bk1,
                                              unsigned &ta, unsigned &tb,
                                              unsigned bit) {
     const bool has_a = pa < ea, has_b = pb < eb;
+    /* take A when it is not after B; take B when it is not after A */
     const bool take_a = has_a & !(has_b & Comp()(bk, ak));
     const bool take_b = has_b & !(has_a & Comp()(ak, bk));
     if (take_a) {
@@ -148,7 +83,9 @@ template <typename K, typename Comp> struct set_op_step_ahead {
   }
 };
 
-#define MGPU_SET_OP_AHEAD_PTX(GE_A, GE_B, BYTES, MOV, LD)                    \
+/* PTX of one step.  GE_A is "A is not after B" (take A unless B is
+ * strictly first), GE_B the reverse, each a setp folding in !has_other. */
+#define MGPU_SET_OP_STEP_PTX(GE_A, GE_B, BYTES, MOV, LD)                     \
   "{\n\t.reg .pred ha, hb, ta, tb;\n\t"                                      \
   "setp.lt.u32 ha, %0, %8;\n\t"                                              \
   "setp.lt.u32 hb, %1, %9;\n\t"                                              \
@@ -165,108 +102,36 @@ template <typename K, typename Comp> struct set_op_step_ahead {
   "@ta " LD " %6, [%0+" #BYTES "];\n\t"                                      \
   "@tb " LD " %7, [%1+" #BYTES "];\n\t}"
 
-#define MGPU_SET_OP_AHEAD_IN(T, ORDER, C, GE_A, GE_B, BYTES, MOV, LD)        \
-  template <> struct set_op_step_ahead<T, ORDER<T>> {                         \
+/* One order's specialisation; GE_A / GE_B as for MGPU_SET_OP_STEP_PTX. */
+#define MGPU_SET_OP_STEP_IN(T, ORDER, C, GE_A, GE_B, BYTES, MOV, LD)         \
+  template <> struct set_op_step<T, ORDER<T>> {                               \
     static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,    \
                                                unsigned ea, unsigned eb,      \
                                                T &ak, T &bk, T &ak1, T &bk1,  \
                                                unsigned &ta, unsigned &tb,    \
                                                unsigned bit) {                \
-      asm(MGPU_SET_OP_AHEAD_PTX(GE_A, GE_B, BYTES, MOV, LD)                   \
+      asm(MGPU_SET_OP_STEP_PTX(GE_A, GE_B, BYTES, MOV, LD)                    \
           : "+r"(pa), "+r"(pb), "+" C(ak), "+" C(bk), "+r"(ta), "+r"(tb),     \
             "+" C(ak1), "+" C(bk1)                                            \
           : "r"(ea), "r"(eb), "r"(bit));                                      \
     }                                                                         \
   };
 
-#define MGPU_SET_OP_AHEAD(T, C, S, BYTES, MOV, LD)                            \
-  MGPU_SET_OP_AHEAD_IN(T, ascending, C, "setp.le.or." S, "setp.ge.or." S,    \
-                       BYTES, MOV, LD)                                        \
-  MGPU_SET_OP_AHEAD_IN(T, descending, C, "setp.ge.or." S, "setp.le.or." S,   \
-                       BYTES, MOV, LD)
-MGPU_SET_OP_AHEAD(int, "r", "s32", 4, "mov.b32", "ld.shared.b32")
-MGPU_SET_OP_AHEAD(unsigned, "r", "u32", 4, "mov.b32", "ld.shared.b32")
-MGPU_SET_OP_AHEAD(long long, "l", "s64", 8, "mov.b64", "ld.shared.b64")
-MGPU_SET_OP_AHEAD(unsigned long long, "l", "u64", 8, "mov.b64",
-                  "ld.shared.b64")
-#undef MGPU_SET_OP_AHEAD
-#undef MGPU_SET_OP_AHEAD_IN
-#undef MGPU_SET_OP_AHEAD_PTX
-
-/* Two keys in hand on each side (ak1, ak2 after ak): a run of steps on one
- * side finds each next key loaded two steps before.  Reads keys[a_end + 2]
- * and keys[b_end + 2]. */
-template <typename K, typename Comp> struct set_op_step_ahead2 {
-  static __device__ __forceinline__ void run(unsigned &pa, unsigned &pb,
-                                             unsigned ea, unsigned eb, K &ak,
-                                             K &bk, K &ak1, K &bk1, K &ak2,
-                                             K &bk2, unsigned &ta, unsigned &tb,
-                                             unsigned bit) {
-    const bool has_a = pa < ea, has_b = pb < eb;
-    const bool take_a = has_a & !(has_b & Comp()(bk, ak));
-    const bool take_b = has_b & !(has_a & Comp()(ak, bk));
-    if (take_a) {
-      ta |= bit;
-      pa += sizeof(K);
-      ak = ak1;
-      ak1 = ak2;
-      ak2 = lds<K>(pa + 2 * sizeof(K));
-    }
-    if (take_b) {
-      tb |= bit;
-      pb += sizeof(K);
-      bk = bk1;
-      bk1 = bk2;
-      bk2 = lds<K>(pb + 2 * sizeof(K));
-    }
-  }
-};
-
-#define MGPU_SET_OP_AHEAD2_PTX(GE_A, GE_B, BYTES, BYTES2, MOV, LD)           \
-  "{\n\t.reg .pred ha, hb, ta, tb;\n\t"                                      \
-  "setp.lt.u32 ha, %0, %10;\n\t"                                             \
-  "setp.lt.u32 hb, %1, %11;\n\t"                                             \
-  GE_A " ta, %2, %3, !hb;\n\t"                                               \
-  GE_B " tb, %2, %3, !ha;\n\t"                                               \
-  "and.pred ta, ta, ha;\n\t"                                                 \
-  "and.pred tb, tb, hb;\n\t"                                                 \
-  "@ta add.u32 %0, %0, " #BYTES ";\n\t"                                      \
-  "@tb add.u32 %1, %1, " #BYTES ";\n\t"                                      \
-  "@ta or.b32 %4, %4, %12;\n\t"                                              \
-  "@tb or.b32 %5, %5, %12;\n\t"                                              \
-  "@ta " MOV " %2, %6;\n\t"                                                  \
-  "@tb " MOV " %3, %7;\n\t"                                                  \
-  "@ta " MOV " %6, %8;\n\t"                                                  \
-  "@tb " MOV " %7, %9;\n\t"                                                  \
-  "@ta " LD " %8, [%0+" #BYTES2 "];\n\t"                                     \
-  "@tb " LD " %9, [%1+" #BYTES2 "];\n\t}"
-
-#define MGPU_SET_OP_AHEAD2_IN(T, ORDER, C, GE_A, GE_B, BYTES, BYTES2, MOV, LD) \
-  template <> struct set_op_step_ahead2<T, ORDER<T>> {                        \
-    static __device__ __forceinline__ void run(                               \
-        unsigned &pa, unsigned &pb, unsigned ea, unsigned eb, T &ak, T &bk,   \
-        T &ak1, T &bk1, T &ak2, T &bk2, unsigned &ta, unsigned &tb,           \
-        unsigned bit) {                                                       \
-      asm(MGPU_SET_OP_AHEAD2_PTX(GE_A, GE_B, BYTES, BYTES2, MOV, LD)          \
-          : "+r"(pa), "+r"(pb), "+" C(ak), "+" C(bk), "+r"(ta), "+r"(tb),     \
-            "+" C(ak1), "+" C(bk1), "+" C(ak2), "+" C(bk2)                    \
-          : "r"(ea), "r"(eb), "r"(bit));                                      \
-    }                                                                         \
-  };
-
-#define MGPU_SET_OP_AHEAD2(T, C, S, BYTES, BYTES2, MOV, LD)                   \
-  MGPU_SET_OP_AHEAD2_IN(T, ascending, C, "setp.le.or." S, "setp.ge.or." S,   \
-                        BYTES, BYTES2, MOV, LD)                               \
-  MGPU_SET_OP_AHEAD2_IN(T, descending, C, "setp.ge.or." S, "setp.le.or." S,  \
-                        BYTES, BYTES2, MOV, LD)
-MGPU_SET_OP_AHEAD2(int, "r", "s32", 4, 8, "mov.b32", "ld.shared.b32")
-MGPU_SET_OP_AHEAD2(unsigned, "r", "u32", 4, 8, "mov.b32", "ld.shared.b32")
-MGPU_SET_OP_AHEAD2(long long, "l", "s64", 8, 16, "mov.b64", "ld.shared.b64")
-MGPU_SET_OP_AHEAD2(unsigned long long, "l", "u64", 8, 16, "mov.b64",
-                   "ld.shared.b64")
-#undef MGPU_SET_OP_AHEAD2
-#undef MGPU_SET_OP_AHEAD2_IN
-#undef MGPU_SET_OP_AHEAD2_PTX
+/* %2 = ak, %3 = bk.  Ascending: take A when bk >= ak, i.e. ak <= bk
+ * ("setp.le ta, ak, bk"), take B when ak >= bk.  Descending reverses. */
+#define MGPU_SET_OP_STEP(T, C, S, BYTES, MOV, LD)                             \
+  MGPU_SET_OP_STEP_IN(T, ascending, C, "setp.le.or." S, "setp.ge.or." S,     \
+                      BYTES, MOV, LD)                                         \
+  MGPU_SET_OP_STEP_IN(T, descending, C, "setp.ge.or." S, "setp.le.or." S,    \
+                      BYTES, MOV, LD)
+MGPU_SET_OP_STEP(int, "r", "s32", 4, "mov.b32", "ld.shared.b32")
+MGPU_SET_OP_STEP(unsigned, "r", "u32", 4, "mov.b32", "ld.shared.b32")
+MGPU_SET_OP_STEP(long long, "l", "s64", 8, "mov.b64", "ld.shared.b64")
+MGPU_SET_OP_STEP(unsigned long long, "l", "u64", 8, "mov.b64",
+                 "ld.shared.b64")
+#undef MGPU_SET_OP_STEP
+#undef MGPU_SET_OP_STEP_IN
+#undef MGPU_SET_OP_STEP_PTX
 
 /* Walks keys[a, a_end) (A) against keys[b, b_end) (B, in the same shared
  * array) for at most VT slots.  Bit i of *took_a / *took_b says that slot
@@ -275,9 +140,9 @@ MGPU_SET_OP_AHEAD2(unsigned long long, "l", "u64", 8, 16, "mov.b64",
  * bits (set_op_commit), and a slot's key is A's when it took one, else
  * B's, so replaying the bits from (a, b) finds every key again.  Keeping
  * two words instead of VT keys and sources leaves the registers free for
- * occupancy.  Reads stay inside [a, a_end] and [b, b_end] whatever the
- * data, so an unsorted tile only gives meaningless slots. */
-template <int VT, int AHEAD = 0, typename K, typename Comp>
+ * occupancy.  Reads stay inside [a, a_end + 1] and [b, b_end + 1] whatever
+ * the data, so an unsorted tile only gives meaningless slots. */
+template <int VT, typename K, typename Comp>
 __device__ __forceinline__ void serial_set_op(const K *keys, int a, int a_end,
                                               int b, int b_end, unsigned *took_a,
                                               unsigned *took_b, Comp) {
@@ -287,28 +152,14 @@ __device__ __forceinline__ void serial_set_op(const K *keys, int a, int a_end,
   const unsigned ea = base + (unsigned)a_end * sizeof(K);
   const unsigned eb = base + (unsigned)b_end * sizeof(K);
   unsigned ta = 0, tb = 0;
-  /* keys[a_end] and keys[b_end] must be readable: a key is fetched as soon
-   * as its side advances, before knowing whether it is needed */
+  /* keys[a_end + 1] and keys[b_end + 1] must be readable: each side holds
+   * the key after its waiting one, before knowing whether it is needed */
   K ak = lds<K>(pa), bk = lds<K>(pb);
-  if constexpr (AHEAD == 2) {
-    K ak1 = lds<K>(pa + sizeof(K)), bk1 = lds<K>(pb + sizeof(K));
-    K ak2 = lds<K>(pa + 2 * sizeof(K)), bk2 = lds<K>(pb + 2 * sizeof(K));
+  K ak1 = lds<K>(pa + sizeof(K)), bk1 = lds<K>(pb + sizeof(K));
 #pragma unroll
-    for (int i = 0; i < VT; ++i)
-      set_op_step_ahead2<K, Comp>::run(pa, pb, ea, eb, ak, bk, ak1, bk1, ak2,
-                                       bk2, ta, tb, 1u << i);
-  } else if constexpr (AHEAD == 1) {
-    /* with AHEAD, keys[a_end + 1] and keys[b_end + 1] too */
-    K ak1 = lds<K>(pa + sizeof(K)), bk1 = lds<K>(pb + sizeof(K));
-#pragma unroll
-    for (int i = 0; i < VT; ++i)
-      set_op_step_ahead<K, Comp>::run(pa, pb, ea, eb, ak, bk, ak1, bk1, ta, tb,
-                                      1u << i);
-  } else {
-#pragma unroll
-    for (int i = 0; i < VT; ++i)
-      set_op_step<K, Comp>::run(pa, pb, ea, eb, ak, bk, ta, tb, 1u << i);
-  }
+  for (int i = 0; i < VT; ++i)
+    set_op_step<K, Comp>::run(pa, pb, ea, eb, ak, bk, ak1, bk1, ta, tb,
+                              1u << i);
   /* Opaque from here: otherwise the compiler carries the VT steps' take
    * predicates into the caller's replay, runs out of predicate registers
    * and spills them (P2R/STL after the walk, 84 bytes at 128 x 31). */
