@@ -1415,56 +1415,6 @@ void staged_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
 }
 
-/* P's call as the library makes it, keys or values gathered or staged */
-template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V>
-void wide_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const long long tiles = ((long long)d.na + d.nb + P::NV - 1) / P::NV;
-  setop_opt = {STAGE_V ? SP::staged_prefetch : SP::prefetch, true, true, 0,
-               SP::direct_points};
-  if (tiles >= (long long)kSetopWideWaves * sms * P::MIN_BLOCKS) {
-    setop_opt.prefetch_percent = SP::wide_prefetch;
-    tune_setop<P, HAS_V, STAGE_V, true, SP::wide_stride>(d, op, what);
-  } else {
-    tune_setop<P, HAS_V, STAGE_V, true>(d, op, what);
-  }
-}
-
-/* The look-back warp with DEPTH polls in flight (lookback_depth) against
- * the policy's one, every operation's one-tile kernel (experiment). */
-template <typename P, int DEPTH> struct LD : P {
-  static constexpr int LOOKBACK_DEPTH = DEPTH;
-};
-template <typename K, typename V> void tune_setop_poll(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, un = MGPU_SET_UNION,
-                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  for (int pass = 0; pass < 2; ++pass) {
-    wide_call<typename SP::staged, true, true>(d, un, "pol");
-    wide_call<LD<typename SP::staged, 2>, true, true>(d, un, "d2");
-    wide_call<LD<typename SP::staged, 4>, true, true>(d, un, "d4");
-    wide_call<LD<typename SP::staged, 8>, true, true>(d, un, "d8");
-    wide_call<typename SP::staged_symmetric_difference, true, true>(d, sd, "pol");
-    wide_call<LD<typename SP::staged_symmetric_difference, 4>, true, true>(
-        d, sd, "d4");
-    wide_call<typename SP::intersection, true, false>(d, x, "pol");
-    wide_call<LD<typename SP::intersection, 4>, true, false>(d, x, "d4");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    wide_call<typename KP::union_tile, false, false>(d, un, "pol");
-    wide_call<LD<typename KP::union_tile, 2>, false, false>(d, un, "d2");
-    wide_call<LD<typename KP::union_tile, 4>, false, false>(d, un, "d4");
-    wide_call<typename KP::intersection, false, false>(d, x, "pol");
-    wide_call<LD<typename KP::intersection, 4>, false, false>(d, x, "d4");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_split(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
@@ -1679,13 +1629,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "split" && only != "poll") {
+      only != "ceil" && only != "split") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | split | poll]\n");
+                    "parked | ceil | split]\n");
     return 2;
   }
   char err[256];
@@ -1732,7 +1682,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "split") tune_setop_split<int32_t, uint32_t>(n);
-  if (only == "poll") tune_setop_poll<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -236,13 +236,6 @@ template <typename P>
 struct loads_split<P, decltype((void)P::SPLIT_LOAD)>
     : std::integral_constant<bool, P::SPLIT_LOAD> {};
 
-/* How many polls P's look-back warp keeps in flight (sum_back_window). */
-template <typename P, typename = void>
-struct lookback_depth : std::integral_constant<int, 1> {};
-template <typename P>
-struct lookback_depth<P, decltype((void)P::LOOKBACK_DEPTH)>
-    : std::integral_constant<int, P::LOOKBACK_DEPTH> {};
-
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -712,7 +705,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    const long long base = tile_exclusive_prefix_ahead<lookback_depth<P>::value>(
+    const long long base = tile_exclusive_prefix_ahead(
         t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;

@@ -41,45 +41,26 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
  * nearest) holding a prefix, or of all 32 when none does; *found says
  * whether one did.  load() gives the lane's word; a lane with nothing to
  * read passes kTilePrefix (nothing before it) or kTileCount (adds 0). */
-template <int DEPTH = 1, typename Load, typename Idle>
+template <typename Load, typename Idle>
 __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
                                                      Idle idle) {
-  /* DEPTH polls in flight, each checked a round trip after it was issued
-   * (the oldest first), so that the words are looked at DEPTH times a
-   * round trip. */
-  unsigned long long w[DEPTH];
-  unsigned long long x;
+  unsigned long long w;
   unsigned prefixes;
-#pragma unroll
-  for (int i = 0; i + 1 < DEPTH; ++i) {
-    w[i] = load();
-    idle();
-  }
   /* Wait only for the words nearer than the nearest published prefix (all
    * 32 when there is none): waiting for the whole window made each
    * set-operation tile spin ~36 times on the H200, for predecessors whose
    * counts it did not need. */
   for (;;) {
-    bool done = false;
-#pragma unroll
-    for (int i = 0; i < DEPTH; ++i) {
-      w[(i + DEPTH - 1) % DEPTH] = load();
-      x = w[i];
-      const unsigned invalid = __ballot_sync(0xffffffffu, (x >> 62) == 0);
-      prefixes = __ballot_sync(0xffffffffu, (x >> 62) == 2);
-      const unsigned needed =
-          prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
-      if (!(invalid & needed)) {
-        done = true;
-        break;
-      }
-      idle();
-    }
-    if (done) break;
+    w = load();
+    const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
+    prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
+    const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
+    if (!(invalid & needed)) break;
+    idle();
   }
   const int lane = threadIdx.x & 31;
   const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
-  long long v = lane <= stop ? (long long)(x & kTileValue) : 0;
+  long long v = lane <= stop ? (long long)(w & kTileValue) : 0;
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1)
     v += __shfl_down_sync(0xffffffffu, v, off);
@@ -111,7 +92,7 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
  * tile of its group and s, the sum of the group's earlier counts, is known
  * before any prefix was found in the group (its total is then s + the
  * tile's count, for the caller to publish). */
-template <int DEPTH = 1, typename Idle, typename GroupSum>
+template <typename Idle, typename GroupSum>
 __device__ __forceinline__ long long sum_predecessors(
     unsigned long long *status, unsigned long long *gstatus, int tile,
     Idle idle, GroupSum group_sum) {
@@ -121,7 +102,7 @@ __device__ __forceinline__ long long sum_predecessors(
    * tile an empty prefix stands for "the groups before" */
   bool found;
   const int idx = tile - 1 - lane;
-  long long before = sum_back_window<DEPTH>(
+  long long before = sum_back_window(
       [&] {
         return idx >= first ? tile_status_load(status + idx)
                             : (first == 0 ? kTilePrefix : kTileCount);
@@ -130,7 +111,7 @@ __device__ __forceinline__ long long sum_predecessors(
   if (!found && (tile & 31) == 31) group_sum(before);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
-    before += sum_back_window<DEPTH>(
+    before += sum_back_window(
         [&] { return g >= 0 ? tile_status_load(gstatus + g) : kTilePrefix; },
         &found, idle);
   }
@@ -192,7 +173,7 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * the group's total) as soon as it is there, so successors never wait on
  * this warp's own waiting.  Returns (to every lane) the sum of the counts
  * of tiles 0 .. tile-1 and sets *count_out. */
-template <int DEPTH = 1, typename Poll>
+template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus, int tile,
     Poll poll, long long *count_out) {
@@ -219,7 +200,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
   };
   long long before = 0;
   if (tile > 0)
-    before = sum_predecessors<DEPTH>(
+    before = sum_predecessors(
         status, gstatus, tile,
         [&] {
           watch();
@@ -243,11 +224,10 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
 
 /* tile_exclusive_prefix_polled with the count handed over in *count_slot
  * (-1 until the other warps write it with write_count_slot). */
-template <int DEPTH = 1>
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
     int *count_slot, long long *count_out) {
-  return tile_exclusive_prefix_polled<DEPTH>(
+  return tile_exclusive_prefix_polled(
       status, gstatus, tile,
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
