@@ -1415,30 +1415,6 @@ void staged_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
 }
 
-/* Staged tiles with more threads and shorter walks (each thread's count
- * comes sooner), against the policy's 128 x 31 / 5 (experiment). */
-template <typename K, typename V> void tune_setop_shape(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  for (int pass = 0; pass < 2; ++pass) {
-    staged_call<typename SP::staged>(d, u, "pol");
-    staged_call<SL<EO<T<256, 15, 5>, 8>>>(d, u, "eo8");
-    staged_call<SL<EO<T<256, 15, 5>, 12>>>(d, u, "eo12");
-    staged_call<SL<EO<T<192, 21, 5>, 12>>>(d, u, "eo12");
-    staged_call<SL<EO<T<160, 25, 5>, 16>>>(d, u, "eo16");
-    staged_call<SL<EO<T<256, 13, 6>, 8>>>(d, u, "eo8");
-    staged_call<SL<EO<T<128, 23, 7>, 12>>>(d, u, "eo12");
-  }
-  for (int pass = 0; pass < 2; ++pass) {
-    staged_call<typename SP::staged_symmetric_difference>(d, sd, "pol");
-    staged_call<SL<EO<T<256, 15, 5>, 8>>>(d, sd, "eo8");
-    staged_call<SL<EO<R<256, 15, 6, 700>, 8>>>(d, sd, "eo8");
-    staged_call<SL<EO<T<192, 21, 5>, 12>>>(d, sd, "eo12");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_split(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
@@ -1653,13 +1629,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "split" && only != "shape") {
+      only != "ceil" && only != "split") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | split | shape]\n");
+                    "parked | ceil | split]\n");
     return 2;
   }
   char err[256];
@@ -1706,7 +1682,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "split") tune_setop_split<int32_t, uint32_t>(n);
-  if (only == "shape") tune_setop_shape<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
