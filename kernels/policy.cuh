@@ -480,7 +480,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * Values copied only once the keys had landed, or once the tile had
    * counted, were 2-5% slower at 2^26; with the split, 128 x 27 / 6,
    * 128 x 29 / 6 (85%) and 128 x 23 / 7 unions and 128 x 27 / 6 and
-   * 128 x 25 / 7 (70%) symmetric differences were level or slower. */
+   * 128 x 25 / 7 (70%) symmetric differences were level or slower.
+   * Twenty-fifth round (mgpu_tune shape, two passes, ms at 2^26): more
+   * threads and shorter walks were slower, union 0.3392-0.3402 against
+   * 256 x 15 / 5 0.3556-0.3565, 192 x 21 / 5 0.3516-0.3529, 160 x 25 / 5
+   * 0.3580-0.3588, 128 x 23 / 7 0.3492-0.3500; symmetric difference
+   * 0.3152-0.3153 against 256 x 15 / 5 0.3378-0.3395, 192 x 21 / 5
+   * 0.3286-0.3302. */
   typedef split_load_policy<early_outputs_policy<tile_policy<128, 31, 5>, 16>>
       staged;
   /* Staged calls (union and symmetric difference) of fewer than 16 tiles
