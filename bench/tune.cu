@@ -1415,53 +1415,6 @@ void staged_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   }
 }
 
-/* P's call as the library makes it, keys or values gathered or staged */
-template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V>
-void wide_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const long long tiles = ((long long)d.na + d.nb + P::NV - 1) / P::NV;
-  setop_opt = {STAGE_V ? SP::staged_prefetch : SP::prefetch, true, true, 0,
-               SP::direct_points};
-  if (tiles >= (long long)kSetopWideWaves * sms * P::MIN_BLOCKS) {
-    setop_opt.prefetch_percent = SP::wide_prefetch;
-    tune_setop<P, HAS_V, STAGE_V, true, SP::wide_stride>(d, op, what);
-  } else {
-    tune_setop<P, HAS_V, STAGE_V, true>(d, op, what);
-  }
-}
-
-/* The look-back warp's pacing (lookback_pace) against the policy's
- * (experiment). */
-template <typename P, int STEPS, int FAST> struct PC : P {
-  static constexpr int PACE_STEPS = STEPS, PACE_FAST = FAST;
-};
-template <typename K, typename V> void tune_setop_pace(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, un = MGPU_SET_UNION;
-  for (int pass = 0; pass < 2; ++pass) {
-    wide_call<typename SP::staged, true, true>(d, un, "pol");
-    wide_call<PC<typename SP::staged, 1, 100>, true, true>(d, un, "1/100");
-    wide_call<PC<typename SP::staged, 4, 100>, true, true>(d, un, "4/100");
-    wide_call<PC<typename SP::staged, 8, 100>, true, true>(d, un, "8/100");
-    wide_call<PC<typename SP::staged, 4, 32>, true, true>(d, un, "4/32");
-    wide_call<PC<typename SP::staged, 8, 200>, true, true>(d, un, "8/200");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    wide_call<typename KP::union_tile, false, false>(d, un, "pol");
-    wide_call<PC<typename KP::union_tile, 4, 100>, false, false>(d, un, "4/100");
-    wide_call<PC<typename KP::union_tile, 8, 100>, false, false>(d, un, "8/100");
-    wide_call<typename KP::intersection, false, false>(d, x, "pol");
-    wide_call<PC<typename KP::intersection, 4, 100>, false, false>(d, x, "4/100");
-    wide_call<PC<typename KP::intersection, 8, 100>, false, false>(d, x, "8/100");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_split(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
@@ -1676,13 +1629,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "split" && only != "pace") {
+      only != "ceil" && only != "split") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | split | pace]\n");
+                    "parked | ceil | split]\n");
     return 2;
   }
   char err[256];
@@ -1729,7 +1682,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "split") tune_setop_split<int32_t, uint32_t>(n);
-  if (only == "pace") tune_setop_pace<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -236,17 +236,6 @@ template <typename P>
 struct loads_split<P, decltype((void)P::SPLIT_LOAD)>
     : std::integral_constant<bool, P::SPLIT_LOAD> {};
 
-/* How P's look-back warp paces its polls (tile_exclusive_prefix_polled):
- * STEPS count-slot checks between polls before the tile has counted (0:
- * one, with tile_back_off), FAST ns between polls after. */
-template <typename P, typename = void> struct lookback_pace {
-  static constexpr int STEPS = 0, FAST = 100;
-};
-template <typename P>
-struct lookback_pace<P, decltype((void)P::PACE_STEPS)> {
-  static constexpr int STEPS = P::PACE_STEPS, FAST = P::PACE_FAST;
-};
-
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -716,10 +705,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    const long long base =
-        tile_exclusive_prefix_ahead<lookback_pace<P>::STEPS,
-                                    lookback_pace<P>::FAST>(
-            t.status, t.gstatus, tile, &sm.count_slot, &count);
+    const long long base = tile_exclusive_prefix_ahead(
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)

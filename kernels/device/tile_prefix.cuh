@@ -173,7 +173,7 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * the group's total) as soon as it is there, so successors never wait on
  * this warp's own waiting.  Returns (to every lane) the sum of the counts
  * of tiles 0 .. tile-1 and sets *count_out. */
-template <int STEPS = 0, int FAST = 100, typename Poll>
+template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus, int tile,
     Poll poll, long long *count_out) {
@@ -203,19 +203,8 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     before = sum_predecessors(
         status, gstatus, tile,
         [&] {
-          if (STEPS > 0 && count < 0) {
-            /* before the tile has counted: the count slot often, the
-             * predecessors' words every STEPS slot checks */
-            for (int k = 0; k < STEPS && count < 0; ++k) {
-              watch();
-              __nanosleep(64);
-            }
-            watch();
-          } else {
-            watch();
-            if (STEPS > 0) __nanosleep(FAST);
-            else tile_back_off();
-          }
+          watch();
+          tile_back_off();
         },
         [&](long long s) {
           group_sum = s;
@@ -235,11 +224,10 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
 
 /* tile_exclusive_prefix_polled with the count handed over in *count_slot
  * (-1 until the other warps write it with write_count_slot). */
-template <int STEPS = 0, int FAST = 100>
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
     int *count_slot, long long *count_out) {
-  return tile_exclusive_prefix_polled<STEPS, FAST>(
+  return tile_exclusive_prefix_polled(
       status, gstatus, tile,
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
