@@ -1254,6 +1254,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       count -= __popc(set_op_commit(t.keeps, w.took_a, w.took_b)) > VT;
     }
     count = (int)min((long long)count, t.capacity - base);
+    mbarrier_wait(&sm.vloaded, 0); /* the values, on their own mbarrier */
     for (int i = tid; i < count; i += NT) {
       const int ks = i < na ? p.sa + i : p.sb + (i - na);
       const int vs = i < na ? p.va + i : p.vb + (i - na);
@@ -1272,6 +1273,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     if (MODE == 5 && tid == 0) write_count_slot(&sm.count_slot, tile_count);
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
     named_sync(1, NT);
+    mbarrier_wait(&sm.vloaded, 0);
     store_kept<NT, true, true, K, V, smem_t>(t, sm, p,
                                              MODE == 4 ? sm.base : base,
                                              tile_count);
@@ -1389,55 +1391,6 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
                                                       "stage");
     ceil_shape<T<128, 31, 5>>(d, SP::staged_prefetch, true);
     ceil_shape<T<128, 23, 7>>(d, SP::staged_prefetch, false);
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
-/* Staged union and symmetric difference: the policy's tiles (the values
- * on an mbarrier of their own, split_load_policy: the references) against
- * the same tiles with one mbarrier ("whole") and other split shapes
- * (docs/TUNING.md, twenty-second round). */
-template <typename P> using SL = split_load_policy<P>;
-/* P's call as the library makes it: wide calls (kSetopWideWaves) sample
- * every wide_stride keys and prefetch wide_prefetch percent ahead */
-template <typename P, typename K, typename V>
-void staged_call(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const long long tiles = ((long long)d.na + d.nb + P::NV - 1) / P::NV;
-  setop_opt = {SP::staged_prefetch, true, true, 0, SP::direct_points};
-  if (tiles >= (long long)kSetopWideWaves * sms * P::MIN_BLOCKS) {
-    setop_opt.prefetch_percent = SP::wide_prefetch;
-    tune_setop<P, true, true, true, SP::wide_stride>(d, op, what);
-  } else {
-    tune_setop<P, true, true, true>(d, op, what);
-  }
-}
-
-template <typename K, typename V> void tune_setop_split(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  for (int pass = 0; pass < 2; ++pass) {
-    staged_call<typename SP::staged>(d, u, "pol");
-    staged_call<EO<T<128, 31, 5>, 16>>(d, u, "whole");
-    staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, u, "split");
-    staged_call<SL<EO<R<128, 29, 6, 850>, 16>>>(d, u, "split");
-  }
-  for (int pass = 0; pass < 2; ++pass) {
-    staged_call<typename SP::staged_symmetric_difference>(d, sd, "pol");
-    staged_call<EO<R<128, 29, 6, 700>, 16>>(d, sd, "whole");
-    staged_call<SL<EO<T<128, 27, 6>, 16>>>(d, sd, "split");
-    staged_call<SL<EO<R<128, 25, 7, 700>, 16>>>(d, sd, "split");
-  }
-  /* the parked tiles (calls of fewer than 16 tiles a resident block) */
-  for (int pass = 0; pass < 2; ++pass) {
-    for (mgpu_setop_kind op : {u, sd}) {
-      staged_call<typename SP::parked>(d, op, "pol");
-      staged_call<PK<256, 15, 3>>(d, op, "whole");
-      staged_call<SL<PK<256, 15, 3>>>(d, op, "split");
-    }
   }
   setop_opt = {50, true, true, 0, 0};
 }
@@ -1629,13 +1582,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "split") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | split]\n");
+                    "parked | ceil]\n");
     return 2;
   }
   char err[256];
@@ -1681,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "split") tune_setop_split<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

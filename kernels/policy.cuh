@@ -115,13 +115,6 @@ template <typename P> struct aligned_store_policy : P {
   static constexpr bool ALIGNED_STORES = true;
 };
 
-/* A staged set-operation tile P whose values land on an mbarrier of their
- * own, so that the walk (and the tile's count, which its successors wait
- * for) follows the keys alone while the values are still in flight. */
-template <typename P> struct split_load_policy : P {
-  static constexpr bool SPLIT_LOAD = true;
-};
-
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192
@@ -467,7 +460,8 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 0.3309; 24: 0.3548-0.3549 / 0.3297-0.3460). */
   static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
   /* Both staged tiles land the values on an mbarrier of their own
-   * (split_load_policy): the walk and the count, which later tiles wait
+   * (setop_start_load's vloaded; a policy switch until the split was the
+   * only staged load): the walk and the count, which later tiles wait
    * for, follow the keys alone (twenty-second round, mgpu_tune split, H200,
    * two passes, ms, the tile without / with the split; 2^26 and 2^28 wide
    * calls):
@@ -487,8 +481,7 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 0.3580-0.3588, 128 x 23 / 7 0.3492-0.3500; symmetric difference
    * 0.3152-0.3153 against 256 x 15 / 5 0.3378-0.3395, 192 x 21 / 5
    * 0.3286-0.3302. */
-  typedef split_load_policy<early_outputs_policy<tile_policy<128, 31, 5>, 16>>
-      staged;
+  typedef early_outputs_policy<tile_policy<128, 31, 5>, 16> staged;
   /* Staged calls (union and symmetric difference) of fewer than 16 tiles
    * a resident block park each tile's output in shared memory of its own
    * (setop_parked_kernel; nineteenth round, mgpu_tune parked, H200, two
@@ -510,15 +503,14 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *   symmetric difference: 2^22 0.0416-0.0419 / 0.0407-0.0412, 2^23
    *     0.0619-0.0624 / 0.0613-0.0614, 2^24 0.1035-0.1041 / 0.1025-0.1035
    * (2^24 with the wide calls' prefetch and stride on both sides). */
-  typedef split_load_policy<parked_policy<256, 15, 3, 16>> parked;
+  typedef parked_policy<256, 15, 3, 16> parked;
   /* Symmetric difference emits ~60% of a tile: its kept list at 70%
    * (rounds_policy) lets a sixth staged tile fit an SM (fifteenth round,
    * mgpu_tune gunion, ms at 2^24 / 2^26 / 2^28: 128 x 29 / 6, 70%
    * 0.1058-0.1082 / 0.3234-0.3264 / 1.1871-1.1891 against 0.1062-0.1066
    * / 0.3286-0.3301 / 1.2150-1.2157; union at 85%, 128 x 29 / 6, was
    * level: 0.3546-0.3575 against 0.3487-0.3521 at 2^26). */
-  typedef split_load_policy<
-      early_outputs_policy<rounds_policy<128, 29, 6, 700>, 16>>
+  typedef early_outputs_policy<rounds_policy<128, 29, 6, 700>, 16>
       staged_symmetric_difference;
   /* How far ahead (percent of a wave of resident tiles) a tile asks L2 for
    * the keys (and staged values) of a later tile; 0: no prefetch. */

@@ -229,13 +229,6 @@ template <typename P>
 struct stores_aligned<P, decltype((void)P::ALIGNED_STORES)>
     : std::integral_constant<bool, P::ALIGNED_STORES> {};
 
-/* Whether a staged tile's values land on an mbarrier of their own
- * (split_load_policy); false by default. */
-template <typename P, typename = void> struct loads_split : std::false_type {};
-template <typename P>
-struct loads_split<P, decltype((void)P::SPLIT_LOAD)>
-    : std::integral_constant<bool, P::SPLIT_LOAD> {};
-
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -259,7 +252,7 @@ struct setop_tile_smem {
   int start_a[NT + 1], start_b[NT + 1];
   int warp_totals[NT / 32]; /* compute_exclusive_sum's */
   unsigned long long loaded; /* mbarrier: the bulk copies have landed */
-  unsigned long long vloaded; /* split loads: the values' copies have */
+  unsigned long long vloaded; /* STAGE_V: the values' copies have */
 };
 
 /* setop_kernel's: the tile, and what its warps hand each other.  With a
@@ -333,9 +326,10 @@ __device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
   return p;
 }
 
-/* Starts a tile's load: thread 0 announces the bytes on sm.loaded and
- * issues the bulk copies, having initialised the mbarrier first when
- * `init` (else it must have re-armed it by waiting on its last phase).
+/* Starts a tile's load: thread 0 announces the bytes on sm.loaded (the
+ * keys) and, with STAGE_V, sm.vloaded (the values) and issues the bulk
+ * copies, having initialised the mbarriers first when `init` (else it
+ * must have re-armed them by waiting on their last phase).
  * The init is in the branch that arrives: in a branch of its own before
  * this call, racecheck reported a warp-level RAW hazard (init against
  * arrive).  Warps 0-1 (2-3 for staged values) copy the ragged ends, which
@@ -343,8 +337,7 @@ __device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
  * L2 for the inputs of the tile `t.prefetch` ahead, which starts about
  * when this one ends, so that its bulk copies find them there instead of
  * in DRAM (clock64 reads per tile: the load was ~25% of a tile's time). */
-template <int NT, bool STAGE_V, typename K, typename V, typename Smem,
-          bool SPLIT = false>
+template <int NT, bool STAGE_V, typename K, typename V, typename Smem>
 __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
                                                  Smem &sm, const setop_place &p,
                                                  int tile, int tiles,
@@ -359,21 +352,20 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
   const bulk_split<V> cvb =
       split_for_bulk(STAGE_V ? t.bv + s.b0 : t.bv, STAGE_V ? s.nb : 0);
   if (tid == 0) {
-    constexpr bool TWO = SPLIT && STAGE_V;
-    unsigned long long *vbar = TWO ? &sm.vloaded : &sm.loaded;
     if (init) {
       mbarrier_init(&sm.loaded, 1);
-      if (TWO) mbarrier_init(&sm.vloaded, 1);
+      if (STAGE_V) mbarrier_init(&sm.vloaded, 1);
       mbarrier_init_fence();
     }
-    mbarrier_arrive_expect_tx(&sm.loaded, ca.bytes + cb.bytes +
-                                              (TWO ? 0 : cva.bytes + cvb.bytes));
-    if (TWO) mbarrier_arrive_expect_tx(vbar, cva.bytes + cvb.bytes);
+    mbarrier_arrive_expect_tx(&sm.loaded, ca.bytes + cb.bytes);
     bulk_copy_middle(sm.keys + p.sa, t.a + s.a0, ca, &sm.loaded);
     bulk_copy_middle(sm.keys + p.sb, t.b + s.b0, cb, &sm.loaded);
     if (STAGE_V) {
-      bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, vbar);
-      bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, vbar);
+      /* the values on an mbarrier of their own: the walk and the tile's
+       * count, which later tiles wait for, follow the keys alone */
+      mbarrier_arrive_expect_tx(&sm.vloaded, cva.bytes + cvb.bytes);
+      bulk_copy_middle(sm.vals + p.va, t.av + s.a0, cva, &sm.vloaded);
+      bulk_copy_middle(sm.vals + p.vb, t.bv + s.b0, cvb, &sm.vloaded);
     }
   }
   /* the few keys (and values) outside the bulk copies' 16-byte units */
@@ -653,10 +645,10 @@ store_loaded(const setop_tiles<K, V> &t,
  * (set_union and set_symmetric_difference, which emit most of the tile:
  * i32 pairs union 0.49 -> 0.43 ms); otherwise the stores gather the kept
  * ones from the inputs (intersection and difference emit ~20%, and
- * staging all values made them 6-10% slower; docs/TUNING.md).  With
- * split_load_policy the values land on an mbarrier of their own and the
- * walk waits for the keys alone, so the tile's count (which later tiles
- * wait for) comes before its values are in (1-3% at 2^22-2^28).
+ * staging all values made them 6-10% slower; docs/TUNING.md).  The
+ * values land on an mbarrier of their own (sm.vloaded) and the walk waits
+ * for the keys alone, so the tile's count (which later tiles wait for)
+ * comes before its values are in (1-3% at 2^22-2^28).
  *
  * LOOKBACK_WARP: the block has a warp more than NT, which looks back for
  * the tile's place from the start (tile_exclusive_prefix_ahead) while the
@@ -684,7 +676,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   constexpr bool EARLY = gathers_early<P>::value && HAS_V && !STAGE_V;
   static_assert(!EARLY || LOOKBACK_WARP, "early values wait with the look-back warp");
   constexpr int LOADED = outputs_loaded_early<P>::value;
-  constexpr bool SPLIT = loads_split<P>::value && STAGE_V;
   static_assert(LOADED == 0 || (LOOKBACK_WARP && !EARLY),
                 "outputs are loaded early with the look-back warp, values "
                 "not gathered early as well");
@@ -699,8 +690,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
-  setop_start_load<NT, STAGE_V, K, V, smem_t, SPLIT>(t, sm, p, tile,
-                                                    (int)gridDim.x, true);
+  setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
 
   if (LOOKBACK_WARP && tid >= NT) {
@@ -776,8 +766,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     listed = tile_count;
   }
   const int early = gather_early(listed);
-  /* split loads: the values, first read by load_outputs or store_kept */
-  if (SPLIT) mbarrier_wait(&sm.vloaded, 0);
+  /* staged values, first read by load_outputs or store_kept */
+  if (STAGE_V) mbarrier_wait(&sm.vloaded, 0);
   loaded_outputs<K, V, LOADED, HAS_V> r;
   if constexpr (LOADED > 0) {
     named_sync(1, NT); /* kept[] */

@@ -81,7 +81,7 @@ __device__ __forceinline__ int held_block_start(Smem &sm, int *counter) {
   wait_for_prior_grid();
   if (threadIdx.x == 0) {
     mbarrier_init(&sm.loaded, 1);
-    mbarrier_init(&sm.vloaded, 1); /* split loads' (setop_parked_kernel) */
+    mbarrier_init(&sm.vloaded, 1); /* staged values' (setop_parked_kernel) */
     mbarrier_init_fence();
     sm.handoff[0] = sm.handoff[1] = kHandoffEmpty;
     for (int i = 0; i < 4; ++i) sm.next_slot[i] = -1;

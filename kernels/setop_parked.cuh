@@ -75,7 +75,6 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   constexpr int THREADS = NT + 32;
   static_assert(VT <= 32, "a thread's slots are bits of one word");
   static_assert(NT >= 128, "a warp copies the ends of each bulk copy");
-  constexpr bool SPLIT = loads_split<P>::value;
   typedef setop_parked_smem<NT, VT, K, V> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
@@ -98,8 +97,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       async_proxy_fence();
     }
     const setop_place p = place_of_tile<NV, true>(t, tile);
-    setop_start_load<NT, true, K, V, smem_t, SPLIT>(t, sm, p, tile, tiles,
-                                                    false);
+    setop_start_load<NT, true>(t, sm, p, tile, tiles, false);
     named_sync(1, NT); /* the ragged ends */
     mbarrier_wait(&sm.loaded, k & 1);
     const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
@@ -120,8 +118,8 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     if (tid == 0) next = atomicAdd(counter, 1);
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
     named_sync(1, NT); /* kept[]; the parked output is stored */
-    /* split loads: the walk and the count followed the keys alone */
-    if (SPLIT) mbarrier_wait(&sm.vloaded, k & 1);
+    /* the values: the walk and the count followed the keys alone */
+    mbarrier_wait(&sm.vloaded, k & 1);
     for (int i = tid; i < tile_count; i += NT) {
       const int s = sm.kept[i];
       sm.out_keys[i] = sm.keys[s];
