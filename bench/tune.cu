@@ -1337,7 +1337,7 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
   /* bytes in, and out (MODE 0 all, else ~the union's 0.80) */
   const double in = (double)(d.na + d.nb) * (sizeof(K) + sizeof(V));
   const double out = MODE == 0 ? in : 0.8 * in;
-  printf("ceil      mode %d NT=%3d VT=%2d smem=%zu %d an SM PF=%3d KPF=%+4d "
+  printf("ceil      mode %d NT=%3d VT=%2d smem=%zu %d an SM PF=%3d KPF=+%3d "
          "%8.4f ms %5.2f TB/s\n",
          MODE, P::NT, P::VT, smem, per_sm, prefetch,
          key_prefetch_extra_percent, ms,
@@ -1424,12 +1424,10 @@ void kpf_shape(setop_data<K, V> &d, int prefetch) {
   CHECK(cudaStreamSynchronize(stream));
   key_prefetch_extra_percent = 0;
   ceil_time<P, 3>(d, splits, prefetch, status, status_words);
-  for (int pf : {prefetch, 50, 70})
-    for (int pc : {0, -10, -20, -30}) {
-      if (pf + pc <= 0) continue;
-      key_prefetch_extra_percent = pc;
-      ceil_time<P, 7>(d, splits, pf, status, status_words);
-    }
+  for (int pc : {0, 35, 65, 100, 150, 0, 65}) {
+    key_prefetch_extra_percent = pc;
+    ceil_time<P, 7>(d, splits, prefetch, status, status_words);
+  }
   key_prefetch_extra_percent = 0;
   CHECK(cudaFree(status));
   CHECK(cudaFree(splits));

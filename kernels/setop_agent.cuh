@@ -379,9 +379,9 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
   else if (STAGE_V && tid < 128)
     copy_ragged_ends(sm.vals + p.vb, t.bv + s.b0, s.nb, cvb, tid - 96);
   const int ahead = tile + t.prefetch;
-  if (t.prefetch > 0 && tid == NT - 1 && t.key_prefetch_extra != 0) {
+  if (t.prefetch > 0 && tid == NT - 1 && t.key_prefetch_extra > 0) {
     const int kahead = ahead + t.key_prefetch_extra;
-    if (kahead > tile && kahead < tiles) {
+    if (kahead < tiles) {
       const setop_span n = span_of_tile<NV>(t.splits, kahead, t.na, t.nb);
       bulk_prefetch_l2(t.a + n.a0, n.na);
       bulk_prefetch_l2(t.b + n.b0, n.nb);
