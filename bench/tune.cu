@@ -1124,7 +1124,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
                            status + tiles, host_words, ++ticket, d.out,
                            HAS_V ? d.outv : nullptr, (long long)d.capacity,
                            set_op_keeps(op), true,
-                           sms * P::MIN_BLOCKS * prefetch / 100, nullptr, 0};
+                           sms * P::MIN_BLOCKS * prefetch / 100, nullptr};
     CHECK(launch_early(early, kernel, tiles, P::NT + 32, smem, stream, t, C()));
   };
   const auto none = [] {};
@@ -1280,8 +1280,6 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   }
 }
 
-int key_prefetch_extra_percent = 0; /* mgpu_tune kpf */
-
 template <typename P, int MODE, typename K, typename V>
 double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
                  unsigned long long *status, int status_words) {
@@ -1306,8 +1304,7 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
   setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
                          status + tiles, total, 1, d.out, d.outv,
                          (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
-                         true, sms * per_sm * prefetch / 100, nullptr, 0};
-  t.key_prefetch_extra = sms * per_sm * key_prefetch_extra_percent / 100;
+                         true, sms * per_sm * prefetch / 100, nullptr};
   const double ms = time_ms([&] {
     CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
     if (MODE == 7) {
@@ -1337,10 +1334,9 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
   /* bytes in, and out (MODE 0 all, else ~the union's 0.80) */
   const double in = (double)(d.na + d.nb) * (sizeof(K) + sizeof(V));
   const double out = MODE == 0 ? in : 0.8 * in;
-  printf("ceil      mode %d NT=%3d VT=%2d smem=%zu %d an SM PF=%3d KPF=+%3d "
-         "%8.4f ms %5.2f TB/s\n",
-         MODE, P::NT, P::VT, smem, per_sm, prefetch,
-         key_prefetch_extra_percent, ms,
+  printf("ceil      mode %d NT=%3d VT=%2d smem=%zu %d an SM PF=%3d %8.4f ms "
+         "%5.2f TB/s\n",
+         MODE, P::NT, P::VT, smem, per_sm, prefetch, ms,
          (in + out) / (ms * 1e-3) / 1e12);
   return ms;
 }
@@ -1395,54 +1391,6 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
                                                       "stage");
     ceil_shape<T<128, 31, 5>>(d, SP::staged_prefetch, true);
     ceil_shape<T<128, 23, 7>>(d, SP::staged_prefetch, false);
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
-/* Keys asked of L2 further ahead than the values (experiment): the
- * library's staged tile (MODE 7) on the policy's splits, values 35% of a
- * wave ahead, keys that plus 0-150%; MODE 3 for reference. */
-template <typename P, typename K, typename V>
-void kpf_shape(setop_data<K, V> &d, int prefetch) {
-  constexpr int S = kSetopSampleStride;
-  typedef ascending<K> C;
-  const int na = d.na, nb = d.nb;
-  const int tiles = tiles_of((long long)na + nb, P::NV);
-  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
-  const int ca = samples_of(na, S), cb = samples_of(nb, S);
-  unsigned long long *status = device_alloc<unsigned long long>(status_words);
-  unsigned *splits = device_alloc<unsigned>(tiles + 1);
-  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
-  gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
-                             stream>>>(d.a, na, sa, d.b, nb, sb);
-  CHECK(cudaGetLastError());
-  CHECK(launch_early(false, setop_partition_kernel<S, 8, K, C>,
-                     grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
-                     d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
-                     tiles + 1, true, splits, status, status_words,
-                     (unsigned *)nullptr, 0, C()));
-  CHECK(cudaStreamSynchronize(stream));
-  key_prefetch_extra_percent = 0;
-  ceil_time<P, 3>(d, splits, prefetch, status, status_words);
-  for (int pc : {0, 35, 65, 100, 150, 0, 65}) {
-    key_prefetch_extra_percent = pc;
-    ceil_time<P, 7>(d, splits, prefetch, status, status_words);
-  }
-  key_prefetch_extra_percent = 0;
-  CHECK(cudaFree(status));
-  CHECK(cudaFree(splits));
-  CHECK(cudaFree(sa));
-  CHECK(cudaFree(sb));
-}
-
-template <typename K, typename V> void tune_setop_kpf(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
-                                                      "stage");
-    kpf_shape<T<128, 31, 5>>(d, SP::wide_prefetch);
   }
   setop_opt = {50, true, true, 0, 0};
 }
@@ -1634,13 +1582,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "kpf") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | kpf]\n");
+                    "parked | ceil]\n");
     return 2;
   }
   char err[256];
@@ -1686,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "kpf") tune_setop_kpf<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

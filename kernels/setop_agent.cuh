@@ -176,8 +176,6 @@ template <typename K, typename V> struct setop_tiles {
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
   const unsigned *ready; /* the points' flags (wait_for_points); null: wait
                             for the partition launch */
-  int key_prefetch_extra; /* experiment: keys asked for this many tiles
-                             further ahead than the values */
 };
 
 /* kept[]'s entries: P::KEPT where the policy bounds the output
@@ -379,19 +377,7 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
   else if (STAGE_V && tid < 128)
     copy_ragged_ends(sm.vals + p.vb, t.bv + s.b0, s.nb, cvb, tid - 96);
   const int ahead = tile + t.prefetch;
-  if (t.prefetch > 0 && tid == NT - 1 && t.key_prefetch_extra > 0) {
-    const int kahead = ahead + t.key_prefetch_extra;
-    if (kahead < tiles) {
-      const setop_span n = span_of_tile<NV>(t.splits, kahead, t.na, t.nb);
-      bulk_prefetch_l2(t.a + n.a0, n.na);
-      bulk_prefetch_l2(t.b + n.b0, n.nb);
-    }
-    if (STAGE_V && ahead < tiles) {
-      const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
-      bulk_prefetch_l2(t.av + n.a0, n.na);
-      bulk_prefetch_l2(t.bv + n.b0, n.nb);
-    }
-  } else if (t.prefetch > 0 && tid == NT - 1 && ahead < tiles) {
+  if (t.prefetch > 0 && tid == NT - 1 && ahead < tiles) {
     const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
     bulk_prefetch_l2(t.a + n.a0, n.na);
     bulk_prefetch_l2(t.b + n.b0, n.nb);
