@@ -1395,6 +1395,346 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* ---- counts found ahead by warps of their own (twenty-sixth round) -----
+ * The twenty-second round's MODE 9 put the staged union's tiles at ~0.265
+ * ms at 2^26 when every count is out before them, against ~0.32 when each
+ * tile counts itself; its MODE 8 found the counts ahead with the compute
+ * warps (a second walk after their own scan: 25% slower, the block lived
+ * longer) and the twenty-third round with blocks of their own (too slow a
+ * tile).  Here CW extra warps of each block count tile t + ahead while
+ * the compute warps load, walk and store tile t: a lane walks
+ * NV / (32 CW) slots of that tile in chunks of 31, beside the tile's own
+ * work instead of after it, so the block need not live longer.  Tiles
+ * below `ahead` count themselves.  The look-back is the relay-free one of
+ * the twenty-first round's MODE 6 (lookback_aggregates), on a warp of its
+ * own, which finds the counts there.  The ahead keys come from DRAM into
+ * a buffer of the block's own; the tile's own load finds them in L2.
+ *   cnt[t]   kPub | count of tile t
+ *   agg[g]   sum of group g's counts, (1 << 40) added per arrival
+ *   pre[g]   kPub | inclusive prefix of group g, by the group's last tile */
+constexpr unsigned long long kPub = 1ull << 63;
+constexpr unsigned long long kArrive = 1ull << 40;
+
+__device__ __forceinline__ unsigned long long lb_load(unsigned long long *p) {
+  return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*p)
+      .load(cuda::memory_order_relaxed);
+}
+
+/* All 32 lanes; returns the sum of the counts of tiles 0 .. tile-1. */
+__device__ __forceinline__ long long
+lookback_aggregates(unsigned long long *cnt, unsigned long long *agg,
+                    unsigned long long *pre, int tile, int tiles) {
+  const int lane = threadIdx.x & 31, g = tile >> 5, r = tile & 31;
+  unsigned long long c = lane < r ? 0 : kPub;
+  long long acc = 0;
+  int j0 = g - 1;
+  bool done_groups = j0 < 0;
+  unsigned long long a = 0, q = 0;
+  bool have = false;
+  for (;;) {
+    if (!(c & kPub)) c = lb_load(cnt + (g << 5) + lane);
+    const int j = j0 - lane;
+    if (!done_groups && !have && j >= 0) {
+      q = lb_load(pre + j);
+      if (!(q & kPub)) {
+        a = lb_load(agg + j);
+        const int members = min(32, tiles - (j << 5));
+        have = (int)(a >> 40) == members;
+      } else {
+        have = true;
+      }
+    }
+    const bool counts_in = __all_sync(0xffffffffu, (c & kPub) != 0);
+    if (!done_groups) {
+      const unsigned pres = __ballot_sync(0xffffffffu, j >= 0 && (q & kPub));
+      const unsigned settled = __ballot_sync(0xffffffffu, j < 0 || have);
+      const unsigned need = pres ? (pres & (0u - pres)) - 1u : ~0u;
+      if ((settled & need) == need) {
+        const int stop = pres ? __ffs(pres) - 1 : 31;
+        long long v = 0;
+        if (lane < stop && j >= 0) v = (long long)(a & (kArrive - 1));
+        if (lane == stop && j >= 0)
+          v = pres ? (long long)(q & ~kPub) : (long long)(a & (kArrive - 1));
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1)
+          v += __shfl_down_sync(0xffffffffu, v, off);
+        acc += __shfl_sync(0xffffffffu, v, 0);
+        if (pres || j0 - 31 < 0) {
+          done_groups = true;
+        } else {
+          j0 -= 32;
+          have = false;
+          q = 0;
+          a = 0;
+          continue;
+        }
+      }
+    }
+    if (done_groups && counts_in) break;
+    __nanosleep(100);
+  }
+  long long v = lane < r ? (long long)(c & ~kPub) : 0;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, off);
+  return acc + __shfl_sync(0xffffffffu, v, 0);
+}
+
+__device__ __forceinline__ void publish_count(unsigned long long *cnt,
+                                              unsigned long long *agg, int v,
+                                              int count) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(cnt[v])
+      .store(kPub | (unsigned long long)count, cuda::memory_order_relaxed);
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(agg[v >> 5])
+      .fetch_add(kArrive | (unsigned long long)count,
+                 cuda::memory_order_relaxed);
+}
+
+template <int NT, int VT, int CW, typename K, typename V>
+struct cw_smem : setop_smem<NT, VT, true, K, V, NT * VT, false> {
+  alignas(16) K akeys[setop_tile_smem<NT, VT, true, K, V>::BUF];
+  int cstart_a[32 * CW + 1], cstart_b[32 * CW + 1];
+  int cpart[CW];
+  unsigned long long aloaded;
+};
+
+/* Threads NT + 32 + 32 CW: the compute warps, the look-back warp, then
+ * the CW count warps (barrier 3 among them). */
+/* HOW 0: as above.  HOW 1: every count was published before (an untimed
+ * HOW 0 run; the groups' prefixes zeroed again): the count warps wait for
+ * the ahead keys to land and leave, no tile publishes a count.  HOW 2: the
+ * same without the ahead load (the count warps leave at once). */
+template <typename P, int CW, int LOADED, int HOW, typename K, typename V,
+          typename Comp>
+__global__ void __launch_bounds__(P::NT + 32 + 32 * CW, P::MIN_BLOCKS)
+    cw_ahead_kernel(setop_tiles<K, V> t, int ahead, Comp comp) {
+  constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
+  constexpr int CL = 32 * CW;                /* count lanes */
+  constexpr int SEG = (NV + CL - 1) / CL;    /* slots a count lane walks */
+  typedef cw_smem<NT, VT, CW, K, V> smem_t;
+  auto &sm = *shared_as<smem_t>();
+  const int tid = threadIdx.x, tile = blockIdx.x, tiles = (int)gridDim.x;
+  const int groups = (tiles + 31) >> 5;
+  unsigned long long *cnt = t.status, *agg = t.status + tiles,
+                     *pre = t.status + tiles + groups;
+  const int u = tile + ahead;
+  const bool has_ahead = HOW != 2 && ahead > 0 && u < tiles;
+  const setop_place p = place_of_tile<NV, true>(t, tile);
+  setop_place pa = {};
+  if (has_ahead) pa = place_of_tile<NV, false>(t, u);
+  const bulk_split<K> aa = split_for_bulk(t.a + pa.span.a0, pa.span.na);
+  const bulk_split<K> ab = split_for_bulk(t.b + pa.span.b0, pa.span.nb);
+  if (has_ahead && tid == 0) {
+    mbarrier_init(&sm.aloaded, 1);
+    mbarrier_init_fence();
+    mbarrier_arrive_expect_tx(&sm.aloaded, aa.bytes + ab.bytes);
+    bulk_copy_middle(sm.akeys + pa.sa, t.a + pa.span.a0, aa, &sm.aloaded);
+    bulk_copy_middle(sm.akeys + pa.sb, t.b + pa.span.b0, ab, &sm.aloaded);
+  }
+  setop_start_load<NT, true>(t, sm, p, tile, tiles, true);
+  if (has_ahead && tid >= NT + 32 && tid < NT + 64) {
+    const int lane = tid - NT - 32;
+    if (lane < 16)
+      copy_ragged_ends(sm.akeys + pa.sa, t.a + pa.span.a0, pa.span.na, aa,
+                       lane);
+    else
+      copy_ragged_ends(sm.akeys + pa.sb, t.b + pa.span.b0, pa.span.nb, ab,
+                       lane - 16);
+  }
+  __syncthreads();
+  if (tid >= NT + 32) {
+    if (!has_ahead) return;
+    const int c = tid - NT - 32, lane = c & 31, w = c >> 5;
+    mbarrier_wait(&sm.aloaded, 0);
+    if (HOW == 1) return;
+    const int sa = pa.sa, na = pa.span.na, sb = pa.sb, nb = pa.span.nb;
+    const int diag = min(SEG * c, na + nb);
+    const int mp = merge_path(sm.akeys + sa, na, sm.akeys + sb, nb, diag, comp);
+    const path_point bp = balanced_path<int>(sm.akeys + sa, na, sm.akeys + sb,
+                                             nb, diag, mp, t.duplicates, comp);
+    int ta = sa + (int)bp.a, tb = sb + diag - (int)bp.a + bp.star;
+    sm.cstart_a[c] = ta;
+    sm.cstart_b[c] = tb;
+    if (c == CL - 1) {
+      sm.cstart_a[CL] = sa + na;
+      sm.cstart_b[CL] = sb + nb;
+    }
+    if (CW > 1) named_sync(3, CL);
+    else __syncwarp();
+    const int ea = max(ta, sm.cstart_a[c + 1]);
+    const int eb = max(tb, sm.cstart_b[c + 1]);
+    int count = 0;
+    for (int s = 0; s < SEG; s += 31) {
+      unsigned x, y;
+      serial_set_op<31>(sm.akeys, ta, ea, tb, eb, &x, &y, comp);
+      count += __popc(set_op_commit(t.keeps, x, y));
+      ta += __popc(x);
+      tb += __popc(y);
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+      count += __shfl_down_sync(0xffffffffu, count, off);
+    if (CW > 1) {
+      if (lane == 0) sm.cpart[w] = count;
+      named_sync(3, CL);
+    }
+    if (c == 0) {
+      int total = count;
+      for (int i = 1; i < CW; ++i) total += sm.cpart[i];
+      publish_count(cnt, agg, u, total);
+    }
+    return;
+  }
+  if (tid >= NT) {
+    const long long b = lookback_aggregates(cnt, agg, pre, tile, tiles);
+    if (tid == NT) sm.base = b;
+    __threadfence_block();
+    named_arrive(2, NT + 32);
+    return;
+  }
+  mbarrier_wait(&sm.loaded, 0);
+  const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
+                                            [] { named_sync(1, NT); });
+  const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
+  int tile_count;
+  const int offset =
+      compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals, &tile_count);
+  if (HOW == 0 && (ahead == 0 || tile < ahead) && tid == 0)
+    publish_count(cnt, agg, tile, tile_count);
+  list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
+  named_sync(1, NT);
+  mbarrier_wait(&sm.vloaded, 0);
+  loaded_outputs<K, V, LOADED, true> r;
+  if constexpr (LOADED > 0)
+    load_outputs<NT, LOADED, true, true>(r, t, sm, p, tile_count);
+  named_sync(2, NT + 32);
+  const long long b = sm.base;
+  if (tid == 0 && ((tile & 31) == 31 || tile == tiles - 1))
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
+        pre[tile >> 5])
+        .store(kPub | (unsigned long long)(b + tile_count),
+               cuda::memory_order_relaxed);
+  if (tid == 0 && tile == tiles - 1) t.total[0] = b + tile_count;
+  if constexpr (LOADED > 0) store_loaded<NT>(t, r, b, tile_count);
+  store_kept<NT, true, true, K, V, smem_t>(t, sm, p, b, tile_count, 0,
+                                           LOADED * NT);
+}
+
+template <typename P, int CW, int LOADED, int HOW = 0, typename K, typename V>
+double cw_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
+               unsigned long long *status, int status_words,
+               int ahead_percent) {
+  typedef ascending<K> C;
+  const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
+  const int groups = (tiles + 31) / 32;
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto kernel = cw_ahead_kernel<P, CW, LOADED, HOW, K, V, C>;
+  auto counter = cw_ahead_kernel<P, CW, LOADED, 0, K, V, C>;
+  constexpr int THREADS = P::NT + 32 + 32 * CW;
+  const size_t smem = sizeof(cw_smem<P::NT, P::VT, CW, K, V>);
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
+  CHECK(cudaFuncSetAttribute(counter, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
+  int per_sm = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS,
+                                                      smem));
+  cudaFuncAttributes fa;
+  CHECK(cudaFuncGetAttributes(&fa, kernel));
+  unsigned long long *total = status + status_words - 2;
+  setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
+                         status + tiles, total, 1, d.out, d.outv,
+                         (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
+                         true, sms * per_sm * prefetch / 100, nullptr};
+  const int ahead = sms * per_sm * ahead_percent / 100;
+  if (HOW != 0) {
+    /* every count out: an untimed counting run first */
+    CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
+    counter<<<tiles, THREADS, smem, stream>>>(t, ahead, C());
+    CHECK(cudaGetLastError());
+    CHECK(cudaStreamSynchronize(stream));
+  }
+  const double ms = time_ms([&] {
+    if (HOW == 0)
+      CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words,
+                            stream));
+    else /* the groups' prefixes and the total again; counts stay */
+      CHECK(cudaMemsetAsync(status + tiles + groups, 0,
+                            sizeof(*status) * (status_words - tiles - groups),
+                            stream));
+    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
+    CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
+  }, [&] {
+    kernel<<<tiles, THREADS, smem, stream>>>(t, ahead, C());
+    CHECK(cudaGetLastError());
+  });
+  const int o = (int)MGPU_SET_UNION;
+  unsigned long long got = 0;
+  CHECK(cudaMemcpy(&got, total, sizeof got, cudaMemcpyDeviceToHost));
+  const bool ok = d.have_ref[o] && got == d.ref_count[o] &&
+                  same_bytes(d.out, d.ref_out[o], sizeof(K) * got) &&
+                  same_bytes(d.outv, d.ref_outv[o], sizeof(V) * got);
+  if (!ok) ++failures;
+  printf("cw        HOW=%d NT=%3d VT=%2d CW=%d LOADED=%2d regs=%d smem=%zu %d an SM "
+         "PF=%3d ahead=%3d%% %8.4f ms%s\n",
+         HOW, P::NT, P::VT, CW, LOADED, fa.numRegs, smem, per_sm, prefetch,
+         ahead_percent, ms, ok ? "" : " MISMATCH");
+  return ms;
+}
+
+/* MODE 3 (no ordering), MODE 7 (the library's tile) and the count-warp
+ * tiles on one shape's splits. */
+template <typename P, typename K, typename V>
+void cw_shape(setop_data<K, V> &d, int prefetch, bool refs,
+              std::initializer_list<int> aheads) {
+  constexpr int S = kSetopSampleStride;
+  typedef ascending<K> C;
+  const int na = d.na, nb = d.nb;
+  const int tiles = tiles_of((long long)na + nb, P::NV);
+  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
+  const int ca = samples_of(na, S), cb = samples_of(nb, S);
+  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned *splits = device_alloc<unsigned>(tiles + 1);
+  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
+  gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
+                             stream>>>(d.a, na, sa, d.b, nb, sb);
+  CHECK(cudaGetLastError());
+  CHECK(launch_early(false, setop_partition_kernel<S, 8, K, C>,
+                     grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
+                     d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
+                     tiles + 1, true, splits, status, status_words,
+                     (unsigned *)nullptr, 0, C()));
+  CHECK(cudaStreamSynchronize(stream));
+  if (refs) {
+    ceil_time<P, 3>(d, splits, prefetch, status, status_words);
+    ceil_time<P, 7>(d, splits, prefetch, status, status_words);
+  }
+  for (int pc : aheads) {
+    cw_time<P, 2, 16>(d, splits, prefetch, status, status_words, pc);
+    cw_time<P, 2, 16, 1>(d, splits, prefetch, status, status_words, pc);
+    cw_time<P, 2, 16, 2>(d, splits, prefetch, status, status_words, pc);
+    cw_time<P, 4, 16>(d, splits, prefetch, status, status_words, pc);
+  }
+  CHECK(cudaFree(status));
+  CHECK(cudaFree(splits));
+  CHECK(cudaFree(sa));
+  CHECK(cudaFree(sb));
+}
+
+template <typename K, typename V> void tune_setop_cw(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
+                                                      "stage");
+    cw_shape<T<128, 29, 4>>(d, SP::wide_prefetch, true, {100, 35});
+    cw_shape<T<128, 23, 5>>(d, SP::wide_prefetch, false, {100});
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* The sample stride of the partition (kSetopSampleStride first, the
  * reference), for the policy's union, intersection and staged union. */
 template <typename K, typename V> void tune_setop_stride(int n) {
@@ -1582,13 +1922,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil") {
+      only != "ceil" && only != "cw") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil]\n");
+                    "parked | ceil | cw]\n");
     return 2;
   }
   char err[256];
@@ -1634,6 +1974,7 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
+  if (only == "cw") tune_setop_cw<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
