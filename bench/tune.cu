@@ -1395,6 +1395,403 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* ---- persistent tiles that count their next tile (twenty-sixth round) ---
+ * The count warps' diagnostic (HOW 1 / 2 of e17aed8) put the staged union's
+ * tiles at 0.261 ms with every count out before them, and showed that a
+ * second load of the keys costs as much as the wait.  Here a block is
+ * persistent (tiles b, b + G, b + 2G, ...) and holds two key buffers: while
+ * its compute warps walk, list and store tile j from one, tile j + 1's keys
+ * are already in the other, and CW count warps walk them and publish their
+ * count, a whole round before any tile needs it.  The compute warps then
+ * walk tile j + 1 from the same buffer: the keys are loaded once.  Values
+ * have one buffer, refilled for tile j + 1 once tile j is stored (their L2
+ * prefetch a round ahead).  Tiles of the first round count themselves.
+ * Every block must be resident (G = blocks an SM x SMs).  The look-back is
+ * lookback_aggregates on a warp of its own, one tile after another. */
+constexpr unsigned long long kPub = 1ull << 63;
+constexpr unsigned long long kArrive = 1ull << 40;
+
+__device__ __forceinline__ unsigned long long lb_load(unsigned long long *p) {
+  return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*p)
+      .load(cuda::memory_order_relaxed);
+}
+
+__device__ __forceinline__ long long
+lookback_aggregates(unsigned long long *cnt, unsigned long long *agg,
+                    unsigned long long *pre, int tile, int tiles) {
+  const int lane = threadIdx.x & 31, g = tile >> 5, r = tile & 31;
+  unsigned long long c = lane < r ? 0 : kPub;
+  long long acc = 0;
+  int j0 = g - 1;
+  bool done_groups = j0 < 0;
+  unsigned long long a = 0, q = 0;
+  bool have = false;
+  for (;;) {
+    if (!(c & kPub)) c = lb_load(cnt + (g << 5) + lane);
+    const int j = j0 - lane;
+    if (!done_groups && !have && j >= 0) {
+      q = lb_load(pre + j);
+      if (!(q & kPub)) {
+        a = lb_load(agg + j);
+        const int members = min(32, tiles - (j << 5));
+        have = (int)(a >> 40) == members;
+      } else {
+        have = true;
+      }
+    }
+    const bool counts_in = __all_sync(0xffffffffu, (c & kPub) != 0);
+    if (!done_groups) {
+      const unsigned pres = __ballot_sync(0xffffffffu, j >= 0 && (q & kPub));
+      const unsigned settled = __ballot_sync(0xffffffffu, j < 0 || have);
+      const unsigned need = pres ? (pres & (0u - pres)) - 1u : ~0u;
+      if ((settled & need) == need) {
+        const int stop = pres ? __ffs(pres) - 1 : 31;
+        long long v = 0;
+        if (lane < stop && j >= 0) v = (long long)(a & (kArrive - 1));
+        if (lane == stop && j >= 0)
+          v = pres ? (long long)(q & ~kPub) : (long long)(a & (kArrive - 1));
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1)
+          v += __shfl_down_sync(0xffffffffu, v, off);
+        acc += __shfl_sync(0xffffffffu, v, 0);
+        if (pres || j0 - 31 < 0) {
+          done_groups = true;
+        } else {
+          j0 -= 32;
+          have = false;
+          q = 0;
+          a = 0;
+          continue;
+        }
+      }
+    }
+    if (done_groups && counts_in) break;
+    __nanosleep(100);
+  }
+  long long v = lane < r ? (long long)(c & ~kPub) : 0;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, off);
+  return acc + __shfl_sync(0xffffffffu, v, 0);
+}
+
+__device__ __forceinline__ void publish_count(unsigned long long *cnt,
+                                              unsigned long long *agg, int v,
+                                              int count) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(cnt[v])
+      .store(kPub | (unsigned long long)count, cuda::memory_order_relaxed);
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(agg[v >> 5])
+      .fetch_add(kArrive | (unsigned long long)count,
+                 cuda::memory_order_relaxed);
+}
+
+/* what walk_tile, store_kept and friends read, in one of the buffers */
+template <typename K, typename V> struct pc_view {
+  K *keys;
+  V *vals;
+  unsigned short *kept;
+  int *start_a, *start_b;
+};
+
+template <int NT, int VT, int CW, typename K, typename V> struct pc_smem {
+  static constexpr int NV = NT * VT, E = 16 / sizeof(K), EV = 16 / sizeof(V);
+  static constexpr int BUF = (NV + 3 + 2 * (E - 1) + E - 1) / E * E;
+  static constexpr int VBUF = (NV + 1 + 2 * (EV - 1) + EV - 1) / EV * EV;
+  alignas(16) K keys0[BUF];
+  alignas(16) K keys1[BUF];
+  alignas(16) V vals[VBUF];
+  unsigned short kept[NV];
+  int start_a[NT + 1], start_b[NT + 1];
+  int cstart_a[32 * CW + 1], cstart_b[32 * CW + 1];
+  int cpart[CW];
+  int warp_totals[NT / 32];
+  unsigned long long kloaded[2], vloaded;
+  long long base;
+  volatile int counted;
+};
+
+template <int NV, typename K, typename V>
+__device__ __forceinline__ void pc_issue_keys(const setop_tiles<K, V> &t,
+                                              int tile, K *buf,
+                                              unsigned long long *bar) {
+  const setop_place p = place_of_tile<NV, true>(t, tile);
+  const bulk_split<K> ca = split_for_bulk(t.a + p.span.a0, p.span.na);
+  const bulk_split<K> cb = split_for_bulk(t.b + p.span.b0, p.span.nb);
+  mbarrier_arrive_expect_tx(bar, ca.bytes + cb.bytes);
+  bulk_copy_middle(buf + p.sa, t.a + p.span.a0, ca, bar);
+  bulk_copy_middle(buf + p.sb, t.b + p.span.b0, cb, bar);
+}
+
+template <int NV, typename K, typename V>
+__device__ __forceinline__ void pc_issue_vals(const setop_tiles<K, V> &t,
+                                              int tile, V *vals,
+                                              unsigned long long *bar) {
+  const setop_place p = place_of_tile<NV, true>(t, tile);
+  const bulk_split<V> ca = split_for_bulk(t.av + p.span.a0, p.span.na);
+  const bulk_split<V> cb = split_for_bulk(t.bv + p.span.b0, p.span.nb);
+  mbarrier_arrive_expect_tx(bar, ca.bytes + cb.bytes);
+  bulk_copy_middle(vals + p.va, t.av + p.span.a0, ca, bar);
+  bulk_copy_middle(vals + p.vb, t.bv + p.span.b0, cb, bar);
+}
+
+/* lanes 0-15 A's ragged ends, 16-31 B's */
+template <int NV, typename K, typename V>
+__device__ __forceinline__ void pc_ragged_keys(const setop_tiles<K, V> &t,
+                                               int tile, K *buf, int lane) {
+  const setop_place p = place_of_tile<NV, true>(t, tile);
+  if (lane < 16)
+    copy_ragged_ends(buf + p.sa, t.a + p.span.a0, p.span.na,
+                     split_for_bulk(t.a + p.span.a0, p.span.na), lane);
+  else
+    copy_ragged_ends(buf + p.sb, t.b + p.span.b0, p.span.nb,
+                     split_for_bulk(t.b + p.span.b0, p.span.nb), lane - 16);
+}
+
+template <int NV, typename K, typename V>
+__device__ __forceinline__ void pc_ragged_vals(const setop_tiles<K, V> &t,
+                                               int tile, V *vals, int lane) {
+  const setop_place p = place_of_tile<NV, true>(t, tile);
+  if (lane < 16)
+    copy_ragged_ends(vals + p.va, t.av + p.span.a0, p.span.na,
+                     split_for_bulk(t.av + p.span.a0, p.span.na), lane);
+  else
+    copy_ragged_ends(vals + p.vb, t.bv + p.span.b0, p.span.nb,
+                     split_for_bulk(t.bv + p.span.b0, p.span.nb), lane - 16);
+}
+
+template <typename P, int CW, typename K, typename V, typename Comp>
+__global__ void __launch_bounds__(P::NT + 32 + 32 * CW, P::MIN_BLOCKS)
+    pc_kernel(setop_tiles<K, V> t, int tiles, Comp comp) {
+  constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
+  constexpr int CL = 32 * CW, SEG = (NV + CL - 1) / CL;
+  typedef pc_smem<NT, VT, CW, K, V> smem_t;
+  auto &sm = *shared_as<smem_t>();
+  const int tid = threadIdx.x, G = (int)gridDim.x, blk = blockIdx.x;
+  const int groups = (tiles + 31) >> 5;
+  unsigned long long *cnt = t.status, *agg = t.status + tiles,
+                     *pre = t.status + tiles + groups;
+  const auto tile_of = [&](int j) { return blk + j * G; };
+  const auto buf_of = [&](int j) { return (j & 1) ? sm.keys1 : sm.keys0; };
+  if (tid == 0) {
+    mbarrier_init(&sm.kloaded[0], 1);
+    mbarrier_init(&sm.kloaded[1], 1);
+    mbarrier_init(&sm.vloaded, 1);
+    mbarrier_init_fence();
+    sm.counted = 0;
+  }
+  __syncthreads();
+  if (tid == 0) {
+    pc_issue_keys<NV>(t, tile_of(0), sm.keys0, &sm.kloaded[0]);
+    pc_issue_vals<NV>(t, tile_of(0), sm.vals, &sm.vloaded);
+    if (tile_of(1) < tiles) {
+      pc_issue_keys<NV>(t, tile_of(1), sm.keys1, &sm.kloaded[1]);
+      const setop_span n = span_of_tile<NV>(t.splits, tile_of(1), t.na, t.nb);
+      bulk_prefetch_l2(t.av + n.a0, n.na);
+      bulk_prefetch_l2(t.bv + n.b0, n.nb);
+    }
+  }
+  if (tid < 32) pc_ragged_keys<NV>(t, tile_of(0), sm.keys0, tid);
+  else if (tid < 64) pc_ragged_vals<NV>(t, tile_of(0), sm.vals, tid - 32);
+  __syncthreads();
+
+  if (tid >= NT + 32) { /* count warps: tile j + 1 while tile j is stored */
+    const int c = tid - NT - 32, lane = c & 31, w = c >> 5;
+    for (int j = 0;; ++j) {
+      const int u = tile_of(j + 1);
+      if (u >= tiles) break;
+      K *buf = buf_of(j + 1);
+      mbarrier_wait(&sm.kloaded[(j + 1) & 1], ((j + 1) >> 1) & 1);
+      if (w == 0) pc_ragged_keys<NV>(t, u, buf, lane);
+      named_sync(4, CL);
+      const setop_place pa = place_of_tile<NV, true>(t, u);
+      const int sa = pa.sa, na = pa.span.na, sb = pa.sb, nb = pa.span.nb;
+      const int diag = min(SEG * c, na + nb);
+      const int mp = merge_path(buf + sa, na, buf + sb, nb, diag, comp);
+      const path_point bp = balanced_path<int>(buf + sa, na, buf + sb, nb,
+                                               diag, mp, t.duplicates, comp);
+      int ta = sa + (int)bp.a, tb = sb + diag - (int)bp.a + bp.star;
+      sm.cstart_a[c] = ta;
+      sm.cstart_b[c] = tb;
+      if (c == CL - 1) {
+        sm.cstart_a[CL] = sa + na;
+        sm.cstart_b[CL] = sb + nb;
+      }
+      named_sync(4, CL);
+      const int ea = max(ta, sm.cstart_a[c + 1]);
+      const int eb = max(tb, sm.cstart_b[c + 1]);
+      int count = 0;
+      for (int s = 0; s < SEG; s += 31) {
+        unsigned x, y;
+        serial_set_op<31>(buf, ta, ea, tb, eb, &x, &y, comp);
+        count += __popc(set_op_commit(t.keeps, x, y));
+        ta += __popc(x);
+        tb += __popc(y);
+      }
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1)
+        count += __shfl_down_sync(0xffffffffu, count, off);
+      if (lane == 0) sm.cpart[w] = count;
+      named_sync(4, CL);
+      if (c == 0) {
+        int total = 0;
+        for (int i = 0; i < CW; ++i) total += sm.cpart[i];
+        publish_count(cnt, agg, u, total);
+        __threadfence_block();
+        sm.counted = j + 1;
+      }
+    }
+    return;
+  }
+  if (tid >= NT) { /* look-back warp, one tile after another */
+    for (int j = 0; tile_of(j) < tiles; ++j) {
+      const long long b = lookback_aggregates(cnt, agg, pre, tile_of(j), tiles);
+      if (tid == NT) sm.base = b;
+      __threadfence_block();
+      named_arrive(2, NT + 32);
+      named_sync(3, NT + 32);
+    }
+    return;
+  }
+  for (int j = 0; tile_of(j) < tiles; ++j) {
+    const int tile = tile_of(j);
+    K *buf = buf_of(j);
+    const setop_place p = place_of_tile<NV, true>(t, tile);
+    mbarrier_wait(&sm.kloaded[j & 1], (j >> 1) & 1);
+    if (j > 0) {
+      while (sm.counted < j) {
+      } /* its ragged ends, copied by the count warps */
+      __threadfence_block();
+    }
+    pc_view<K, V> v = {buf, sm.vals, sm.kept, sm.start_a, sm.start_b};
+    const setop_walk w = walk_tile<NT, VT, K>(v, p, t.duplicates, comp,
+                                              [] { named_sync(1, NT); });
+    const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
+    int tile_count;
+    const int offset =
+        compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals, &tile_count);
+    if (j == 0 && tid == 0) publish_count(cnt, agg, tile, tile_count);
+    list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
+    named_sync(1, NT);
+    mbarrier_wait(&sm.vloaded, j & 1);
+    named_sync(2, NT + 32);
+    const long long base = sm.base;
+    named_arrive(3, NT + 32);
+    if (tid == 0 && ((tile & 31) == 31 || tile == tiles - 1))
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
+          pre[tile >> 5])
+          .store(kPub | (unsigned long long)(base + tile_count),
+                 cuda::memory_order_relaxed);
+    if (tid == 0 && tile == tiles - 1) t.total[0] = base + tile_count;
+    store_kept<NT, true, true, K, V, pc_view<K, V>>(t, v, p, base, tile_count,
+                                                    0, 0);
+    named_sync(1, NT); /* buf, vals, kept and the starts are free */
+    const int n1 = tile_of(j + 1), n2 = tile_of(j + 2);
+    if (tid == 0) {
+      if (n2 < tiles)
+        while (sm.counted < j) {
+        } /* the count warps are done with this buffer */
+      async_proxy_fence();
+      if (n1 < tiles) pc_issue_vals<NV>(t, n1, sm.vals, &sm.vloaded);
+      if (n2 < tiles) {
+        pc_issue_keys<NV>(t, n2, buf, &sm.kloaded[j & 1]);
+        const setop_span n = span_of_tile<NV>(t.splits, n2, t.na, t.nb);
+        bulk_prefetch_l2(t.av + n.a0, n.na);
+        bulk_prefetch_l2(t.bv + n.b0, n.nb);
+      }
+    }
+    if (n1 < tiles && tid >= 32 && tid < 64)
+      pc_ragged_vals<NV>(t, n1, sm.vals, tid - 32);
+  }
+}
+
+template <typename P, int CW, typename K, typename V>
+double pc_time(setop_data<K, V> &d, const unsigned *splits,
+               unsigned long long *status, int status_words) {
+  typedef ascending<K> C;
+  const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto kernel = pc_kernel<P, CW, K, V, C>;
+  constexpr int THREADS = P::NT + 32 + 32 * CW;
+  const size_t smem = sizeof(pc_smem<P::NT, P::VT, CW, K, V>);
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
+  int per_sm = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS,
+                                                      smem));
+  cudaFuncAttributes fa;
+  CHECK(cudaFuncGetAttributes(&fa, kernel));
+  const int grid = std::min(tiles, sms * per_sm);
+  unsigned long long *total = status + status_words - 2;
+  setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
+                         status + tiles, total, 1, d.out, d.outv,
+                         (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
+                         true, 0, nullptr};
+  const double ms = time_ms([&] {
+    CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
+    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
+    CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
+  }, [&] {
+    kernel<<<grid, THREADS, smem, stream>>>(t, tiles, C());
+    CHECK(cudaGetLastError());
+  });
+  const int o = (int)MGPU_SET_UNION;
+  unsigned long long got = 0;
+  CHECK(cudaMemcpy(&got, total, sizeof got, cudaMemcpyDeviceToHost));
+  const bool ok = d.have_ref[o] && got == d.ref_count[o] &&
+                  same_bytes(d.out, d.ref_out[o], sizeof(K) * got) &&
+                  same_bytes(d.outv, d.ref_outv[o], sizeof(V) * got);
+  if (!ok) ++failures;
+  printf("pc        NT=%3d VT=%2d CW=%d regs=%d smem=%zu %d an SM grid=%d "
+         "%8.4f ms%s\n",
+         P::NT, P::VT, CW, fa.numRegs, smem, per_sm, grid, ms,
+         ok ? "" : " MISMATCH");
+  return ms;
+}
+
+template <typename P, typename K, typename V>
+void pc_shape(setop_data<K, V> &d, int prefetch) {
+  constexpr int S = kSetopSampleStride;
+  typedef ascending<K> C;
+  const int na = d.na, nb = d.nb;
+  const int tiles = tiles_of((long long)na + nb, P::NV);
+  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
+  const int ca = samples_of(na, S), cb = samples_of(nb, S);
+  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned *splits = device_alloc<unsigned>(tiles + 1);
+  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
+  gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
+                             stream>>>(d.a, na, sa, d.b, nb, sb);
+  CHECK(cudaGetLastError());
+  CHECK(launch_early(false, setop_partition_kernel<S, 8, K, C>,
+                     grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
+                     d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
+                     tiles + 1, true, splits, status, status_words,
+                     (unsigned *)nullptr, 0, C()));
+  CHECK(cudaStreamSynchronize(stream));
+  ceil_time<P, 3>(d, splits, prefetch, status, status_words);
+  ceil_time<P, 7>(d, splits, prefetch, status, status_words);
+  pc_time<P, 2>(d, splits, status, status_words);
+  pc_time<P, 1>(d, splits, status, status_words);
+  CHECK(cudaFree(status));
+  CHECK(cudaFree(splits));
+  CHECK(cudaFree(sa));
+  CHECK(cudaFree(sb));
+}
+
+template <typename K, typename V> void tune_setop_pc(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
+                                                      "stage");
+    pc_shape<T<128, 29, 4>>(d, SP::wide_prefetch);
+    pc_shape<T<128, 23, 5>>(d, SP::wide_prefetch);
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* The sample stride of the partition (kSetopSampleStride first, the
  * reference), for the policy's union, intersection and staged union. */
 template <typename K, typename V> void tune_setop_stride(int n) {
@@ -1582,13 +1979,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil") {
+      only != "ceil" && only != "pc") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil]\n");
+                    "parked | ceil | pc]\n");
     return 2;
   }
   char err[256];
@@ -1634,6 +2031,7 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
+  if (only == "pc") tune_setop_pc<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
