@@ -1510,17 +1510,6 @@ template <int NT, int VT, int CW, typename K, typename V> struct pc_smem {
   volatile int counted;
 };
 
-__device__ __forceinline__ void mbarrier_expect_tx(unsigned long long *bar,
-                                                   unsigned bytes) {
-  asm volatile("mbarrier.expect_tx.shared::cta.b64 [%0], %1;" ::"r"(
-                   smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-
-/* The key buffers' mbarriers take 64 arrivals (threads 0-63 once they
- * have copied the ragged ends, pc_ragged_keys) and the bulk copies'
- * bytes, announced here without an arrival. */
 template <int NV, typename K, typename V>
 __device__ __forceinline__ void pc_issue_keys(const setop_tiles<K, V> &t,
                                               int tile, K *buf,
@@ -1528,7 +1517,7 @@ __device__ __forceinline__ void pc_issue_keys(const setop_tiles<K, V> &t,
   const setop_place p = place_of_tile<NV, true>(t, tile);
   const bulk_split<K> ca = split_for_bulk(t.a + p.span.a0, p.span.na);
   const bulk_split<K> cb = split_for_bulk(t.b + p.span.b0, p.span.nb);
-  mbarrier_expect_tx(bar, ca.bytes + cb.bytes);
+  mbarrier_arrive_expect_tx(bar, ca.bytes + cb.bytes);
   bulk_copy_middle(buf + p.sa, t.a + p.span.a0, ca, bar);
   bulk_copy_middle(buf + p.sb, t.b + p.span.b0, cb, bar);
 }
@@ -1545,19 +1534,17 @@ __device__ __forceinline__ void pc_issue_vals(const setop_tiles<K, V> &t,
   bulk_copy_middle(vals + p.vb, t.bv + p.span.b0, cb, bar);
 }
 
-/* threads 0-31 A's ragged ends, 32-63 B's; each then arrives on bar */
+/* lanes 0-15 A's ragged ends, 16-31 B's */
 template <int NV, typename K, typename V>
 __device__ __forceinline__ void pc_ragged_keys(const setop_tiles<K, V> &t,
-                                               int tile, K *buf, int i,
-                                               unsigned long long *bar) {
+                                               int tile, K *buf, int lane) {
   const setop_place p = place_of_tile<NV, true>(t, tile);
-  if (i < 32)
+  if (lane < 16)
     copy_ragged_ends(buf + p.sa, t.a + p.span.a0, p.span.na,
-                     split_for_bulk(t.a + p.span.a0, p.span.na), i);
+                     split_for_bulk(t.a + p.span.a0, p.span.na), lane);
   else
     copy_ragged_ends(buf + p.sb, t.b + p.span.b0, p.span.nb,
-                     split_for_bulk(t.b + p.span.b0, p.span.nb), i - 32);
-  mbarrier_arrive(bar);
+                     split_for_bulk(t.b + p.span.b0, p.span.nb), lane - 16);
 }
 
 template <int NV, typename K, typename V>
@@ -1586,8 +1573,8 @@ __global__ void __launch_bounds__(P::NT + 32 + 32 * CW, P::MIN_BLOCKS)
   const auto tile_of = [&](int j) { return blk + j * G; };
   const auto buf_of = [&](int j) { return (j & 1) ? sm.keys1 : sm.keys0; };
   if (tid == 0) {
-    mbarrier_init(&sm.kloaded[0], 64);
-    mbarrier_init(&sm.kloaded[1], 64);
+    mbarrier_init(&sm.kloaded[0], 1);
+    mbarrier_init(&sm.kloaded[1], 1);
     mbarrier_init(&sm.vloaded, 1);
     mbarrier_init_fence();
     sm.counted = 0;
@@ -1603,14 +1590,8 @@ __global__ void __launch_bounds__(P::NT + 32 + 32 * CW, P::MIN_BLOCKS)
       bulk_prefetch_l2(t.bv + n.b0, n.nb);
     }
   }
-  __syncthreads(); /* the expected bytes before any arrival */
-  if (tid < 64) {
-    pc_ragged_keys<NV>(t, tile_of(0), sm.keys0, tid, &sm.kloaded[0]);
-    if (tile_of(1) < tiles)
-      pc_ragged_keys<NV>(t, tile_of(1), sm.keys1, tid, &sm.kloaded[1]);
-  } else if (tid < 96) {
-    pc_ragged_vals<NV>(t, tile_of(0), sm.vals, tid - 64);
-  }
+  if (tid < 32) pc_ragged_keys<NV>(t, tile_of(0), sm.keys0, tid);
+  else if (tid < 64) pc_ragged_vals<NV>(t, tile_of(0), sm.vals, tid - 32);
   __syncthreads();
 
   if (tid >= NT + 32) { /* count warps: tile j + 1 while tile j is stored */
@@ -1620,6 +1601,8 @@ __global__ void __launch_bounds__(P::NT + 32 + 32 * CW, P::MIN_BLOCKS)
       if (u >= tiles) break;
       K *buf = buf_of(j + 1);
       mbarrier_wait(&sm.kloaded[(j + 1) & 1], ((j + 1) >> 1) & 1);
+      if (w == 0) pc_ragged_keys<NV>(t, u, buf, lane);
+      named_sync(4, CL);
       const setop_place pa = place_of_tile<NV, true>(t, u);
       const int sa = pa.sa, na = pa.span.na, sb = pa.sb, nb = pa.span.nb;
       const int diag = min(SEG * c, na + nb);
@@ -1674,6 +1657,11 @@ __global__ void __launch_bounds__(P::NT + 32 + 32 * CW, P::MIN_BLOCKS)
     K *buf = buf_of(j);
     const setop_place p = place_of_tile<NV, true>(t, tile);
     mbarrier_wait(&sm.kloaded[j & 1], (j >> 1) & 1);
+    if (j > 0) {
+      while (sm.counted < j) {
+      } /* its ragged ends, copied by the count warps */
+      __threadfence_block();
+    }
     pc_view<K, V> v = {buf, sm.vals, sm.kept, sm.start_a, sm.start_b};
     const setop_walk w = walk_tile<NT, VT, K>(v, p, t.duplicates, comp,
                                               [] { named_sync(1, NT); });
@@ -1711,12 +1699,8 @@ __global__ void __launch_bounds__(P::NT + 32 + 32 * CW, P::MIN_BLOCKS)
         bulk_prefetch_l2(t.bv + n.b0, n.nb);
       }
     }
-    if (n2 < tiles) {
-      named_sync(1, NT); /* thread 0 has announced the bytes */
-      if (tid < 64) pc_ragged_keys<NV>(t, n2, buf, tid, &sm.kloaded[j & 1]);
-    }
-    if (n1 < tiles && tid >= 64 && tid < 96)
-      pc_ragged_vals<NV>(t, n1, sm.vals, tid - 64);
+    if (n1 < tiles && tid >= 32 && tid < 64)
+      pc_ragged_vals<NV>(t, n1, sm.vals, tid - 32);
   }
 }
 
@@ -1788,7 +1772,7 @@ void pc_shape(setop_data<K, V> &d, int prefetch) {
   ceil_time<P, 3>(d, splits, prefetch, status, status_words);
   ceil_time<P, 7>(d, splits, prefetch, status, status_words);
   pc_time<P, 2>(d, splits, status, status_words);
-  pc_time<P, 4>(d, splits, status, status_words);
+  pc_time<P, 1>(d, splits, status, status_words);
   CHECK(cudaFree(status));
   CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
