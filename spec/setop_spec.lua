@@ -1241,9 +1241,10 @@ backends.cuda_vs_cpu(function(gpu, cpu)
   -- (use_parked in kernels/setop.cuh), so the cases above never reach the
   -- one-tile kernel's staged path (values on an mbarrier of their own).
   -- These sizes do: 12.8M a side is below the wide calls' size on a
-  -- 132-SM GPU, 2^24 above it.  The name puts them with the 2^2x specs that the sanitizer passes
-  -- over every setop spec leave out; tools/gpu-check.sh's `staged` step
-  -- runs them alone under memcheck and racecheck (15 and 25 s on an H200).
+  -- 132-SM GPU, 2^24 above it.  The name puts them with the 2^2x specs
+  -- that the sanitizer passes over every setop spec leave out;
+  -- tools/gpu-check.sh's `staged` step runs them alone under memcheck and
+  -- racecheck (15 and 25 s on an H200).
   it("2^24 keys and values a side: the staged tile", function()
     for k, n in ipairs { 12800000, 1 << 24 } do
       local a = sorted(n, 0, n - 1, "i32", 410 + 2 * k, "less")
