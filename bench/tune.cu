@@ -21,8 +21,6 @@
 #include <type_traits>
 #include <vector>
 
-/* partition kernels of other forms, for `mgpu_tune N R pform` */
-#define MGPU_SETOP_PARTITION_FORMS 1
 #include "merge.cuh"
 #include "mergesort.cuh"
 #include "setop.cuh"
@@ -246,7 +244,7 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
 
 /* How the candidates launch (setop_run): prefetch distance, early
  * launches, early return with the count. */
-setop_options setop_opt = {50, false, false, 0, 0, 0};
+setop_options setop_opt = {50, false, false, 0, 0};
 
 const char *setop_name(mgpu_setop_kind op) {
   switch (op) {
@@ -447,7 +445,7 @@ template <typename K, typename V> void tune_setop_lanes(int n) {
   const int lanes[] = {0, 32, 16, 8};
   for (int pass = 0; pass < 2; ++pass) {
     for (int ln : lanes) {
-      setop_opt = {KP::prefetch, true, true, ln, 0, 0};
+      setop_opt = {KP::prefetch, true, true, ln, 0};
       printf("lanes %d\n", ln);
       tune_setop<typename KP::intersection, false, false, true>(
           d, MGPU_SET_INTERSECTION, "keys");
@@ -462,7 +460,7 @@ template <typename K, typename V> void tune_setop_lanes(int n) {
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
     for (int ln : lanes) {
-      setop_opt = {SP::prefetch, true, true, ln, 0, 0};
+      setop_opt = {SP::prefetch, true, true, ln, 0};
       printf("lanes %d\n", ln);
       tune_setop<typename SP::intersection, true, false, true>(
           d, MGPU_SET_INTERSECTION, "pairs");
@@ -474,7 +472,7 @@ template <typename K, typename V> void tune_setop_lanes(int n) {
           d, MGPU_SET_SYMMETRIC_DIFFERENCE, "stage");
     }
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 template <typename K, typename V> void tune_all_merge(int n) {
@@ -541,7 +539,7 @@ template <int NT, int VT, int MB = 1> using I = intersection_policy<NT, VT, MB>;
  * The policy's tiles first, as the reference. */
 template <typename K, typename V> void tune_setop_half(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION;
   if constexpr (sizeof(K) == 8) {
     for (int pass = 0; pass < 2; ++pass) {
@@ -588,7 +586,7 @@ using HI = held_intersection_policy<NT, VT, MB, HOLD>;
  * HOLD, the outputs a thread holds. */
 template <typename K, typename V> void tune_setop_held(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
@@ -621,7 +619,7 @@ using R = rounds_policy<NT, VT, MB, PM>;
  * (first, the references). */
 template <typename K, typename V> void tune_setop_rounds3(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<R<256, 27, 5, 850>, false, false, true>(d, u, "r850");
@@ -633,7 +631,7 @@ template <typename K, typename V> void tune_setop_rounds3(int n) {
 
 template <typename K, typename V> void tune_setop_rounds2(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<T<256, 31, 4>, false, false, true>(d, u, "keys");
@@ -650,7 +648,7 @@ template <typename K, typename V> void tune_setop_rounds2(int n) {
  * references: union, symmetric difference and difference. */
 template <typename K, typename V> void tune_setop_rounds(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE,
                         df = MGPU_SET_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
@@ -679,7 +677,7 @@ template <typename P> using E = early_values_policy<P>;
  * the references), in the tiles and held tiles the policy uses for them. */
 template <typename K, typename V> void tune_setop_early(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, df = MGPU_SET_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<I<256, 31, 5>, true, false, true>(d, x, "pairs");
@@ -701,7 +699,7 @@ template <typename P, int N> using EO = early_outputs_policy<P, N>;
  * values for 8-byte pairs, which need the look-back warp. */
 template <typename K, typename V> void tune_setop_loaded(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
@@ -746,7 +744,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
   setop_data<K, V> d(n);
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {50, true, true, 0, 0, 0};
+    setop_opt = {50, true, true, 0, 0};
     tune_setop<EO<R<256, 29, 5, 850>, 8>, false, false, true>(d, u, "eo8");
     tune_setop<EO<R<256, 27, 5, 850>, 8>, false, false, true>(d, u, "eo8");
     tune_setop<EO<R<256, 29, 5, 850>, 12>, false, false, true>(d, u, "eo12");
@@ -766,7 +764,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
     for (mgpu_setop_kind op : {u, sd}) {
-      setop_opt = {50, true, true, 0, 0, 0};
+      setop_opt = {50, true, true, 0, 0};
       tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, op, "eo16");
       tune_setop<EO<T<128, 27, 6>, 8>, true, true, true>(d, op, "eo8");
       tune_setop<EO<T<128, 27, 6>, 12>, true, true, true>(d, op, "eo12");
@@ -777,7 +775,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
       }
     }
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* 8-byte pairs union and symmetric difference (values gathered): warp 0
@@ -785,7 +783,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
  * and outputs (with their values) loaded early, EO<..., N>. */
 template <typename K, typename V> void tune_setop_loaded8(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     for (mgpu_setop_kind op : {u, sd}) {
@@ -804,7 +802,7 @@ template <typename K, typename V> void tune_setop_loaded8(int n) {
  * the tile ahead or as the tile starts, were slower still: e71db59.) */
 template <typename K, typename V> void tune_setop_gunion(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
@@ -823,7 +821,7 @@ template <typename P, int U> using SU = unrolled_store_policy<P, U>;
  * time, in the policy's tiles (first, the references). */
 template <typename K, typename V> void tune_setop_ustore(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
@@ -856,7 +854,7 @@ template <typename P> using AL = aligned_store_policy<P>;
  * early, whose stores cannot be aligned (the base is not known yet). */
 template <typename K, typename V> void tune_setop_align(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
@@ -889,7 +887,7 @@ template <typename K, typename V> void tune_setop_align(int n) {
 /* The same for 8-byte keys and pairs, in the policy's tiles. */
 template <typename K, typename V> void tune_setop_align8(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
@@ -918,7 +916,7 @@ template <typename K, typename V> void tune_setop_align8(int n) {
  * reference), with early outputs, or aligned stores two at a time. */
 template <typename K, typename V> void tune_setop_sunion(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "pol");
@@ -941,7 +939,7 @@ template <typename K, typename V> void tune_setop_parked(int n) {
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
   const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   const bool wide = n >= (1 << 26);
-  setop_opt = {wide ? 35 : 50, true, true, 0, setop_policy<sizeof(K), 0>::direct_points, 0};
+  setop_opt = {wide ? 35 : 50, true, true, 0, setop_policy<sizeof(K), 0>::direct_points};
   const auto all = [&](auto stride) {
     constexpr int S = decltype(stride)::value;
     tune_setop<typename SP::staged, true, true, true, S>(d, un, "pol");
@@ -960,7 +958,7 @@ template <typename K, typename V> void tune_setop_parked(int n) {
     else
       all(std::integral_constant<int, 512>());
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* How far ahead (percent of a wave) intersections and differences prefetch,
@@ -997,7 +995,7 @@ template <typename K, typename V> void tune_setop_xop(int n) {
         static const int pfs[5] = {50, 35, 50, 35, 25};
         const int pf = pfs[c];
         const bool wide = c >= 2;
-        setop_opt = {pf, true, true, 0, dp, 0};
+        setop_opt = {pf, true, true, 0, dp};
         char what[16];
         snprintf(what, sizeof what, "%d/%d", pf, wide ? 1024 : 512);
         /* every operation's library tile, samples every S keys */
@@ -1035,7 +1033,7 @@ template <typename K, typename V> void tune_setop_xop(int n) {
     }
     d.reset_refs();
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 template <typename K, typename V> void tune_setop_xpf(int n) {
@@ -1046,7 +1044,7 @@ template <typename K, typename V> void tune_setop_xpf(int n) {
   for (int v : {0, 1}) {
     for (int pass = 0; pass < 2; ++pass) {
       for (int pf : {50, 35, 25, 40}) {
-        setop_opt = {pf, true, true, 0, 0, 0};
+        setop_opt = {pf, true, true, 0, 0};
         printf("prefetch %d\n", pf);
         if (v) {
           tune_setop<typename SP::intersection, true, false, true>(d, x, "pairs");
@@ -1057,7 +1055,7 @@ template <typename K, typename V> void tune_setop_xpf(int n) {
         }
       }
       for (int pf : {50, 35}) {
-        setop_opt = {pf, true, true, 0, 0, 0};
+        setop_opt = {pf, true, true, 0, 0};
         printf("prefetch %d, stride 1024\n", pf);
         if (v) {
           tune_setop<typename SP::intersection, true, false, true, 1024>(d, x, "pairs");
@@ -1070,7 +1068,7 @@ template <typename K, typename V> void tune_setop_xpf(int n) {
     }
     d.reset_refs();
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* Where a call's time goes (policy tiles P, look-back warp): the whole
@@ -1179,7 +1177,7 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  setop_opt = {KP::prefetch, true, true, 0, 0, 0};
+  setop_opt = {KP::prefetch, true, true, 0, 0};
   if (prof) {
     /* for ncu: three calls of each, nothing else launched between them */
     tune_setop<typename KP::union_tile, false, false, true>(d, MGPU_SET_UNION,
@@ -1198,7 +1196,7 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
   setop_opt.prefetch_percent = SP::staged_prefetch;
   setop_where<typename SP::staged, true, true>(d, MGPU_SET_UNION,
                                                SP::staged_prefetch, "stage");
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* ---- the staged tile's ceiling (twenty-first round) ---------------------
@@ -1387,14 +1385,14 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   printf("memcpy of the inputs (%zu bytes): %.4f ms, %.2f TB/s\n",
          (size_t)n * (sizeof(K) + sizeof(V)), d.memcpy_pairs,
          2.0 * n * (sizeof(K) + sizeof(V)) / (d.memcpy_pairs * 1e-3) / 1e12);
-  setop_opt = {SP::staged_prefetch, true, true, 0, 0, 0};
+  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
                                                       "stage");
     ceil_shape<T<128, 31, 5>>(d, SP::staged_prefetch, true);
     ceil_shape<T<128, 23, 7>>(d, SP::staged_prefetch, false);
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* The sample stride of the partition (kSetopSampleStride first, the
@@ -1429,7 +1427,7 @@ template <typename K, typename V> void tune_setop_stride(int n) {
   typedef std::integral_constant<int, 512> S512;
   typedef std::integral_constant<int, 1024> S1K;
   typedef std::integral_constant<int, 2048> S2K;
-  setop_opt = {KP::prefetch, true, true, 0, 0, 0};
+  setop_opt = {KP::prefetch, true, true, 0, 0};
   for (int pass = 0; pass < 2; ++pass) {
     keys(S512());
     keys(S1K());
@@ -1441,7 +1439,7 @@ template <typename K, typename V> void tune_setop_stride(int n) {
     pairs(S1K());
     pairs(S2K());
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* Direct points (setop_options::direct_percent; 0 first, the old
@@ -1457,7 +1455,7 @@ template <typename K, typename V> void tune_setop_direct(int n) {
   const int runs[][2] = {{0, 0}, {100, 0}, {50, 0}, {150, 0}, {100, 8}};
   for (int pass = 0; pass < 2; ++pass)
     for (const auto &r : runs) {
-      setop_opt = {KP::prefetch, true, true, r[1], r[0], 0};
+      setop_opt = {KP::prefetch, true, true, r[1], r[0]};
       printf("direct %d lanes %d\n", r[0], r[1]);
       tune_setop<typename KP::union_tile, false, false, true>(d, u, "keys");
       tune_setop<typename KP::intersection, false, false, true>(d, x, "keys");
@@ -1468,7 +1466,7 @@ template <typename K, typename V> void tune_setop_direct(int n) {
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass)
     for (const auto &r : runs) {
-      setop_opt = {SP::staged_prefetch, true, true, r[1], r[0], 0};
+      setop_opt = {SP::staged_prefetch, true, true, r[1], r[0]};
       printf("direct %d lanes %d\n", r[0], r[1]);
       tune_setop<typename SP::staged, true, true, true>(d, u, "stage");
       tune_setop<typename SP::staged_symmetric_difference, true, true, true>(
@@ -1477,7 +1475,7 @@ template <typename K, typename V> void tune_setop_direct(int n) {
       tune_setop<typename SP::intersection, true, false, true>(d, x, "pairs");
       tune_setop<typename SP::difference, true, false, true>(d, df, "pairs");
     }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* Direct points with 8 lanes a point against none, for the tiles the
@@ -1493,12 +1491,12 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   const int runs[][2] = {{0, 0}, {100, 8}, {100, 16}};
   for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {KP::prefetch, true, true, 0, 0, 0};
+    setop_opt = {KP::prefetch, true, true, 0, 0};
     printf("held\n");
     tune_setop<typename KP::held_intersection, false, false, true>(d, x, "held");
     tune_setop<typename KP::held_difference, false, false, true>(d, df, "held");
     for (const auto &r : runs) {
-      setop_opt = {KP::prefetch, true, true, r[1], r[0], 0};
+      setop_opt = {KP::prefetch, true, true, r[1], r[0]};
       printf("direct %d lanes %d\n", r[0], r[1]);
       tune_setop<typename KP::intersection, false, false, true>(d, x, "keys");
       tune_setop<typename KP::difference, false, false, true>(d, df, "keys");
@@ -1509,11 +1507,11 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   }
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {SP::prefetch, true, true, 0, 0, 0};
+    setop_opt = {SP::prefetch, true, true, 0, 0};
     printf("held\n");
     tune_setop<typename SP::held_intersection, true, false, true>(d, x, "held");
     for (const auto &r : runs) {
-      setop_opt = {SP::prefetch, true, true, r[1], r[0], 0};
+      setop_opt = {SP::prefetch, true, true, r[1], r[0]};
       printf("direct %d lanes %d\n", r[0], r[1]);
       tune_setop<typename SP::intersection, true, false, true>(d, x, "pairs");
       tune_setop<typename SP::difference, true, false, true>(d, df, "pairs");
@@ -1523,133 +1521,7 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
           d, sd, "stage");
     }
   }
-  setop_opt = {50, true, true, 0, 0, 0};
-}
-
-/* ---- partition forms (twenty-seventh round) -----------------------------
- * The partition launch alone for each form of kPartitionForms (lanes,
- * probes a round, runs read by the group), after the sample gather, and
- * on the inputs without samples; every form's points are checked against
- * the library's (form 0, lanes by setop_partition_lanes). */
-template <typename P, typename K, typename V>
-void setop_phases_forms(setop_data<K, V> &d, const char *what, bool timed) {
-  constexpr int S = kSetopSampleStride;
-  typedef ascending<K> C;
-  const int na = d.na, nb = d.nb;
-  const int tiles = tiles_of((long long)na + nb, P::NV);
-  const int status_words = tiles + (tiles + 31) / 32;
-  const int ca = samples_of(na, S), cb = samples_of(nb, S);
-  unsigned long long *status = device_alloc<unsigned long long>(status_words);
-  unsigned *splits = device_alloc<unsigned>(tiles + 1);
-  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  std::vector<unsigned> ref(tiles + 1), got(tiles + 1);
-  for (int f = 0; f < kPartitionFormCount; ++f) {
-    const int lanes = f ? kPartitionForms[f][0]
-                        : setop_partition_lanes(tiles + 1, sms, false);
-    auto kernel = f ? setop_partition_form<S, K, C>(f)
-                : lanes == 32 ? setop_partition_kernel<S, 32, K, C>
-                : lanes == 16 ? setop_partition_kernel<S, 16, K, C>
-                              : setop_partition_kernel<S, 8, K, C>;
-    const auto gather = [&] {
-      gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256,
-                                 0, stream>>>(d.a, na, sa, d.b, nb, sb);
-      CHECK(cudaGetLastError());
-    };
-    const auto part = [&](bool sampled) {
-      CHECK(launch_early(sampled, kernel,
-                         grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
-                         stream, d.a, (const K *)(sampled ? sa : nullptr), na,
-                         d.b, (const K *)(sampled ? sb : nullptr), nb,
-                         (int)P::NV, tiles + 1, true, splits, status,
-                         status_words, (unsigned *)nullptr, 0, C()));
-    };
-    bool same = true;
-    for (int sampled = 0; sampled < 2; ++sampled) {
-      CHECK(cudaMemsetAsync(splits, 0xff, sizeof(unsigned) * (tiles + 1), stream));
-      if (sampled) gather();
-      part(sampled);
-      CHECK(cudaStreamSynchronize(stream));
-      CHECK(cudaMemcpy(got.data(), splits, sizeof(unsigned) * (tiles + 1),
-                       cudaMemcpyDeviceToHost));
-      if (f == 0 && sampled == 0) ref = got;
-      else if (got != ref) same = false;
-    }
-    if (!same) ++failures;
-    const auto none = [] {};
-    if (timed)
-      printf("pform %2d {%2d,%2d,%d,%d,%d} %-5s n=%d points=%d: gather+partition "
-             "%.4f ms, partition on the inputs %.4f%s\n",
-             f, lanes, f ? kPartitionForms[f][1] : kPartitionProbes,
-             f ? kPartitionForms[f][2] : kPartitionFineProbes,
-             f ? kPartitionForms[f][3] : (int)kPartitionGroupRuns,
-             f ? kPartitionForms[f][4] : 8, what,
-             na + nb, tiles + 1,
-             time_ms(none, [&] { gather(); part(true); }),
-             time_ms(none, [&] { part(false); }), same ? "" : "  MISMATCH");
-    else
-      printf("pform %2d %-5s points=%d: %s\n", f, what, tiles + 1,
-             same ? "same points" : "MISMATCH");
-  }
-  CHECK(cudaFree(status));
-  CHECK(cudaFree(splits));
-  CHECK(cudaFree(sa));
-  CHECK(cudaFree(sb));
-}
-
-/* The inputs drawn again from [0, range) and sorted (long runs of equal
- * keys when the range is small). */
-template <typename K, typename V>
-void redraw_setop_inputs(setop_data<K, V> &d, long long range) {
-  mgpu_scalar lo, hi;
-  lo.i = 0;
-  hi.i = range - 1;
-  MCHECK(mgpu_random(ctx, d.a, d.na, dtype_of<K>(), lo, hi, 6));
-  MCHECK(mgpu_random(ctx, d.b, d.nb, dtype_of<K>(), lo, hi, 7));
-  MCHECK(mgpu_mergesort(ctx, dtype_of<K>(), MGPU_LESS, d.a, d.na, 0, nullptr));
-  MCHECK(mgpu_mergesort(ctx, dtype_of<K>(), MGPU_LESS, d.b, d.nb, 0, nullptr));
-  d.reset_refs();
-}
-
-/* The forms' phases, then whole calls of the library's tiles with forms
- * 0 (the library's, the reference), FORMS... (two passes); then the
- * forms' points on inputs with longer runs. */
-template <typename K, typename V> void tune_setop_pform(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  setop_phases_forms<typename KP::union_tile>(d, "keys", true);
-  setop_phases_forms<typename SP::staged>(d, "stage", true);
-  const int forms[] = {0, 1, 2, 3, 4, 6};
-  for (int pass = 0; pass < 2; ++pass)
-    for (int f : forms) {
-      setop_opt = {SP::staged_prefetch, true, true, 0, 0, f};
-      printf("form %d\n", f);
-      tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
-                                                        "stage");
-      setop_opt.prefetch_percent = SP::prefetch;
-      tune_setop<typename SP::intersection, true, false, true>(
-          d, MGPU_SET_INTERSECTION, "pairs");
-      setop_opt.prefetch_percent = KP::prefetch;
-      tune_setop<typename KP::union_tile, false, false, true>(
-          d, MGPU_SET_UNION, "keys");
-      tune_setop<typename KP::intersection, false, false, true>(
-          d, MGPU_SET_INTERSECTION, "keys");
-    }
-  const long long ranges[] = {n / 20, n / 1000, 3};
-  for (long long r : ranges) {
-    printf("inputs from [0, %lld)\n", r);
-    redraw_setop_inputs(d, r);
-    setop_phases_forms<typename KP::union_tile>(d, "keys", false);
-    setop_phases_forms<typename SP::staged>(d, "stage", false);
-    for (int f : forms) {
-      setop_opt = {SP::staged_prefetch, true, true, 0, 0, f};
-      tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
-                                                        "stage");
-    }
-  }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
@@ -1657,7 +1529,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   /* W: a look-back warp, L: early launches, C: early count; each candidate
    * with the policy's launch options, then the old kernel (no W) */
-  const setop_options all = {50, true, true, 0, 0, 0};
+  const setop_options all = {50, true, true, 0, 0};
   setop_opt = all;
   if (sizeof(K) == 4) {
     setop_phases<T<256, 31, 4>>(d, "keys");
@@ -1678,7 +1550,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
     tune_setop_ops<T<192, 23, 7>, true, true>(d, "pairs");
     tune_setop_staged<T<128, 27, 6>, true>(d);
     tune_setop_staged<T<128, 23, 7>, true>(d);
-    setop_opt = {50, false, false, 0, 0, 0};
+    setop_opt = {50, false, false, 0, 0};
     tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
     tune_setop_staged<T<128, 31, 5>, false>(d);
   } else {
@@ -1710,13 +1582,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "pform") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | pform]\n");
+                    "parked | ceil]\n");
     return 2;
   }
   char err[256];
@@ -1762,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "pform") tune_setop_pform<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

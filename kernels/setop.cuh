@@ -107,31 +107,7 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  int partition_form;   /* mgpu_tune only (MGPU_SETOP_PARTITION_FORMS): a
-                           form of setop_partition_forms; 0: the library's */
 };
-
-#ifdef MGPU_SETOP_PARTITION_FORMS
-/* Partition kernels of other lanes, probes and run searches, for mgpu_tune
- * to measure against the library's (setop_options::partition_form):
- * {lanes, probes, fine probes, group runs, fine lanes}. */
-constexpr int kPartitionForms[][5] = {
-    {0, 0, 0, 0, 0},  {8, 1, 1, 0, 4},  {8, 1, 1, 0, 2}, {8, 1, 1, 1, 4},
-    {16, 1, 1, 0, 4}, {16, 1, 1, 0, 2}, {8, 2, 1, 0, 4}};
-constexpr int kPartitionFormCount =
-    (int)(sizeof kPartitionForms / sizeof kPartitionForms[0]);
-
-template <int S, typename K, typename Comp, int F = 1>
-auto setop_partition_form(int form) {
-  constexpr auto &f = kPartitionForms[F];
-  auto kernel =
-      setop_partition_kernel<S, f[0], K, Comp, f[1], f[2], f[3] != 0, f[4]>;
-  if constexpr (F + 1 < kPartitionFormCount) {
-    if (form != F) return setop_partition_form<S, K, Comp, F + 1>(form);
-  }
-  return kernel;
-}
-#endif
 
 /* How often wait_for_total reads the ticket's word between two questions
  * to the stream, which are only there to notice a stream that ended or
@@ -365,15 +341,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
                    : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
                                  : setop_partition_kernel<S, 8, K, Comp>;
-  int grid_lanes = lanes;
-#ifdef MGPU_SETOP_PARTITION_FORMS
-  if (opt.partition_form > 0 && opt.partition_form < kPartitionFormCount) {
-    partition = setop_partition_form<S, K, Comp>(opt.partition_form);
-    grid_lanes = kPartitionForms[opt.partition_form][0];
-  }
-#endif
   CUDA_TRY(ctx, launch_early(early && sampled, partition,
-                             grid_for((size_t)grid_lanes * (tiles + 1), 128), 128, 0,
+                             grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
                              s, a, (const K *)sa, na, b, (const K *)sb, nb,
                              (int)P::NV, tiles + 1, m->duplicates != 0, splits,
                              status, status_words, ready, direct, comp));
@@ -440,7 +409,7 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status run_tile(mgpu_context *ctx, const cuda_setop_call *c,
                               Comp comp, int prefetch) {
     setop_options opt = {prefetch, SP::early_launch, SP::early_count, 0,
-                         SP::direct_points, 0};
+                         SP::direct_points};
     if (setop_wide_call<P>(ctx, c->args)) {
       constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
       opt.prefetch_percent = SP::wide_prefetch;

@@ -23,14 +23,6 @@
 
 namespace mgpu {
 
-/* The partition's searches (warp_merge_path, group_balanced_path): probes
- * a lane takes a round on the samples (or on the inputs, unsampled) and in
- * the sampled bracket, and whether a point's runs of equal keys are read
- * by its group's lanes at once. */
-constexpr int kPartitionProbes = 1;
-constexpr int kPartitionFineProbes = 1;
-constexpr bool kPartitionGroupRuns = false;
-
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
  * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
  * one, two or four points a warp).
@@ -49,9 +41,7 @@ constexpr bool kPartitionGroupRuns = false;
  * launch, so that the tile kernel sees the zeroed words; a direct block
  * waits after its search, before it writes (the zeroing of ready[] must
  * not come after its flag). */
-template <int S, int LANES, typename K, typename Comp,
-          int PROBES = kPartitionProbes, int FINE_PROBES = kPartitionFineProbes,
-          bool GROUP_BP = kPartitionGroupRuns, int FINE_LANES = 8>
+template <int S, int LANES, typename K, typename Comp>
 __global__ void __launch_bounds__(128)
     setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
                            const K *sb, int nb, int nv, int count,
@@ -86,16 +76,11 @@ __global__ void __launch_bounds__(128)
   path_point bp = {0, 0};
   if (total <= INT_MAX) {
     const int diag = (int)d;
-    const int p = warp_merge_path<S, LANES, PROBES, FINE_PROBES, FINE_LANES>(
-        a, direct_block ? nullptr : sa, na, b, direct_block ? nullptr : sb, nb,
-        diag, comp);
-    if constexpr (GROUP_BP) {
-      const path_point g = group_balanced_path<LANES>(a, na, b, nb, diag, p,
-                                                      duplicates, comp);
-      if (l == 0 && live) bp = g;
-    } else if (l == 0 && live) {
+    const int p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
+                                            b, direct_block ? nullptr : sb, nb,
+                                            diag, comp);
+    if (l == 0 && live)
       bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
-    }
   } else if (l == 0 && live) {
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
     bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,

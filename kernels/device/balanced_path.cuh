@@ -82,69 +82,6 @@ __device__ __forceinline__ path_point balanced_path(It a, I na, It b, I nb,
   return r;
 }
 
-/* balanced_path for the LANES lanes of a group of the warp (8, 16 or 32;
- * the lanes of a group pass the same arguments, every lane of the warp
- * calls it, and each gets the group's answer), for inputs of at most
- * INT_MAX keys.  The serial search reads b[bi], then gallops down A's run
- * of that key, then B's, then bisects B's run upward: six or so dependent
- * reads for the short runs of typical data, each a round trip.  Here lane
- * l reads a[ai-1-l], b[bi-1-l] and b[bi+l] at once, so that runs shorter
- * than LANES cost one round; longer ones go on serially from there.  Same
- * answers as balanced_path for sorted input, and the same bounds for any. */
-template <int LANES, typename K, typename Comp>
-__device__ __forceinline__ path_point group_balanced_path(const K *a, int na,
-                                                          const K *b, int nb,
-                                                          int diag, int p,
-                                                          bool duplicates,
-                                                          Comp comp) {
-  if (!duplicates) return balanced_path<int>(a, na, b, nb, diag, p, false, comp);
-  const int lane = threadIdx.x & 31, l = lane & (LANES - 1);
-  const int first = lane & ~(LANES - 1);
-  const unsigned group = (LANES == 32 ? 0xffffffffu : (1u << LANES) - 1)
-                         << first;
-  const int ai = p, bi = diag - p;
-  const bool live = bi < nb; /* the same for the whole group */
-  const bool has_a = live && ai - 1 - l >= 0;
-  const bool has_b = live && bi - 1 - l >= 0;
-  const bool has_c = live && bi + l < nb;
-  K ka{}, kb{}, kc{};
-  if (has_a) ka = a[ai - 1 - l];
-  if (has_b) kb = b[bi - 1 - l];
-  if (has_c) kc = b[bi + l];
-  const K x = __shfl_sync(0xffffffffu, kc, first); /* b[bi] */
-  /* bit l: a[ai-1-l] still in x's run; b[bi-1-l] likewise; b[bi+l] past x */
-  const unsigned in_a =
-      (__ballot_sync(0xffffffffu, has_a && !comp(ka, x)) & group) >> first;
-  const unsigned in_b =
-      (__ballot_sync(0xffffffffu, has_b && !comp(kb, x)) & group) >> first;
-  const unsigned past =
-      (__ballot_sync(0xffffffffu, has_c && comp(x, kc)) & group) >> first;
-  path_point r = {(long long)p, 0};
-  if (!live) return r;
-  constexpr unsigned ALL = LANES == 32 ? 0xffffffffu : (1u << LANES) - 1;
-  /* runs of x end at ai and bi (Merge Path took every x of A first) */
-  const int a_start = in_a == ALL ? run_start_before(a, 0, ai - LANES, x, comp)
-                                  : ai - (__ffs(~in_a) - 1);
-  const int b_start = in_b == ALL ? run_start_before(b, 0, bi - LANES, x, comp)
-                                  : bi - (__ffs(~in_b) - 1);
-  const int a_run = ai - a_start, b_run = bi - b_start, xc = a_run + b_run;
-  /* B takes half, but at least what A cannot supply, and no more x's than
-   * B has from b_start */
-  int b_take = (xc >> 1) > xc - a_run ? (xc >> 1) : xc - a_run;
-  const int b_end = b_start + b_take + 1 < nb ? b_start + b_take + 1 : nb;
-  int ub;
-  if (past) ub = bi + __ffs(past) - 1;
-  else if (nb - bi < LANES) ub = nb;
-  else ub = bi + LANES < b_end ? upper_bound_in(b, bi + LANES, b_end, x, comp)
-                               : b_end;
-  const int b_have = (ub < b_end ? ub : b_end) - b_start;
-  if (b_take > b_have) b_take = b_have;
-  const int a_take = xc - b_take;
-  r.a = (long long)(a_start + a_take);
-  r.star = a_take == b_take + 1 && b_take < b_have;
-  return r;
-}
-
 } // namespace mgpu
 
 #endif

@@ -22,59 +22,36 @@ namespace mgpu {
 /* The first i in [lo, hi) with pred(i), or hi, for pred false ... true,
  * found by the WIDTH lanes of a group of the warp that share lo and hi
  * (lane = the caller's index in its group; its group's bits of a ballot
- * are (ballot & group_mask) >> group_shift), each lane probing PROBES
- * points a round, so that the range shrinks WIDTH * PROBES times a round.
- * A lane's probes are independent reads in flight together: a round costs
- * about one round trip whatever PROBES is, and the searches here wait for
- * round trips, not for bandwidth.  Every lane of the warp must call it,
- * and stays in it until every group is done, since each round ballots.
- * For a non-monotone predicate the answer is still in [lo, hi]. */
-template <int WIDTH, int PROBES = 1, typename Pred>
+ * are (ballot & group_mask) >> group_shift).  Every lane of the warp must
+ * call it, and stays in it until every group is done, since each round
+ * ballots.  For a non-monotone predicate the answer is still in [lo, hi]. */
+template <int WIDTH, typename Pred>
 __device__ __forceinline__ int group_first_true(int lo, int hi, int lane,
                                                 unsigned group_mask,
                                                 int group_shift, Pred pred) {
-  constexpr int FAN = WIDTH * PROBES;
   bool done = false;
   int answer = hi;
   while (__any_sync(0xffffffffu, !done)) {
     const int n = hi - lo;
-    const int step = n <= FAN ? 1 : (n + FAN - 1) / FAN;
-    /* probe q = lane * PROBES + p sits at lo + q (last round) or at the
-     * end of the q-th stretch of `step`; every probe is evaluated, those
-     * past the range at a place inside it and then ignored, so that the
-     * reads do not wait on each other */
-    unsigned yes = 0;
-    if (!done && n > 0) {
-#pragma unroll
-      for (int p = 0; p < PROBES; ++p) {
-        const int q = lane * PROBES + p;
-        const bool real = n <= FAN ? q < n : true;
-        const int at =
-            n <= FAN ? (real ? lo + q : lo)
-                     : (int)min((long long)lo + (long long)(q + 1) * step - 1,
-                                (long long)hi - 1);
-        if (pred(at) && real) yes |= 1u << p;
-      }
-    }
+    const int step = n <= WIDTH ? 1 : (n + WIDTH - 1) / WIDTH;
+    int probe = -1;
+    if (!done && n > 0)
+      probe = n <= WIDTH ? (lane < n ? lo + lane : -1)
+                         : min(lo + (lane + 1) * step - 1, hi - 1);
+    const bool yes = probe >= 0 && pred(probe);
     const unsigned votes =
-        (__ballot_sync(0xffffffffu, yes != 0) & group_mask) >> group_shift;
-    /* the first true probe: the first voting lane's first */
-    const int src = votes ? group_shift + __ffs(votes) - 1 : 0;
-    const int first_p = __shfl_sync(0xffffffffu, yes ? __ffs(yes) - 1 : 0,
-                                    src & 31);
+        (__ballot_sync(0xffffffffu, yes) & group_mask) >> group_shift;
     if (done) continue;
-    const int j = votes ? (__ffs(votes) - 1) * PROBES + first_p : 0;
-    if (n <= FAN) {
-      answer = votes ? lo + j : hi;
+    if (n <= WIDTH) {
+      answer = votes ? lo + __ffs(votes) - 1 : hi;
       done = true;
     } else if (votes) {
       /* the path crosses after probe j - 1 and by probe j */
-      hi = (int)min((long long)lo + (long long)(j + 1) * step - 1,
-                    (long long)hi - 1);
+      const int j = __ffs(votes) - 1;
+      hi = min(lo + (j + 1) * step - 1, hi - 1);
       lo += j * step;
     } else {
-      /* past every probe */
-      lo = (int)min((long long)lo + (long long)FAN * step, (long long)hi);
+      lo = min(lo + WIDTH * step, hi); /* past every probe */
     }
   }
   return answer;
@@ -95,16 +72,14 @@ __device__ __forceinline__ int group_first_true(int lo, int hi, int lane,
  * the 8,448 warps an H200 holds (132 SMs x 64), and the launch took two
  * chains: a group per point keeps such launches to one wave (setop_run
  * picks LANES), for a round or two more on the samples. */
-template <int S, int LANES, int PROBES = 1, int FINE_PROBES = 1,
-          int FINE = 8, typename K, typename Comp>
+template <int S, int LANES, typename K, typename Comp>
 __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
                                                int na, const K *b,
                                                const K *sb, int nb, int diag,
                                                Comp comp) {
   static_assert(LANES == 8 || LANES == 16 || LANES == 32,
                 "a point takes 8, 16 or 32 lanes");
-  constexpr int HALF = LANES / 2;
-  static_assert(FINE <= LANES, "the fine search's lanes are the group's");
+  constexpr int HALF = LANES / 2, FINE = 8;
   const int lane = threadIdx.x & 31;
   const int l = lane & (LANES - 1);   /* the lane in its group */
   const int first = lane & ~(LANES - 1); /* the group's first lane */
@@ -120,7 +95,7 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
     const int shift = first + (second ? HALF : 0);
     const unsigned half_mask = (HALF == 32 ? 0xffffffffu : (1u << HALF) - 1)
                                << shift;
-    const int found = group_first_true<HALF, PROBES>(
+    const int found = group_first_true<HALF>(
         i0, max(i0, i1), l & (HALF - 1), half_mask, shift, [&](int i) {
           const int v = sample_verdict<S>(sa, sb, nb, diag, i, comp);
           return second ? v >= 0 : v > 0;
@@ -139,15 +114,14 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
      * rounds of 16 sectors) instead of 32 (2 rounds of 64), which made the
      * partition at 2^26 take 12 us instead of 16 (i64 keys: 31 instead of
      * 42), the reads and not the rounds being what it waits for. */
-    const int found = group_first_true<FINE, FINE_PROBES>(
+    const int found = group_first_true<FINE>(
         lo, hi, l & (FINE - 1), ((1u << FINE) - 1) << first, first,
         [&](int k) { return l < FINE && crossed(k); });
     return __shfl_sync(0xffffffffu, found, first);
   }
   const unsigned group_mask =
       (LANES == 32 ? 0xffffffffu : (1u << LANES) - 1) << first;
-  return group_first_true<LANES, PROBES>(lo, hi, l, group_mask, first,
-                                       crossed);
+  return group_first_true<LANES>(lo, hi, l, group_mask, first, crossed);
 }
 
 } // namespace mgpu
