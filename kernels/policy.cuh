@@ -462,9 +462,9 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
   /* Both staged tiles land the values on an mbarrier of their own
    * (setop_start_load's vloaded; a policy switch until the split was the
    * only staged load): the walk and the count, which later tiles wait
-   * for, follow the keys alone (twenty-second round, mgpu_tune split, H200,
-   * two passes, ms, the tile without / with the split; 2^26 and 2^28 wide
-   * calls):
+   * for, follow the keys alone (twenty-second round, mgpu_tune split, a
+   * mode taken out in ab3d571 with the switch; H200, two passes, ms, the
+   * tile without / with the split; 2^26 and 2^28 wide calls):
    *   union: 2^22 0.0478-0.0482 / 0.0460-0.0468, 2^24 0.1124-0.1140 /
    *     0.1107-0.1108, 2^25 0.1906-0.1909 / 0.1883-0.1887, 2^26
    *     0.3499-0.3529 / 0.3452-0.3477, 2^28 1.2891-1.2951 / 1.2740-1.2783
@@ -497,7 +497,7 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 128 x 31 / 3, 192 x 19 / 3, 256 x 11 / 4 and 320 x 11 / 3 parked were
    * slower than 256 x 15 / 3 from 2^24 on.  Split loads (the values on an
    * mbarrier of their own, waited for before the parked copy; twenty-second
-   * round, mgpu_tune split, two passes, ms without / with):
+   * round, mgpu_tune split as above, two passes, ms without / with):
    *   union: 2^22 0.0426 / 0.0411-0.0412, 2^23 0.0643-0.0646 /
    *     0.0629-0.0633, 2^24 0.1086-0.1090 / 0.1072-0.1074
    *   symmetric difference: 2^22 0.0416-0.0419 / 0.0407-0.0412, 2^23
