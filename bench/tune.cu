@@ -1404,7 +1404,7 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
  * itself; the values likewise in vals[].  After the base the stores copy
  * keys[0, count) and vals[0, count) as they lie.  Without the list a
  * 128 x 31 tile takes ~33 KB, so six fit an SM instead of five. */
-template <typename P, typename K, typename V, typename Comp>
+template <typename P, int EARLY, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     compact_kernel(setop_tiles<K, V> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV, THREADS = NT + 32;
@@ -1467,25 +1467,48 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     for (int i = 0; i < VT; ++i)
       if ((commit >> i) & 1) sm.vals[o++] = v[i];
   }
+  /* EARLY: the first outputs of each thread read into registers before
+   * the base, as the library's early outputs are */
+  K ek[EARLY > 0 ? EARLY : 1];
+  V ev[EARLY > 0 ? EARLY : 1];
+  if constexpr (EARLY > 0) {
+    named_sync(1, NT); /* every thread's compacted outputs */
+#pragma unroll
+    for (int j = 0; j < EARLY; ++j) {
+      const int i = tid + j * NT;
+      if (i < tile_count) {
+        ek[j] = sm.keys[i];
+        ev[j] = sm.vals[i];
+      }
+    }
+  }
   named_sync(2, THREADS); /* the base, and every thread's compacted outputs */
   const long long base = sm.base;
   const int room = (int)min((long long)tile_count, t.capacity - base);
   K *out = t.out + base;
   V *outv = t.outv + base;
-  for (int i = tid; i < room; i += NT) {
+#pragma unroll
+  for (int j = 0; j < EARLY; ++j) {
+    const int i = tid + j * NT;
+    if (i < room) {
+      out[i] = ek[j];
+      outv[i] = ev[j];
+    }
+  }
+  for (int i = tid + EARLY * NT; i < room; i += NT) {
     out[i] = sm.keys[i];
     outv[i] = sm.vals[i];
   }
 }
 
-template <typename P, typename K, typename V>
+template <typename P, int EARLY, typename K, typename V>
 void compact_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
                   unsigned long long *status, int status_words) {
   typedef ascending<K> C;
   const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  auto kernel = compact_kernel<P, K, V, C>;
+  auto kernel = compact_kernel<P, EARLY, K, V, C>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, true, K, V, 1, false>);
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)smem));
@@ -1516,8 +1539,8 @@ void compact_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
     printf("compact   MISMATCH (total %llu, reference %zu)\n", got,
            d.ref_count[o]);
   }
-  printf("compact   NT=%3d VT=%2d smem=%zu %d an SM PF=%3d %8.4f ms\n", P::NT,
-         P::VT, smem, per_sm, prefetch, ms);
+  printf("compact   NT=%3d VT=%2d smem=%zu %d an SM PF=%3d early %2d %8.4f ms\n",
+         P::NT, P::VT, smem, per_sm, prefetch, EARLY, ms);
 }
 
 /* The compacted tile against the ceiling modes 3 and 7, on each shape's
@@ -1546,7 +1569,8 @@ void compact_shape(setop_data<K, V> &d, int prefetch) {
     ceil_time<P, 3>(d, splits, prefetch, status, status_words);
     ceil_time<P, 7>(d, splits, prefetch, status, status_words);
   }
-  compact_time<P>(d, splits, prefetch, status, status_words);
+  compact_time<P, 0>(d, splits, prefetch, status, status_words);
+  compact_time<P, 16>(d, splits, prefetch, status, status_words);
   CHECK(cudaFree(status));
   CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
@@ -1562,9 +1586,7 @@ template <typename K, typename V> void tune_setop_compact(int n) {
                                                       "stage");
     compact_shape<T<128, 31, 5>, true>(d, SP::staged_prefetch);
     compact_shape<T<128, 31, 6>, false>(d, SP::staged_prefetch);
-    compact_shape<T<128, 32, 6>, false>(d, SP::staged_prefetch);
     compact_shape<T<128, 27, 7>, false>(d, SP::staged_prefetch);
-    compact_shape<T<160, 27, 6>, false>(d, SP::staged_prefetch);
   }
   setop_opt = {50, true, true, 0, 0};
 }
