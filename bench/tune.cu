@@ -1395,202 +1395,6 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* ---- the staged union compacted in place (twenty-eighth round) ----------
- * The library's staged tile lists its kept places in kept[] (NV 16-bit
- * entries, 7.9 KB at 128 x 31) and stores from that list once its base has
- * come.  Here no list: while the look-back warp waits, each thread reads
- * its kept keys into registers (replaying its walk's bits), the compute
- * threads meet, and each writes them back at its output offset in keys[]
- * itself; the values likewise in vals[].  After the base the stores copy
- * keys[0, count) and vals[0, count) as they lie.  Without the list a
- * 128 x 31 tile takes ~33 KB, so six fit an SM instead of five. */
-template <typename P, int EARLY, typename K, typename V, typename Comp>
-__global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
-    compact_kernel(setop_tiles<K, V> t, Comp comp) {
-  constexpr int NT = P::NT, VT = P::VT, NV = P::NV, THREADS = NT + 32;
-  typedef setop_smem<NT, VT, true, K, V, 1, false> smem_t;
-  auto &sm = *shared_as<smem_t>();
-  const int tid = threadIdx.x, tile = blockIdx.x;
-  const setop_place p = place_of_tile<NV, true>(t, tile);
-  if (tid == 0) sm.count_slot = -1;
-  setop_start_load<NT, true>(t, sm, p, tile, (int)gridDim.x, true);
-  __syncthreads();
-  if (tid >= NT) {
-    long long count;
-    const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, tile, &sm.count_slot, &count);
-    if (tid == NT) {
-      sm.base = base;
-      if (tile == (int)gridDim.x - 1)
-        publish_total(t.total, base + count, t.ticket);
-    }
-    __threadfence_block();
-    named_arrive(2, THREADS);
-    return;
-  }
-  mbarrier_wait(&sm.loaded, 0);
-  const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
-                                            [] { named_sync(1, NT); });
-  const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
-  int tile_count;
-  const int offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
-                                               &tile_count);
-  if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
-  /* a slot's input: A's (index a in the tile) where the slot took a key of
-   * A (a match takes A's), else B's */
-  {
-    K k[VT]; /* every slot read (a slot past the walk reads its range's
-                end, in the buffer): fewer registers than reading by bits */
-#pragma unroll
-    for (int i = 0; i < VT; ++i) k[i] = sm.keys[kept_place(w, i)];
-    named_sync(1, NT); /* every kept key read */
-    int o = offset;
-#pragma unroll
-    for (int i = 0; i < VT; ++i)
-      if ((commit >> i) & 1) sm.keys[o++] = k[i];
-  }
-  mbarrier_wait(&sm.vloaded, 0);
-  {
-    V v[VT];
-    /* A's next value at vals[a], B's at vals[a + d] */
-    int a = p.va + (w.ta - p.sa), d = (p.vb + (w.tb - p.sb)) - a;
-#pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      const int fa = (w.took_a >> i) & 1, fb = (w.took_b >> i) & 1;
-      v[i] = sm.vals[a + (fa ? 0 : d)];
-      a += fa;
-      d += fb - fa;
-    }
-    named_sync(1, NT); /* every kept value read */
-    int o = offset;
-#pragma unroll
-    for (int i = 0; i < VT; ++i)
-      if ((commit >> i) & 1) sm.vals[o++] = v[i];
-  }
-  /* EARLY: the first outputs of each thread read into registers before
-   * the base, as the library's early outputs are */
-  K ek[EARLY > 0 ? EARLY : 1];
-  V ev[EARLY > 0 ? EARLY : 1];
-  if constexpr (EARLY > 0) {
-    named_sync(1, NT); /* every thread's compacted outputs */
-#pragma unroll
-    for (int j = 0; j < EARLY; ++j) {
-      const int i = tid + j * NT;
-      if (i < tile_count) {
-        ek[j] = sm.keys[i];
-        ev[j] = sm.vals[i];
-      }
-    }
-  }
-  named_sync(2, THREADS); /* the base, and every thread's compacted outputs */
-  const long long base = sm.base;
-  const int room = (int)min((long long)tile_count, t.capacity - base);
-  K *out = t.out + base;
-  V *outv = t.outv + base;
-#pragma unroll
-  for (int j = 0; j < EARLY; ++j) {
-    const int i = tid + j * NT;
-    if (i < room) {
-      out[i] = ek[j];
-      outv[i] = ev[j];
-    }
-  }
-  for (int i = tid + EARLY * NT; i < room; i += NT) {
-    out[i] = sm.keys[i];
-    outv[i] = sm.vals[i];
-  }
-}
-
-template <typename P, int EARLY, typename K, typename V>
-void compact_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
-                  unsigned long long *status, int status_words) {
-  typedef ascending<K> C;
-  const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  auto kernel = compact_kernel<P, EARLY, K, V, C>;
-  const size_t smem = sizeof(setop_smem<P::NT, P::VT, true, K, V, 1, false>);
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem));
-  int per_sm = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                      P::NT + 32, smem));
-  unsigned long long *total = status + status_words - 2;
-  setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
-                         status + tiles, total, 1, d.out, d.outv,
-                         (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
-                         true, sms * per_sm * prefetch / 100, nullptr};
-  const double ms = time_ms([&] {
-    CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
-    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
-    CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
-  }, [&] {
-    kernel<<<tiles, P::NT + 32, smem, stream>>>(t, C());
-    CHECK(cudaGetLastError());
-  });
-  const int o = (int)MGPU_SET_UNION;
-  unsigned long long got = 0;
-  CHECK(cudaMemcpy(&got, total, sizeof got, cudaMemcpyDeviceToHost));
-  const bool ok = d.have_ref[o] && got == d.ref_count[o] &&
-                  same_bytes(d.out, d.ref_out[o], sizeof(K) * got) &&
-                  same_bytes(d.outv, d.ref_outv[o], sizeof(V) * got);
-  if (!ok) {
-    ++failures;
-    printf("compact   MISMATCH (total %llu, reference %zu)\n", got,
-           d.ref_count[o]);
-  }
-  printf("compact   NT=%3d VT=%2d smem=%zu %d an SM PF=%3d early %2d %8.4f ms\n",
-         P::NT, P::VT, smem, per_sm, prefetch, EARLY, ms);
-}
-
-/* The compacted tile against the ceiling modes 3 and 7, on each shape's
- * own splits. */
-template <typename P, bool LIBRARY, typename K, typename V>
-void compact_shape(setop_data<K, V> &d, int prefetch) {
-  constexpr int S = kSetopSampleStride;
-  typedef ascending<K> C;
-  const int na = d.na, nb = d.nb;
-  const int tiles = tiles_of((long long)na + nb, P::NV);
-  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
-  const int ca = samples_of(na, S), cb = samples_of(nb, S);
-  unsigned long long *status = device_alloc<unsigned long long>(status_words);
-  unsigned *splits = device_alloc<unsigned>(tiles + 1);
-  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
-  gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
-                             stream>>>(d.a, na, sa, d.b, nb, sb);
-  CHECK(cudaGetLastError());
-  CHECK(launch_early(false, setop_partition_kernel<S, 8, K, C>,
-                     grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
-                     d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
-                     tiles + 1, true, splits, status, status_words,
-                     (unsigned *)nullptr, 0, C()));
-  CHECK(cudaStreamSynchronize(stream));
-  if constexpr (LIBRARY) {
-    ceil_time<P, 3>(d, splits, prefetch, status, status_words);
-    ceil_time<P, 7>(d, splits, prefetch, status, status_words);
-  }
-  compact_time<P, 0>(d, splits, prefetch, status, status_words);
-  compact_time<P, 16>(d, splits, prefetch, status, status_words);
-  CHECK(cudaFree(status));
-  CHECK(cudaFree(splits));
-  CHECK(cudaFree(sa));
-  CHECK(cudaFree(sb));
-}
-
-template <typename K, typename V> void tune_setop_compact(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
-                                                      "stage");
-    compact_shape<T<128, 31, 5>, true>(d, SP::staged_prefetch);
-    compact_shape<T<128, 31, 6>, false>(d, SP::staged_prefetch);
-    compact_shape<T<128, 27, 7>, false>(d, SP::staged_prefetch);
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The sample stride of the partition (kSetopSampleStride first, the
  * reference), for the policy's union, intersection and staged union. */
 template <typename K, typename V> void tune_setop_stride(int n) {
@@ -1778,13 +1582,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "compact") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | compact]\n");
+                    "parked | ceil]\n");
     return 2;
   }
   char err[256];
@@ -1830,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "compact") tune_setop_compact<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
