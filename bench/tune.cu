@@ -737,30 +737,6 @@ template <typename K, typename V> void tune_setop_loaded(int n) {
   }
 }
 
-/* EXPERIMENT (twenty-ninth round): work between a tile's count and its
- * base, on the staged union's policy tile. */
-template <typename P, int NS> struct SL : P { static constexpr int SLEEP_NS = NS; };
-template <typename P, int NS> struct PC : P { static constexpr int PACE_NS = NS; };
-template <typename P, int D> struct DU : P { static constexpr int DUMMY = D; };
-template <typename K, typename V> void tune_setop_between(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  typedef typename SP::staged S;
-  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
-  const mgpu_setop_kind u = MGPU_SET_UNION;
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<S, true, true, true>(d, u, "policy");
-    tune_setop<SL<S, 200>, true, true, true>(d, u, "sleep200");
-    tune_setop<SL<S, 500>, true, true, true>(d, u, "sleep500");
-    tune_setop<SL<S, 1000>, true, true, true>(d, u, "sleep1000");
-    tune_setop<PC<S, 100>, true, true, true>(d, u, "pace100");
-    tune_setop<PC<S, 300>, true, true, true>(d, u, "pace300");
-    tune_setop<DU<S, 32>, true, true, true>(d, u, "dummy32");
-    tune_setop<DU<S, 96>, true, true, true>(d, u, "dummy96");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* Union and symmetric difference with outputs loaded early: the policy's
  * tiles first (the references), then other tile shapes, loads a thread
  * and prefetch distances. */
@@ -1606,7 +1582,7 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "between") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
@@ -1658,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "between") tune_setop_between<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -229,26 +229,6 @@ template <typename P>
 struct stores_aligned<P, decltype((void)P::ALIGNED_STORES)>
     : std::integral_constant<bool, P::ALIGNED_STORES> {};
 
-/* EXPERIMENT (twenty-ninth round): work between a tile's count and its
- * base.  SLEEP_NS: the compute threads sleep that long right after the
- * count; PACE_NS: load_outputs sleeps that long after every 4 outputs;
- * DUMMY: that many extra shared-memory reads a thread after load_outputs. */
-template <typename P, typename = void>
-struct pre_base_sleep : std::integral_constant<int, 0> {};
-template <typename P>
-struct pre_base_sleep<P, decltype((void)P::SLEEP_NS)>
-    : std::integral_constant<int, P::SLEEP_NS> {};
-template <typename P, typename = void>
-struct outputs_pace : std::integral_constant<int, 0> {};
-template <typename P>
-struct outputs_pace<P, decltype((void)P::PACE_NS)>
-    : std::integral_constant<int, P::PACE_NS> {};
-template <typename P, typename = void>
-struct dummy_reads : std::integral_constant<int, 0> {};
-template <typename P>
-struct dummy_reads<P, decltype((void)P::DUMMY)>
-    : std::integral_constant<int, P::DUMMY> {};
-
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -628,14 +608,13 @@ template <typename K, typename V, int N, bool HAS_V> struct loaded_outputs {
 };
 
 template <int NT, int N, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Smem, int PACE = 0>
+          typename Smem>
 __device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, HAS_V> &r,
                                              const setop_tiles<K, V> &t,
                                              const Smem &sm,
                                              const setop_place &p, int count) {
 #pragma unroll
   for (int j = 0; j < N; ++j) {
-    if (PACE > 0 && j > 0 && (j & 3) == 0) __nanosleep(PACE);
     const int i = (int)threadIdx.x + j * NT;
     if (i < count) {
       const int s = sm.kept[i];
@@ -747,8 +726,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
-    if constexpr (pre_base_sleep<P>::value > 0)
-      __nanosleep(pre_base_sleep<P>::value);
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);
@@ -794,15 +771,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   loaded_outputs<K, V, LOADED, HAS_V> r;
   if constexpr (LOADED > 0) {
     named_sync(1, NT); /* kept[] */
-    load_outputs<NT, LOADED, HAS_V, STAGE_V, K, V, smem_t,
-                 outputs_pace<P>::value>(r, t, sm, p, listed);
-  }
-  if constexpr (dummy_reads<P>::value > 0) {
-    K acc = K();
-#pragma unroll 8
-    for (int j = 0; j < dummy_reads<P>::value; ++j)
-      acc ^= sm.keys[(tid * 31 + j * 97) % smem_t::BUF];
-    asm volatile("" ::"r"((unsigned)acc));
+    load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, listed);
   }
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
