@@ -1379,6 +1379,48 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
   CHECK(cudaFree(sb));
 }
 
+/* Experiment: the first launch asks L2 for the inputs of warm% of a wave
+ * of tiles' diagonal from the start of A and of B (setop_options::
+ * warm_percent), so that DRAM brings them in while the partition searches;
+ * 0 first (the library, the reference). */
+template <typename K, typename V> void tune_setop_warm(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), 0> KP;
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind un = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION;
+  const bool wide = n >= (1 << 26);
+  const int dp = KP::direct_points;
+  const auto all = [&](auto stride) {
+    constexpr int S = decltype(stride)::value;
+    const int ws[] = {0, 50, 100, 75, 25};
+    char what[16];
+    for (int pass = 0; pass < 2; ++pass)
+      for (int w : ws) {
+        snprintf(what, sizeof what, "w%d", w);
+        setop_opt = {wide ? SP::wide_prefetch : SP::staged_prefetch, true,
+                     true, 0, dp, w};
+        tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
+            d, un, what);
+        setop_opt.prefetch_percent = wide ? SP::wide_prefetch : SP::prefetch;
+        tune_setop_lib<typename SP::held_intersection,
+                       typename SP::intersection, true, false, S>(d, x, what);
+      }
+    d.reset_refs();
+    for (int pass = 0; pass < 2; ++pass)
+      for (int w : ws) {
+        snprintf(what, sizeof what, "w%d", w);
+        setop_opt = {wide ? KP::wide_prefetch : KP::prefetch, true, true, 0,
+                     dp, w};
+        tune_setop<typename KP::union_tile, false, false, true, S>(d, un, what);
+      }
+  };
+  if (wide)
+    all(std::integral_constant<int, 1024>());
+  else
+    all(std::integral_constant<int, 512>());
+  setop_opt = {50, true, true, 0, 0};
+}
+
 template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
@@ -1582,13 +1624,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil") {
+      only != "ceil" && only != "warm") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil]\n");
+                    "parked | ceil | warm]\n");
     return 2;
   }
   char err[256];
@@ -1634,6 +1676,7 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
+  if (only == "warm") tune_setop_warm<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

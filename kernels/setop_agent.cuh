@@ -103,14 +103,48 @@ __global__ void __launch_bounds__(128)
  * points' ready flags, and gathers the partition's samples:
  * samples[i] = keys[i * S].  The first launch of a sampled set operation,
  * in stream order after whatever wrote the inputs. */
+/* Experiment (mgpu_tune warm): the leading bytes of up to four inputs,
+ * asked of L2 by the first launch so that DRAM, idle while the partition
+ * searches, brings in the first waves' inputs. */
+struct setop_warm {
+  const char *p[4];
+  long long bytes[4];
+};
+
+__device__ __forceinline__ void warm_l2(const setop_warm &w) {
+  constexpr long long CH = 1 << 16;
+  const long long most =
+      max(max(w.bytes[0], w.bytes[1]), max(w.bytes[2], w.bytes[3]));
+  const long long chunks = 4 * ((most + CH - 1) / CH);
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       c < chunks; c += stride) {
+    const int k = (int)(c & 3);
+    const long long off = (c >> 2) * CH;
+    if (off < w.bytes[k])
+      bulk_prefetch_l2(w.p[k] + off, (int)min(CH, w.bytes[k] - off));
+  }
+}
+
+template <int S, typename K>
+__global__ void setop_warm_samples_kernel(const K *a, int na, K *sa,
+                                          const K *b, int nb, K *sb,
+                                          setop_warm w) {
+  allow_dependent_grids();
+  warm_l2(w);
+  gather_sample<S>(blockIdx.x * blockDim.x + threadIdx.x, a, na, sa, b, nb,
+                   sb);
+}
+
 template <int S, typename K>
 __global__ void setop_samples_kernel(const K *a, int na, K *sa, const K *b,
                                      int nb, K *sb, unsigned long long *status,
                                      int status_words, unsigned *ready,
-                                     int points) {
+                                     int points, setop_warm warm) {
   /* the partition may start now: its direct blocks search the inputs and
    * wait for this launch to end before they write */
   allow_dependent_grids();
+  warm_l2(warm);
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int stride = gridDim.x * blockDim.x;
   for (int w = i; w < status_words; w += stride) status[w] = 0;
