@@ -415,7 +415,7 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
                        stream, d.a, (const K *)(sampled ? sa : nullptr), na,
                        d.b, (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
                        tiles + 1, true, splits, status, status_words,
-                       (unsigned *)nullptr, 0, C()));
+                       (unsigned *)nullptr, 0, C(), setop_warm{}));
   };
   const auto none = [] {};
   printf("phases    %-5s n=%d points=%d lanes=%2d: gather %.4f ms, "
@@ -1111,7 +1111,8 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
                        grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
                        stream, d.a, (const K *)sa, na, d.b, (const K *)sb, nb,
                        (int)P::NV, tiles + 1, true, splits, status,
-                       status_words, (unsigned *)nullptr, 0, C()));
+                       status_words, (unsigned *)nullptr, 0, C(),
+                       setop_warm{}));
   };
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, true, K, V, C>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V,
@@ -1360,7 +1361,7 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
                      grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
                      d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
                      tiles + 1, true, splits, status, status_words,
-                     (unsigned *)nullptr, 0, C()));
+                     (unsigned *)nullptr, 0, C(), setop_warm{}));
   CHECK(cudaStreamSynchronize(stream));
   if (full) {
     ceil_time<P, 0>(d, splits, prefetch, status, status_words);
@@ -1392,13 +1393,13 @@ template <typename K, typename V> void tune_setop_warm(int n) {
   const int dp = KP::direct_points;
   const auto all = [&](auto stride) {
     constexpr int S = decltype(stride)::value;
-    const int ws[] = {0, 50, 100, 75, 25};
+    const int ws[][2] = {{0, 0}, {50, 0}, {100, 0}, {50, 1}, {100, 1}};
     char what[16];
     for (int pass = 0; pass < 2; ++pass)
-      for (int w : ws) {
-        snprintf(what, sizeof what, "w%d", w);
+      for (const auto &w : ws) {
+        snprintf(what, sizeof what, "w%d%c", w[0], w[1] ? 'p' : 's');
         setop_opt = {wide ? SP::wide_prefetch : SP::staged_prefetch, true,
-                     true, 0, dp, w};
+                     true, 0, dp, w[0], w[1]};
         tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
             d, un, what);
         setop_opt.prefetch_percent = wide ? SP::wide_prefetch : SP::prefetch;
@@ -1407,10 +1408,10 @@ template <typename K, typename V> void tune_setop_warm(int n) {
       }
     d.reset_refs();
     for (int pass = 0; pass < 2; ++pass)
-      for (int w : ws) {
-        snprintf(what, sizeof what, "w%d", w);
+      for (const auto &w : ws) {
+        snprintf(what, sizeof what, "w%d%c", w[0], w[1] ? 'p' : 's');
         setop_opt = {wide ? KP::wide_prefetch : KP::prefetch, true, true, 0,
-                     dp, w};
+                     dp, w[0], w[1]};
         tune_setop<typename KP::union_tile, false, false, true, S>(d, un, what);
       }
   };
