@@ -415,7 +415,7 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
                        stream, d.a, (const K *)(sampled ? sa : nullptr), na,
                        d.b, (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
                        tiles + 1, true, splits, status, status_words,
-                       (unsigned *)nullptr, 0, C(), setop_warm{}));
+                       (unsigned *)nullptr, 0, C()));
   };
   const auto none = [] {};
   printf("phases    %-5s n=%d points=%d lanes=%2d: gather %.4f ms, "
@@ -1111,8 +1111,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
                        grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
                        stream, d.a, (const K *)sa, na, d.b, (const K *)sb, nb,
                        (int)P::NV, tiles + 1, true, splits, status,
-                       status_words, (unsigned *)nullptr, 0, C(),
-                       setop_warm{}));
+                       status_words, (unsigned *)nullptr, 0, C()));
   };
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, true, K, V, C>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V,
@@ -1361,7 +1360,7 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
                      grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
                      d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
                      tiles + 1, true, splits, status, status_words,
-                     (unsigned *)nullptr, 0, C(), setop_warm{}));
+                     (unsigned *)nullptr, 0, C()));
   CHECK(cudaStreamSynchronize(stream));
   if (full) {
     ceil_time<P, 0>(d, splits, prefetch, status, status_words);
@@ -1378,48 +1377,6 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
   CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
   CHECK(cudaFree(sb));
-}
-
-/* Experiment: the first launch asks L2 for the inputs of warm% of a wave
- * of tiles' diagonal from the start of A and of B (setop_options::
- * warm_percent), so that DRAM brings them in while the partition searches;
- * 0 first (the library, the reference). */
-template <typename K, typename V> void tune_setop_warm(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind un = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION;
-  const bool wide = n >= (1 << 26);
-  const int dp = KP::direct_points;
-  const auto all = [&](auto stride) {
-    constexpr int S = decltype(stride)::value;
-    const int ws[][2] = {{0, 0}, {50, 0}, {100, 0}, {50, 1}, {100, 1}};
-    char what[16];
-    for (int pass = 0; pass < 2; ++pass)
-      for (const auto &w : ws) {
-        snprintf(what, sizeof what, "w%d%c", w[0], w[1] ? 'p' : 's');
-        setop_opt = {wide ? SP::wide_prefetch : SP::staged_prefetch, true,
-                     true, 0, dp, w[0], w[1]};
-        tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
-            d, un, what);
-        setop_opt.prefetch_percent = wide ? SP::wide_prefetch : SP::prefetch;
-        tune_setop_lib<typename SP::held_intersection,
-                       typename SP::intersection, true, false, S>(d, x, what);
-      }
-    d.reset_refs();
-    for (int pass = 0; pass < 2; ++pass)
-      for (const auto &w : ws) {
-        snprintf(what, sizeof what, "w%d%c", w[0], w[1] ? 'p' : 's');
-        setop_opt = {wide ? KP::wide_prefetch : KP::prefetch, true, true, 0,
-                     dp, w[0], w[1]};
-        tune_setop<typename KP::union_tile, false, false, true, S>(d, un, what);
-      }
-  };
-  if (wide)
-    all(std::integral_constant<int, 1024>());
-  else
-    all(std::integral_constant<int, 512>());
-  setop_opt = {50, true, true, 0, 0};
 }
 
 template <typename K, typename V> void tune_setop_ceil(int n) {
@@ -1625,13 +1582,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "warm") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | warm]\n");
+                    "parked | ceil]\n");
     return 2;
   }
   char err[256];
@@ -1677,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "warm") tune_setop_warm<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

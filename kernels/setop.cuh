@@ -107,11 +107,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  int warm_percent = 0; /* experiment: the inputs of this % of a wave's
-                           diagonal, from the start of A and of B, asked
-                           of L2 by the sample launch; 0: none */
-  int warm_mode = 0;    /* 0: bulk prefetches from the sample launch, 1:
-                           line prefetches from the partition launch */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -316,30 +311,11 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   unsigned *splits = (unsigned *)(base + splits_at);
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
   const K *sa = nullptr, *sb = nullptr;
-  setop_warm warm = {};
   if (sampled) {
     K *pa = (K *)(base + samples_at);
-    if (opt.warm_percent > 0) {
-      const long long d = wave * P::NV * opt.warm_percent / 100;
-      const long long wa = min((long long)na, d), wb = min((long long)nb, d);
-      warm.p[0] = (const char *)a;
-      warm.p[1] = (const char *)b;
-      warm.bytes[0] = wa * (long long)sizeof(K);
-      warm.bytes[1] = wb * (long long)sizeof(K);
-      if (HAS_V) {
-        warm.p[2] = (const char *)m->a_vals;
-        warm.p[3] = (const char *)m->b_vals;
-        warm.bytes[2] = wa * (long long)sizeof(V);
-        warm.bytes[3] = wb * (long long)sizeof(V);
-      }
-    }
     if (flagged)
       setop_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0, s>>>(
-          a, na, pa, b, nb, pa + ca, status, status_words, ready, tiles + 1,
-          opt.warm_mode == 0 ? warm : setop_warm{});
-    else if (opt.warm_percent > 0 && opt.warm_mode == 0)
-      setop_warm_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256,
-                                      0, s>>>(a, na, pa, b, nb, pa + ca, warm);
+          a, na, pa, b, nb, pa + ca, status, status_words, ready, tiles + 1);
     else
       gather_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0,
                                  s>>>(a, na, pa, b, nb, pa + ca);
@@ -369,8 +345,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                              grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
                              s, a, (const K *)sa, na, b, (const K *)sb, nb,
                              (int)P::NV, tiles + 1, m->duplicates != 0, splits,
-                             status, status_words, ready, direct, comp,
-                             opt.warm_mode == 1 ? warm : setop_warm{}));
+                             status, status_words, ready, direct, comp));
   CUDA_LAUNCHED(ctx, "setop partition kernel");
   const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,

@@ -23,47 +23,6 @@
 
 namespace mgpu {
 
-/* Experiment (mgpu_tune warm): the leading bytes of up to four inputs,
- * asked of L2 by the first launch so that DRAM, idle while the partition
- * searches, brings in the first waves' inputs. */
-struct setop_warm {
-  const char *p[4];
-  long long bytes[4];
-};
-
-/* By bulk prefetches of 16 KB, consecutive ones from different blocks
- * (one SM's copy unit issuing them all took ~15 us an input). */
-__device__ __forceinline__ void warm_l2(const setop_warm &w) {
-  constexpr long long CH = 1 << 14;
-  const long long most =
-      max(max(w.bytes[0], w.bytes[1]), max(w.bytes[2], w.bytes[3]));
-  const long long chunks = 4 * ((most + CH - 1) / CH);
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long c = threadIdx.x * (long long)gridDim.x + blockIdx.x;
-       c < chunks; c += stride) {
-    const int k = (int)(c & 3);
-    const long long off = (c >> 2) * CH;
-    if (off < w.bytes[k])
-      bulk_prefetch_l2(w.p[k] + off, (int)min(CH, w.bytes[k] - off));
-  }
-}
-
-/* By a prefetch instruction a 128-byte line, spread over the grid. */
-__device__ __forceinline__ void warm_l2_lines(const setop_warm &w) {
-  constexpr long long LINE = 128;
-  const long long most =
-      max(max(w.bytes[0], w.bytes[1]), max(w.bytes[2], w.bytes[3]));
-  const long long lines = 4 * ((most + LINE - 1) / LINE);
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-       c < lines; c += stride) {
-    const int k = (int)(c & 3);
-    const long long off = (c >> 2) * LINE;
-    if (off < w.bytes[k])
-      asm volatile("prefetch.global.L2 [%0];" ::"l"(w.p[k] + off) : "memory");
-  }
-}
-
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
  * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
  * one, two or four points a warp).
@@ -88,9 +47,7 @@ __global__ void __launch_bounds__(128)
                            const K *sb, int nb, int nv, int count,
                            bool duplicates, unsigned *splits,
                            unsigned long long *status, int status_words,
-                           unsigned *ready, int direct, Comp comp,
-                           setop_warm warm) {
-  warm_l2_lines(warm);
+                           unsigned *ready, int direct, Comp comp) {
   const int gid = blockIdx.x * blockDim.x + threadIdx.x;
   /* block-uniform: the block's last point is among the direct ones */
   const bool direct_block =
@@ -147,24 +104,13 @@ __global__ void __launch_bounds__(128)
  * samples[i] = keys[i * S].  The first launch of a sampled set operation,
  * in stream order after whatever wrote the inputs. */
 template <int S, typename K>
-__global__ void setop_warm_samples_kernel(const K *a, int na, K *sa,
-                                          const K *b, int nb, K *sb,
-                                          setop_warm w) {
-  allow_dependent_grids();
-  warm_l2(w);
-  gather_sample<S>(blockIdx.x * blockDim.x + threadIdx.x, a, na, sa, b, nb,
-                   sb);
-}
-
-template <int S, typename K>
 __global__ void setop_samples_kernel(const K *a, int na, K *sa, const K *b,
                                      int nb, K *sb, unsigned long long *status,
                                      int status_words, unsigned *ready,
-                                     int points, setop_warm warm) {
+                                     int points) {
   /* the partition may start now: its direct blocks search the inputs and
    * wait for this launch to end before they write */
   allow_dependent_grids();
-  warm_l2(warm);
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int stride = gridDim.x * blockDim.x;
   for (int w = i; w < status_words; w += stride) status[w] = 0;
