@@ -1417,9 +1417,17 @@ template <typename K, typename V> void tune_setop_pstamp(int n) {
     CHECK(cudaMemcpyToSymbol(g_sample_stamp, ss, sizeof ss));
     CHECK(cudaMemsetAsync(flush_buf, rep, flush_bytes, stream));
     CHECK(cudaStreamSynchronize(stream));
+    g_host_stamp[0] = host_now_us();
     MCHECK((setop_run<P, true, true, true, K, V, ascending<K>, S>(
         ctx, &m, &count, ascending<K>(), setop_opt)));
+    g_host_stamp[6] = host_now_us();
     CHECK(cudaStreamSynchronize(stream));
+    printf("host us from setop_run entry: scratch %.2f, sample launched "
+           "%.2f, partition launched %.2f, tiles launched %.2f, total seen "
+           "%.2f, returned %.2f\n",
+           g_host_stamp[1] - g_host_stamp[0], g_host_stamp[2] - g_host_stamp[0],
+           g_host_stamp[3] - g_host_stamp[0], g_host_stamp[4] - g_host_stamp[0],
+           g_host_stamp[5] - g_host_stamp[0], g_host_stamp[6] - g_host_stamp[0]);
     CHECK(cudaMemcpyFromSymbol(st, g_stamp, sizeof st));
     CHECK(cudaMemcpyFromSymbol(ss, g_sample_stamp, sizeof ss));
     unsigned long long t0 = ~0ull;
