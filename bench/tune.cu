@@ -1379,119 +1379,6 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
   CHECK(cudaFree(sb));
 }
 
-/* Experiment: global-timer stamps of the launches before the staged
- * union's tiles (g_stamp, g_sample_stamp), from one call after an L2 flush,
- * in us from the sample launch's first block. */
-template <typename K, typename V> void tune_setop_pstamp(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  typedef typename SP::staged P;
-  const bool wide = n >= (1 << 26);
-  constexpr int S = 1024;
-  setop_opt = {wide ? SP::wide_prefetch : SP::staged_prefetch, true, true, 0,
-               KP::direct_points};
-  mgpu_setop_args m;
-  memset(&m, 0, sizeof m);
-  m.op = MGPU_SET_UNION;
-  m.key_type = dtype_of<K>();
-  m.order = MGPU_LESS;
-  m.duplicates = 1;
-  m.value_size = sizeof(V);
-  m.a_keys = d.a;
-  m.a_vals = d.av;
-  m.na = (size_t)d.na;
-  m.b_keys = d.b;
-  m.b_vals = d.bv;
-  m.nb = (size_t)d.nb;
-  m.keys = d.out;
-  m.vals = d.outv;
-  m.capacity = d.capacity;
-  static unsigned long long st[9][kStampCols], ss[2][16384];
-  for (int rep = 0; rep < 6; ++rep) {
-    size_t count = 0;
-    tune_setop<P, true, true, true, S>(d, MGPU_SET_UNION, "stamp");
-    memset(st, 0, sizeof st);
-    memset(ss, 0, sizeof ss);
-    CHECK(cudaMemcpyToSymbol(g_stamp, st, sizeof st));
-    CHECK(cudaMemcpyToSymbol(g_sample_stamp, ss, sizeof ss));
-    CHECK(cudaMemsetAsync(flush_buf, rep, flush_bytes, stream));
-    CHECK(cudaStreamSynchronize(stream));
-    g_host_stamp[0] = host_now_us();
-    MCHECK((setop_run<P, true, true, true, K, V, ascending<K>, S>(
-        ctx, &m, &count, ascending<K>(), setop_opt)));
-    g_host_stamp[6] = host_now_us();
-    CHECK(cudaStreamSynchronize(stream));
-    printf("host us from setop_run entry: scratch %.2f, sample launched "
-           "%.2f, partition launched %.2f, tiles launched %.2f, total seen "
-           "%.2f, returned %.2f\n",
-           g_host_stamp[1] - g_host_stamp[0], g_host_stamp[2] - g_host_stamp[0],
-           g_host_stamp[3] - g_host_stamp[0], g_host_stamp[4] - g_host_stamp[0],
-           g_host_stamp[5] - g_host_stamp[0], g_host_stamp[6] - g_host_stamp[0]);
-    CHECK(cudaMemcpyFromSymbol(st, g_stamp, sizeof st));
-    CHECK(cudaMemcpyFromSymbol(ss, g_sample_stamp, sizeof ss));
-    unsigned long long t0 = ~0ull;
-    std::vector<double> se, sx;
-    for (int b = 0; b < 16384; ++b)
-      if (ss[0][b]) t0 = std::min(t0, ss[0][b]);
-    const auto us = [&](unsigned long long t) { return (t - t0) / 1000.0; };
-    for (int b = 0; b < 16384; ++b)
-      if (ss[0][b]) {
-        se.push_back(us(ss[0][b]));
-        sx.push_back(us(ss[1][b]));
-      }
-    const auto show = [&](const char *name, std::vector<double> v) {
-      if (v.empty()) {
-        printf("  %-28s (none)\n", name);
-        return;
-      }
-      std::sort(v.begin(), v.end());
-      const auto q = [&](double f) { return v[(size_t)(f * (v.size() - 1))]; };
-      printf("  %-28s n=%6zu min %7.2f p10 %7.2f p50 %7.2f p90 %7.2f max %7.2f\n",
-             name, v.size(), v.front(), q(0.1), q(0.5), q(0.9), v.back());
-    };
-    printf("pstamp rep %d, count %zu (us from the sample launch's first block)\n",
-           rep, count);
-    show("sample block entry", se);
-    show("sample block exit", sx);
-    static const char *rows[6] = {"partition entry", "after wait (samples)",
-                                  "after coarse", "after fine",
-                                  "after balanced_path", "split written"};
-    for (int r = 0; r < 6; ++r) {
-      std::vector<double> v;
-      for (int c = 0; c < kStampCols; ++c)
-        if (st[r][c]) v.push_back(us(st[r][c]));
-      show(rows[r], v);
-    }
-    std::vector<double> d1, d2, d3, d4;
-    for (int c = 0; c < kStampCols; ++c)
-      if (st[1][c] && st[5][c]) {
-        d1.push_back((st[2][c] - st[1][c]) / 1000.0);
-        d2.push_back((st[3][c] - st[2][c]) / 1000.0);
-        d3.push_back((st[4][c] - st[3][c]) / 1000.0);
-        d4.push_back((st[5][c] - st[4][c]) / 1000.0);
-      }
-    show("  coarse (duration)", d1);
-    show("  fine (duration)", d2);
-    show("  balanced_path (duration)", d3);
-    show("  write (duration)", d4);
-    std::vector<double> te, tp, te1, tp1;
-    for (int c = 0; c < kStampCols; ++c)
-      if (st[7][c]) {
-        te.push_back(us(st[7][c]));
-        tp.push_back(us(st[8][c]));
-        if (c < 660) {
-          te1.push_back(us(st[7][c]));
-          tp1.push_back(us(st[8][c]));
-        }
-      }
-    show("tile entry (first 660)", te1);
-    show("tile has points (first 660)", tp1);
-    show("tile entry (all stamped)", te);
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
@@ -1695,13 +1582,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "pstamp") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | pstamp]\n");
+                    "parked | ceil]\n");
     return 2;
   }
   char err[256];
@@ -1747,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "pstamp") tune_setop_pstamp<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

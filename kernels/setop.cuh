@@ -23,7 +23,6 @@
 #define MGPU_SETOP_CUH
 
 #include <atomic>
-#include <chrono>
 
 #include "setop_agent.cuh"
 #include "setop_held.cuh"
@@ -92,14 +91,6 @@ inline int setop_partition_lanes(int points, int sm_count, bool direct) {
  *     intersection 0.1819-0.1829 / 0.1887-0.1933; 54 waves (2^28) 1-5%
  *     slower too. */
 constexpr int kSetopDirectWaves = 5;
-
-/* Experiment (mgpu_tune pstamp): host stamps in setop_run, us. */
-inline double g_host_stamp[8];
-inline double host_now_us() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 /* Devices whose resident block counts setop_run remembers (others ask
  * every call). */
@@ -315,7 +306,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
       ~(size_t)15;
   cuda_scratch scratch;
   MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
-  g_host_stamp[1] = host_now_us();
   char *base = scratch.as<char>();
   unsigned long long *status = (unsigned long long *)base;
   unsigned *splits = (unsigned *)(base + splits_at);
@@ -330,7 +320,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
       gather_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0,
                                  s>>>(a, na, pa, b, nb, pa + ca);
     CUDA_LAUNCHED(ctx, "setop sample kernel");
-    g_host_stamp[2] = host_now_us();
     sa = pa;
     sb = pa + ca;
   }
@@ -358,7 +347,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                              (int)P::NV, tiles + 1, m->duplicates != 0, splits,
                              status, status_words, ready, direct, comp));
   CUDA_LAUNCHED(ctx, "setop partition kernel");
-  g_host_stamp[3] = host_now_us();
   const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
                          na, nb, splits, status, status + tiles, st->word,
@@ -395,7 +383,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                                comp));
   }
   CUDA_LAUNCHED(ctx, "setop kernel");
-  g_host_stamp[4] = host_now_us();
   unsigned long long n = 0;
   if (opt.early_count) {
     MGPU_TRY(wait_for_total(ctx, ticket, &n));
@@ -403,7 +390,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     CUDA_TRY(ctx, cudaStreamSynchronize(s));
     n = __atomic_load_n(st->word, __ATOMIC_ACQUIRE);
   }
-  g_host_stamp[5] = host_now_us();
   *count = n < m->capacity ? (size_t)n : m->capacity;
   return MGPU_OK;
 }

@@ -23,20 +23,6 @@
 
 namespace mgpu {
 
-/* Experiment (mgpu_tune pstamp): global-timer stamps of the launches
- * before the tiles.  Rows: 0 partition entry, 1 after its wait for the
- * sample launch, 2 after the coarse search, 3 after the fine search, 4
- * after balanced_path, 5 after the split is written (every 4th point);
- * 6 sample launch entry / exit by block (even / odd slots); 7 tile entry,
- * 8 tile after its points (by tile). */
-constexpr int kStampCols = 1 << 15;
-static __device__ unsigned long long g_stamp[9][kStampCols];
-__device__ __forceinline__ unsigned long long global_timer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
  * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
  * one, two or four points a warp).
@@ -62,7 +48,6 @@ __global__ void __launch_bounds__(128)
                            bool duplicates, unsigned *splits,
                            unsigned long long *status, int status_words,
                            unsigned *ready, int direct, Comp comp) {
-  const unsigned long long t_entry = global_timer();
   const int gid = blockIdx.x * blockDim.x + threadIdx.x;
   /* block-uniform: the block's last point is among the direct ones */
   const bool direct_block =
@@ -81,14 +66,10 @@ __global__ void __launch_bounds__(128)
   /* whole warps leave or stay: the search ballots across the warp, so a
    * group past the last point searches for the last one again and keeps
    * quiet */
-  const unsigned long long t_waited = global_timer();
   if ((gid >> 5) * (32 / LANES) >= count) return;
   const int i_own = gid / LANES, l = threadIdx.x & (LANES - 1);
   const bool live = i_own < count;
   const int i = live ? i_own : count - 1;
-  const bool stamped = live && l == 0 && (i_own & 3) == 0 &&
-                       (i_own >> 2) < kStampCols;
-  unsigned long long t_coarse = 0;
   const long long total = (long long)na + nb;
   long long d = (long long)i * nv;
   d = d < total ? d : total;
@@ -97,18 +78,9 @@ __global__ void __launch_bounds__(128)
     const int diag = (int)d;
     const int p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
                                             b, direct_block ? nullptr : sb, nb,
-                                            diag, comp, &t_coarse);
-    const unsigned long long t_fine = global_timer();
+                                            diag, comp);
     if (l == 0 && live)
       bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
-    if (stamped) {
-      const int c = i_own >> 2;
-      g_stamp[0][c] = t_entry;
-      g_stamp[1][c] = t_waited;
-      g_stamp[2][c] = t_coarse;
-      g_stamp[3][c] = t_fine;
-      g_stamp[4][c] = global_timer();
-    }
   } else if (l == 0 && live) {
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
     bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
@@ -120,10 +92,6 @@ __global__ void __launch_bounds__(128)
   }
   if (l != 0 || !live) return;
   splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
-  if (stamped) {
-    __threadfence();
-    g_stamp[5][i_own >> 2] = global_timer();
-  }
   if (ready) {
     __threadfence();
     cuda::atomic_ref<unsigned, cuda::thread_scope_device>(ready[i]).store(
@@ -718,12 +686,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   /* launched early (grid_dependency.cuh): the splits come from the
    * partition launch (the zeroed look-back words too, or from the sample
    * launch, which ended before it let this one start) */
-  const unsigned long long t_tile = global_timer();
   wait_for_points(t.ready, tile);
-  if (tid == 0 && tile < kStampCols) {
-    g_stamp[7][tile] = t_tile;
-    g_stamp[8][tile] = global_timer();
-  }
 
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;

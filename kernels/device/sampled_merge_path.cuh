@@ -81,32 +81,15 @@ __device__ __forceinline__ void gather_sample(int i, const K *a, int na, K *sa,
   if ((long long)i * S < nb) sb[i] = b[(long long)i * S];
 }
 
-/* Experiment (mgpu_tune pstamp): the sample launch's stamps. */
-static __device__ unsigned long long g_sample_stamp[2][16384];
-__device__ __forceinline__ void stamp_sample_launch(int b,
-                                                    unsigned long long t0,
-                                                    unsigned long long t1) {
-  g_sample_stamp[0][b] = t0;
-  g_sample_stamp[1][b] = t1;
-}
-
 /* samples[i] = keys[i * S] for i < ceil(n / S). */
 template <int S, typename K>
 __global__ void gather_samples_kernel(const K *a, int na, K *sa, const K *b,
                                       int nb, K *sb) {
   /* a partition launched early may start now: it waits for this launch to
    * end before it reads the samples (grid_dependency.cuh) */
-  unsigned long long t0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   allow_dependent_grids();
   gather_sample<S>(blockIdx.x * blockDim.x + threadIdx.x, a, na, sa, b, nb,
                    sb);
-  __syncthreads();
-  if (threadIdx.x == 0 && blockIdx.x < 16384) {
-    unsigned long long t1;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-    stamp_sample_launch(blockIdx.x, t0, t1);
-  }
 }
 
 inline int samples_of(long long n, int s) { return (int)((n + s - 1) / s); }

@@ -76,9 +76,7 @@ template <int S, int LANES, typename K, typename Comp>
 __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
                                                int na, const K *b,
                                                const K *sb, int nb, int diag,
-                                               Comp comp,
-                                               unsigned long long *stamp =
-                                                   nullptr) {
+                                               Comp comp) {
   static_assert(LANES == 8 || LANES == 16 || LANES == 32,
                 "a point takes 8, 16 or 32 lanes");
   constexpr int HALF = LANES / 2, FINE = 8;
@@ -110,7 +108,6 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
     }
   }
   hi = max(lo, hi);
-  if (stamp) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(*stamp));
   const auto crossed = [&](int k) { return comp(b[diag - 1 - k], a[k]); };
   if (sa) {
     /* The bracket is about S wide and in DRAM: eight lanes search it (3
