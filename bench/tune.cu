@@ -1379,49 +1379,6 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
   CHECK(cudaFree(sb));
 }
 
-/* Experiment: every tile waits for its own two points (ready flags)
- * instead of the whole partition launch, in calls of any size; the
- * library's tiles and options, flags off first (the reference). */
-template <typename K, typename V> void tune_setop_flags(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind un = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION,
-                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  const bool wide = n >= (1 << 26);
-  const int dp = KP::direct_points;
-  const auto all = [&](auto stride) {
-    constexpr int S = decltype(stride)::value;
-    for (int pass = 0; pass < 2; ++pass)
-      for (int f : {0, 1}) {
-        const char *what = f ? "flags" : "-";
-        setop_opt = {wide ? SP::wide_prefetch : SP::staged_prefetch, true,
-                     true, 0, f ? 0 : dp, (bool)f};
-        tune_setop<typename SP::staged, true, true, true, S>(d, un, what);
-        tune_setop<typename SP::staged_symmetric_difference, true, true, true,
-                   S>(d, sd, what);
-        setop_opt.prefetch_percent = wide ? SP::wide_prefetch : SP::prefetch;
-        tune_setop_lib<typename SP::held_intersection,
-                       typename SP::intersection, true, false, S>(d, x, what);
-      }
-    d.reset_refs();
-    for (int pass = 0; pass < 2; ++pass)
-      for (int f : {0, 1}) {
-        const char *what = f ? "flags" : "-";
-        setop_opt = {wide ? KP::wide_prefetch : KP::prefetch, true, true, 0,
-                     f ? 0 : dp, (bool)f};
-        tune_setop<typename KP::union_tile, false, false, true, S>(d, un, what);
-        tune_setop_lib<typename KP::held_intersection,
-                       typename KP::intersection, false, false, S>(d, x, what);
-      }
-  };
-  if (wide)
-    all(std::integral_constant<int, 1024>());
-  else
-    all(std::integral_constant<int, 512>());
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
@@ -1625,13 +1582,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "flags") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | flags]\n");
+                    "parked | ceil]\n");
     return 2;
   }
   char err[256];
@@ -1677,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "flags") tune_setop_flags<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -107,9 +107,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  bool flags_only = false; /* experiment: every tile waits for its own two
-                              points (ready flags) in a call of any size,
-                              with no direct points unless direct_percent */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -295,10 +292,9 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * not for the persistent kernels (held, parked), which wait for the
    * whole partition */
   const long long wave = (long long)st->sm_count * P::MIN_BLOCKS;
-  const bool flagged =
-      sampled && (opt.direct_percent > 0 || opt.flags_only) &&
-      !holds_output<P>::value && !parks_output<P>::value &&
-      (tiles <= kSetopDirectWaves * wave || opt.flags_only);
+  const bool flagged = sampled && opt.direct_percent > 0 &&
+                       !holds_output<P>::value && !parks_output<P>::value &&
+                       tiles <= kSetopDirectWaves * wave;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
   const size_t status_bytes = sizeof(unsigned long long) * (size_t)status_words;
