@@ -1627,195 +1627,18 @@ template <typename K, typename V> void tune_setop_vt(int n) {
         d, MGPU_SET_UNION, "stage");
     ceil_time<P, 3>(d, splits, pf, status, status_words);
     ceil_time<P, 7>(d, splits, pf, status, status_words);
+    vt_time<T<128, 31, 8>, 16>(d, splits, pf, 50, status, status_words);
+    vt_time<T<128, 31, 8>, 0>(d, splits, pf, 50, status, status_words);
+    vt_time<T<128, 31, 8>, 16>(d, splits, pf, 25, status, status_words);
     vt_time<T<128, 31, 8>, 16>(d, splits, pf, 100, status, status_words);
-    vt_time<T<128, 31, 8>, 16>(d, splits, pf, 200, status, status_words);
-    vt_time<T<128, 31, 8>, 16>(d, splits, pf, 400, status, status_words);
-    vt_time<T<128, 31, 8>, 0>(d, splits, pf, 200, status, status_words);
+    vt_time<T<128, 31, 8>, 16>(d, splits, 70, 50, status, status_words);
+    vt_time<T<128, 31, 7>, 16>(d, splits, pf, 50, status, status_words);
+    vt_time<T<128, 31, 9>, 8>(d, splits, pf, 50, status, status_words);
   }
   CHECK(cudaFree(status));
   CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
   CHECK(cudaFree(sb));
-  setop_opt = {50, true, true, 0, 0};
-}
-
-
-/* ---- the sample gather inside the partition launch (thirtieth round) ----
- * The library gathers the samples in a launch of their own, and the
- * partition (launched early) waits for that launch to end.  Here the first
- * `gatherers` blocks of the partition launch gather them, each adds one
- * to a counter that is never reset (the host passes the total it should
- * reach this call), and every block waits for that before it searches.
- * A block waits only on the first `gatherers` blocks, no more than an
- * empty device holds at once, which gather before they wait. */
-template <int S, int LANES, typename K, typename Comp>
-__global__ void __launch_bounds__(128)
-    gp_kernel(const K *a, K *sa, int na, const K *b, K *sb, int nb, int nv,
-              int count, bool duplicates, unsigned *splits,
-              unsigned long long *status, int status_words, int gatherers,
-              unsigned long long *arrivals, unsigned long long target,
-              Comp comp) {
-  const int gid = blockIdx.x * blockDim.x + threadIdx.x;
-  for (int w = gid; w < status_words; w += gridDim.x * blockDim.x)
-    status[w] = 0;
-  if ((int)blockIdx.x < gatherers) {
-    const int ns = (max(na, nb) + S - 1) / S;
-    for (int i = gid; i < ns; i += gatherers * blockDim.x)
-      gather_sample<S>(i, a, na, sa, b, nb, sb);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      atomicAdd(arrivals, 1ull);
-    }
-  }
-  allow_dependent_grids();
-  if (threadIdx.x == 0)
-    while (cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-               *arrivals)
-               .load(cuda::memory_order_acquire) < target)
-      __nanosleep(64);
-  __syncthreads();
-  if ((gid >> 5) * (32 / LANES) >= count) return;
-  const int i_own = gid / LANES, l = threadIdx.x & (LANES - 1);
-  const bool live = i_own < count;
-  const int i = live ? i_own : count - 1;
-  const long long total = (long long)na + nb;
-  long long d = (long long)i * nv;
-  d = d < total ? d : total;
-  const int diag = (int)d;
-  const int p = warp_merge_path<S, LANES>(a, (const K *)sa, na, b,
-                                          (const K *)sb, nb, diag, comp);
-  path_point bp = {0, 0};
-  if (l == 0 && live)
-    bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
-  if (l != 0 || !live) return;
-  splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
-}
-
-template <typename P, bool HAS_V, bool STAGE_V, typename K, typename V>
-void gp_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
-              const char *what) {
-  constexpr int S = 1024;
-  typedef ascending<K> C;
-  tune_setop<P, HAS_V, STAGE_V, true, S>(d, op, what);
-  const int na = d.na, nb = d.nb;
-  const int tiles = tiles_of((long long)na + nb, P::NV);
-  const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + groups + 1;
-  const int ca = samples_of(na, S), cb = samples_of(nb, S);
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const int lanes = setop_partition_lanes(tiles + 1, sms, false);
-  unsigned long long *status = device_alloc<unsigned long long>(status_words);
-  unsigned *splits = device_alloc<unsigned>(tiles + 1);
-  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
-  unsigned long long *arrivals = device_alloc<unsigned long long>(1);
-  CHECK(cudaMemset(arrivals, 0, sizeof *arrivals));
-  unsigned long long arrived = 0;
-  unsigned long long *host_words = nullptr;
-  CHECK(cudaHostAlloc(&host_words, 2 * sizeof(unsigned long long),
-                      cudaHostAllocDefault));
-  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, C>
-                   : lanes == 16 ? setop_partition_kernel<S, 16, K, C>
-                                 : setop_partition_kernel<S, 8, K, C>;
-  auto merged = lanes == 32   ? gp_kernel<S, 32, K, C>
-                : lanes == 16 ? gp_kernel<S, 16, K, C>
-                              : gp_kernel<S, 8, K, C>;
-  const unsigned pgrid = grid_for((size_t)lanes * (tiles + 1), 128);
-  const auto gather = [&] {
-    gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
-                               stream>>>(d.a, na, sa, d.b, nb, sb);
-    CHECK(cudaGetLastError());
-  };
-  const auto part = [&] {
-    CHECK(launch_early(true, partition, pgrid, 128, 0, stream, d.a,
-                       (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
-                       tiles + 1, true, splits, status, status_words,
-                       (unsigned *)nullptr, 0, C()));
-  };
-  const auto gp = [&](int gatherers) {
-    gatherers = std::min(gatherers, (int)pgrid);
-    arrived += (unsigned long long)gatherers;
-    merged<<<pgrid, 128, 0, stream>>>(d.a, sa, na, d.b, sb, nb, (int)P::NV,
-                                      tiles + 1, true, splits, status,
-                                      status_words, gatherers, arrivals,
-                                      arrived, C());
-    CHECK(cudaGetLastError());
-  };
-  auto kernel = setop_kernel<P, HAS_V, STAGE_V, true, K, V, C>;
-  const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V,
-                                        kept_room<P>::value, false>);
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem));
-  unsigned long long ticket = 1000;
-  const auto tile_launch = [&] {
-    setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, na, nb, splits, status,
-                           status + tiles, host_words, ++ticket, d.out,
-                           HAS_V ? d.outv : nullptr, (long long)d.capacity,
-                           set_op_keeps(op), true,
-                           sms * P::MIN_BLOCKS * prefetch / 100, nullptr};
-    CHECK(launch_early(true, kernel, tiles, P::NT + 32, smem, stream, t, C()));
-  };
-  const auto check = [&](const char *how) {
-    CHECK(cudaStreamSynchronize(stream));
-    const int o = (int)op;
-    const unsigned long long got = host_words[0];
-    const bool ok = d.have_ref[o] && got == d.ref_count[o] &&
-                    same_bytes(d.out, d.ref_out[o], sizeof(K) * got) &&
-                    (!HAS_V ||
-                     same_bytes(d.outv, d.ref_outv[o], sizeof(V) * got));
-    if (!ok) {
-      ++failures;
-      printf("gp        %s MISMATCH (total %llu, reference %zu)\n", how, got,
-             d.ref_count[o]);
-    }
-  };
-  const auto none = [] {};
-  const auto poison = [&] {
-    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
-    if (HAS_V)
-      CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
-  };
-  const double g = time_ms(none, gather);
-  const double gpart = time_ms(none, [&] { gather(); part(); });
-  /* one sample a thread, or one gathering block an SM */
-  const int g1 = (std::max(ca, cb) + 127) / 128;
-  const double m132 = time_ms(none, [&] { gp(g1); });
-  const double m33 = time_ms(none, [&] { gp(sms); });
-  const double all = time_ms(poison, [&] { gather(); part(); tile_launch(); });
-  check("separate");
-  const double all_m = time_ms(poison, [&] { gp(g1); tile_launch(); });
-  check("merged");
-  const double all_m33 = time_ms(poison, [&] { gp(sms); tile_launch(); });
-  check("merged, an SM");
-  printf("gp        %-12s %-5s tiles=%d lanes=%d grid=%u: gather %.4f ms, "
-         "gather+partition %.4f, merged (%d gatherers) %.4f, (%d) %.4f | "
-         "with the tiles: separate %.4f, merged %.4f, merged (%d) %.4f\n",
-         setop_name(op), what, tiles, lanes, pgrid, g, gpart, g1, m132,
-         sms, m33, all, all_m, sms, all_m33);
-  CHECK(cudaFreeHost(host_words));
-  CHECK(cudaFree(status));
-  CHECK(cudaFree(splits));
-  CHECK(cudaFree(sa));
-  CHECK(cudaFree(sb));
-  CHECK(cudaFree(arrivals));
-}
-
-template <typename K, typename V> void tune_setop_gp(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  for (int pass = 0; pass < 2; ++pass) {
-    d.reset_refs();
-    setop_opt = {SP::wide_prefetch, true, true, 0, 0};
-    gp_where<typename KP::union_tile, false, false>(d, MGPU_SET_UNION,
-                                                    SP::wide_prefetch, "keys");
-    gp_where<typename KP::intersection, false, false>(
-        d, MGPU_SET_INTERSECTION, SP::wide_prefetch, "keys");
-    d.reset_refs();
-    gp_where<typename SP::staged, true, true>(d, MGPU_SET_UNION,
-                                              SP::wide_prefetch, "stage");
-  }
   setop_opt = {50, true, true, 0, 0};
 }
 
@@ -2033,14 +1856,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "host" && only != "vt" &&
-      only != "gp") {
+      only != "ceil" && only != "host" && only != "vt") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | host | vt | gp]\n");
+                    "parked | ceil | host | vt]\n");
     return 2;
   }
   char err[256];
@@ -2088,7 +1910,6 @@ int main(int argc, char **argv) {
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "host") tune_setop_host<int32_t, uint32_t>(n);
   if (only == "vt") tune_setop_vt<int32_t, uint32_t>(n);
-  if (only == "gp") tune_setop_gp<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
