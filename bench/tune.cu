@@ -1410,238 +1410,6 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-
-/* ---- values moved by tiles of their own in the keys tiles' launch -------
- * (thirtieth round).  The twenty-first round put ~0.055 ms of the staged
- * union on blocks that hold their shared memory (keys, values and the kept
- * list, 40.8 KB) while they wait for late counts.  Here one launch holds
- * two kinds of block, alternating: even blocks are keys-only union tiles
- * (keys and the kept list, ~25 KB) that look back as the library's do, and
- * also write each thread's walk (its start in A and B, its took_a and
- * took_b bits: 12 bytes a thread) and, once they have their base, a flag
- * with it; odd blocks are values tiles, LAG tiles behind, which bulk-load
- * their tile's values, wait for that flag (by then long up), list the kept
- * places again from the walk words and store the values.  The values
- * tiles never wait for a count, and the keys tiles wait with ~60% of the
- * room.  Waiting only on lower blocks, as the look-back does. */
-constexpr unsigned long long kVtPub = 1ull << 63;
-
-template <typename P, int LOADED, typename K, typename V, typename Comp>
-__global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
-    vt_kernel(setop_tiles<K, V> t, int tiles, int lag, int vprefetch,
-              unsigned *walks, unsigned long long *vflag, Comp comp) {
-  constexpr int NT = P::NT, VT = P::VT, NV = P::NV, THREADS = NT + 32;
-  static_assert(sizeof(K) == sizeof(V), "values in the keys' room");
-  typedef setop_smem<NT, VT, false, K, V, NV, false> smem_t;
-  auto &sm = *shared_as<smem_t>();
-  const int tid = threadIdx.x;
-  const int k = (int)(blockIdx.x >> 1);
-  if (blockIdx.x & 1) {
-    const int u = k - lag;
-    if (u < 0 || u >= tiles || tid >= NT) return;
-    V *vals = reinterpret_cast<V *>(sm.keys);
-    const setop_place p = place_of_tile<NV, true>(t, u);
-    const setop_span &s = p.span;
-    const bulk_split<V> cva = split_for_bulk(t.av + s.a0, s.na);
-    const bulk_split<V> cvb = split_for_bulk(t.bv + s.b0, s.nb);
-    if (tid == 0) {
-      mbarrier_init(&sm.vloaded, 1);
-      mbarrier_init_fence();
-      mbarrier_arrive_expect_tx(&sm.vloaded, cva.bytes + cvb.bytes);
-      bulk_copy_middle(vals + p.va, t.av + s.a0, cva, &sm.vloaded);
-      bulk_copy_middle(vals + p.vb, t.bv + s.b0, cvb, &sm.vloaded);
-    }
-    if (tid < 32) copy_ragged_ends(vals + p.va, t.av + s.a0, s.na, cva, tid);
-    else if (tid < 64)
-      copy_ragged_ends(vals + p.vb, t.bv + s.b0, s.nb, cvb, tid - 32);
-    const int ahead = u + vprefetch;
-    if (vprefetch > 0 && tid == NT - 1 && ahead < tiles) {
-      const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
-      bulk_prefetch_l2(t.av + n.a0, n.na);
-      bulk_prefetch_l2(t.bv + n.b0, n.nb);
-    }
-    if (tid == 0) {
-      unsigned long long f;
-      for (;;) {
-        f = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-                vflag[u])
-                .load(cuda::memory_order_acquire);
-        if (f & kVtPub) break;
-        __nanosleep(128);
-      }
-      sm.base = (long long)(f & ~kVtPub);
-    }
-    named_sync(1, NT); /* the base, the ragged ends */
-    const unsigned *wv = walks + (size_t)u * 3 * NT;
-    const unsigned at = __ldcg(wv + tid);
-    setop_walk w;
-    w.ta = p.va + (int)(at & 0xffffu);
-    w.tb = p.vb + (int)(at >> 16);
-    w.took_a = __ldcg(wv + NT + tid);
-    w.took_b = __ldcg(wv + 2 * NT + tid);
-    const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
-    int count;
-    const int offset =
-        compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals, &count);
-    list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
-    mbarrier_wait(&sm.vloaded, 0);
-    named_sync(1, NT); /* kept[] */
-    const long long base = sm.base;
-    const int room = (int)min((long long)count, t.capacity - base);
-    V *outv = t.outv + base;
-    for (int i = tid; i < room; i += NT) outv[i] = vals[sm.kept[i]];
-    return;
-  }
-  const int tile = k;
-  if (tile >= tiles) return;
-  const setop_place p = place_of_tile<NV, false>(t, tile);
-  if (tid == 0) sm.count_slot = -1;
-  setop_start_load<NT, false>(t, sm, p, tile, tiles, true);
-  __syncthreads();
-  if (tid >= NT) {
-    long long count;
-    const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, tile, &sm.count_slot, &count);
-    if (tid == NT) {
-      sm.base = base;
-      if (tile == tiles - 1) publish_total(t.total, base + count, t.ticket);
-    }
-    __threadfence_block();
-    named_arrive(2, THREADS);
-    return;
-  }
-  mbarrier_wait(&sm.loaded, 0);
-  const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
-                                            [] { named_sync(1, NT); });
-  unsigned *wv = walks + (size_t)tile * 3 * NT;
-  wv[tid] = (unsigned)(w.ta - p.sa) | ((unsigned)(w.tb - p.sb) << 16);
-  wv[NT + tid] = w.took_a;
-  wv[2 * NT + tid] = w.took_b;
-  const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
-  int tile_count;
-  const int offset =
-      compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals, &tile_count);
-  if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
-  list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
-  __threadfence(); /* the walk words before the flag */
-  loaded_outputs<K, V, LOADED, false> r;
-  if constexpr (LOADED > 0) {
-    named_sync(1, NT); /* kept[] */
-    load_outputs<NT, LOADED, false, false>(r, t, sm, p, tile_count);
-  }
-  named_sync(2, THREADS);
-  const long long base = sm.base;
-  if (tid == 0)
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(vflag[tile])
-        .store(kVtPub | (unsigned long long)base, cuda::memory_order_release);
-  if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, tile_count);
-  store_kept<NT, false, false, K, V, smem_t>(t, sm, p, base, tile_count, 0,
-                                             LOADED * NT);
-}
-
-/* lag_pct, prefetch_pct: of a wave of keys tiles (half the resident
- * blocks) */
-template <typename P, int LOADED, typename K, typename V>
-double vt_time(setop_data<K, V> &d, const unsigned *splits, int prefetch_pct,
-               int lag_pct, unsigned long long *status, int status_words) {
-  typedef ascending<K> C;
-  const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  auto kernel = vt_kernel<P, LOADED, K, V, C>;
-  const size_t smem =
-      sizeof(setop_smem<P::NT, P::VT, false, K, V, P::NV, false>);
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem));
-  int per_sm = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                      P::NT + 32, smem));
-  cudaFuncAttributes fa;
-  CHECK(cudaFuncGetAttributes(&fa, kernel));
-  const int wave = std::max(1, sms * per_sm / 2);
-  const int lag = std::max(1, wave * lag_pct / 100);
-  const int pf = wave * prefetch_pct / 100;
-  unsigned *walks = device_alloc<unsigned>((size_t)tiles * 3 * P::NT);
-  unsigned long long *vflag = device_alloc<unsigned long long>(tiles);
-  unsigned long long *total = status + status_words - 2;
-  setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
-                         status + tiles, total, 1, d.out, d.outv,
-                         (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
-                         true, pf, nullptr};
-  const double ms = time_ms([&] {
-    CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
-    CHECK(cudaMemsetAsync(vflag, 0, sizeof(*vflag) * tiles, stream));
-    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
-    CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
-  }, [&] {
-    kernel<<<2 * (tiles + lag), P::NT + 32, smem, stream>>>(t, tiles, lag, pf,
-                                                            walks, vflag, C());
-    CHECK(cudaGetLastError());
-  });
-  const int o = (int)MGPU_SET_UNION;
-  unsigned long long got = 0;
-  CHECK(cudaMemcpy(&got, total, sizeof got, cudaMemcpyDeviceToHost));
-  const bool ok = d.have_ref[o] && got == d.ref_count[o] &&
-                  same_bytes(d.out, d.ref_out[o], sizeof(K) * got) &&
-                  same_bytes(d.outv, d.ref_outv[o], sizeof(V) * got);
-  if (!ok) {
-    ++failures;
-    printf("vt        MISMATCH (total %llu, reference %zu)\n", got,
-           d.ref_count[o]);
-  }
-  printf("vt        NT=%3d VT=%2d smem=%zu regs=%d spill=%zu %d an SM "
-         "LOADED=%2d lag %3d%% (%4d) PF %3d%% %8.4f ms\n",
-         P::NT, P::VT, smem, fa.numRegs, (size_t)fa.localSizeBytes, per_sm,
-         LOADED, lag_pct, lag, prefetch_pct, ms);
-  CHECK(cudaFree(walks));
-  CHECK(cudaFree(vflag));
-  return ms;
-}
-
-template <typename K, typename V> void tune_setop_vt(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = kSetopSampleStride;
-  typedef ascending<K> C;
-  typedef T<128, 31, 5> P;
-  const int na = d.na, nb = d.nb;
-  const int tiles = tiles_of((long long)na + nb, P::NV);
-  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
-  const int ca = samples_of(na, S), cb = samples_of(nb, S);
-  unsigned long long *status = device_alloc<unsigned long long>(status_words);
-  unsigned *splits = device_alloc<unsigned>(tiles + 1);
-  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
-  gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
-                             stream>>>(d.a, na, sa, d.b, nb, sb);
-  CHECK(cudaGetLastError());
-  CHECK(launch_early(false, setop_partition_kernel<S, 8, K, C>,
-                     grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
-                     d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
-                     tiles + 1, true, splits, status, status_words,
-                     (unsigned *)nullptr, 0, C()));
-  CHECK(cudaStreamSynchronize(stream));
-  const int pf = SP::wide_prefetch;
-  for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {pf, true, true, 0, 0};
-    tune_setop<typename SP::staged, true, true, true, SP::wide_stride>(
-        d, MGPU_SET_UNION, "stage");
-    ceil_time<P, 3>(d, splits, pf, status, status_words);
-    ceil_time<P, 7>(d, splits, pf, status, status_words);
-    vt_time<T<128, 31, 8>, 16>(d, splits, pf, 50, status, status_words);
-    vt_time<T<128, 31, 8>, 0>(d, splits, pf, 50, status, status_words);
-    vt_time<T<128, 31, 8>, 16>(d, splits, pf, 25, status, status_words);
-    vt_time<T<128, 31, 8>, 16>(d, splits, pf, 100, status, status_words);
-    vt_time<T<128, 31, 8>, 16>(d, splits, 70, 50, status, status_words);
-    vt_time<T<128, 31, 7>, 16>(d, splits, pf, 50, status, status_words);
-    vt_time<T<128, 31, 9>, 8>(d, splits, pf, 50, status, status_words);
-  }
-  CHECK(cudaFree(status));
-  CHECK(cudaFree(splits));
-  CHECK(cudaFree(sa));
-  CHECK(cudaFree(sb));
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The sample stride of the partition (kSetopSampleStride first, the
  * reference), for the policy's union, intersection and staged union. */
 template <typename K, typename V> void tune_setop_stride(int n) {
@@ -1856,13 +1624,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "host" && only != "vt") {
+      only != "ceil" && only != "host") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | host | vt]\n");
+                    "parked | ceil | host]\n");
     return 2;
   }
   char err[256];
@@ -1909,7 +1677,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "host") tune_setop_host<int32_t, uint32_t>(n);
-  if (only == "vt") tune_setop_vt<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
