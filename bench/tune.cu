@@ -35,19 +35,6 @@ cudaStream_t stream;
 void *flush_buf = nullptr;
 size_t flush_bytes = 0;
 int failures = 0;
-/* > 0: time_ms keeps the device busy this long after the L2 flush, so
- * that the host has queued the whole call before the timed part starts
- * (the "host" mode) */
-int delay_us = 0;
-
-__global__ void spin_kernel(unsigned long long ns) {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    __nanosleep(1000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
-}
 
 #define CHECK(call)                                                            \
   do {                                                                         \
@@ -78,8 +65,6 @@ template <typename Prep, typename F> double time_ms(Prep prep, F f) {
   for (int r = 0; r < reps + 2; ++r) {
     prep();
     CHECK(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes, stream));
-    if (delay_us > 0)
-      spin_kernel<<<1, 1, 0, stream>>>(1000ull * (unsigned long long)delay_us);
     CHECK(cudaEventRecord(e0, stream));
     f();
     CHECK(cudaEventRecord(e1, stream));
@@ -1580,33 +1565,6 @@ template <typename K, typename V> void tune_all_setop(int n) {
   setop_opt = all;
 }
 
-/* The host's share of a call's time (thirtieth round): mgpu_setop timed
- * as the bench times it, then with the device kept busy past the flush
- * until the host has queued every launch of the call, so that no launch
- * waits for the host inside the timed part. */
-template <typename K, typename V> void tune_setop_host(int n) {
-  setop_data<K, V> d(n);
-  const mgpu_setop_kind ops[] = {MGPU_SET_UNION, MGPU_SET_INTERSECTION};
-  for (int pass = 0; pass < 2; ++pass)
-    for (int pairs = 0; pairs < 2; ++pairs)
-      for (mgpu_setop_kind op : ops)
-        for (int delay : {0, 300}) {
-          delay_us = delay;
-          size_t count = 0;
-          const double ms = time_ms([] {}, [&] {
-            MCHECK(mgpu_setop(ctx, op, dtype_of<K>(), MGPU_LESS, 1, d.a,
-                              (size_t)d.na, d.b, (size_t)d.nb, d.out,
-                              pairs ? sizeof(V) : 0, pairs ? d.av : nullptr,
-                              pairs ? d.bv : nullptr, pairs ? d.outv : nullptr,
-                              &count));
-          });
-          printf("host      %-12s %-5s device %s %8.4f ms (count %zu)\n",
-                 setop_name(op), pairs ? "pairs" : "keys",
-                 delay ? "held until queued" : "as the bench    ", ms, count);
-        }
-  delay_us = 0;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -1624,13 +1582,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "host") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | host]\n");
+                    "parked | ceil]\n");
     return 2;
   }
   char err[256];
@@ -1676,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "host") tune_setop_host<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
