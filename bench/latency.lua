@@ -4,6 +4,8 @@
 -- on the default context: 100 warm-up calls, then each of 1,000 calls timed
 -- with mgpu.clock() (monotonic wall time, seconds).  Two forms: the plain
 -- call (allocates its result) and the call with `out =` (no allocation).
+-- Then set_union and set_intersection of the same arrays, and set_union
+-- with values, each allocating its results.
 -- Prints the median and p90 and appends rows to
 -- OUT_DIR/<date>-<device>-latency.csv (header what,n,median_us,p90_us,device,commit).
 --
@@ -57,18 +59,38 @@ local function measure(call)
   return median, p90
 end
 
+-- Values for the set operations of pairs (any data will do).
+local av = mgpu.sorted_random(N, 0, 1000000, "i32", 13)
+local bv = mgpu.sorted_random(N, 0, 1000000, "i32", 14)
+ctx:sync()
+
 local opts = { out = c }
+local pairs_opts = { values = { av, bv } }
 local cases = {
   { what = "lua_merge_2x1000_sync", label = "lua merge 2x1000 + sync",
     call = function() return mgpu.merge(a, b) end },
   { what = "lua_merge_2x1000_out_sync", label = "lua merge 2x1000 (out=) + sync",
     call = function() return mgpu.merge(a, b, opts) end },
+  -- A set operation waits for its result's length inside the call, so the
+  -- sync after it finds the stream nearly done.
+  { what = "lua_set_union_2x1000_sync", label = "lua set_union 2x1000 + sync",
+    call = function() return mgpu.set_union(a, b) end },
+  { what = "lua_set_intersection_2x1000_sync", label = "lua set_intersection 2x1000 + sync",
+    call = function() return mgpu.set_intersection(a, b) end },
+  { what = "lua_set_union_pairs_2x1000_sync", label = "lua set_union of pairs 2x1000 + sync",
+    call = function() return mgpu.set_union(a, b, pairs_opts) end },
 }
 
--- Sanity check of the result (the benchmark times a correct call).
+-- Sanity check of the results (the benchmark times correct calls).
 do
   local r = mgpu.merge(a, b)
   assert(#r == 2 * N and r:is_sorted(), "latency.lua: merge result is wrong")
+  local u = mgpu.set_union(a, b)
+  local x = mgpu.set_intersection(a, b)
+  assert(#u + #x == 2 * N and u:is_sorted() and x:is_sorted(),
+    "latency.lua: set operation results are wrong")
+  local k, v = mgpu.set_union(a, b, pairs_opts)
+  assert(#k == #u and #v == #u, "latency.lua: set_union of pairs is wrong")
 end
 
 local date = os.date("%Y-%m-%d")
