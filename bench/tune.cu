@@ -1395,46 +1395,6 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-
-/* The total published by the tile whose count completes a tally
- * (setop_options::early_total) against the last tile publishing it after
- * its look-back (thirtieth round); the library's tiles and options. */
-template <typename K, typename V> void tune_setop_total(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const bool wide = n >= (1 << 26);
-  const int pf = wide ? SP::wide_prefetch : KP::prefetch;
-  /* keys first (the first run of each op is the reference), then pairs */
-  for (int pairs = 0; pairs < 2; ++pairs) {
-    d.reset_refs();
-    for (int pass = 0; pass < 2; ++pass)
-      for (int early = 0; early < 2; ++early) {
-        setop_opt = {pf, true, true, 0, 0};
-        setop_opt.early_total = early != 0;
-        const char *what = early ? "tally" : "last";
-        if (pairs && wide)
-          tune_setop<typename SP::staged, true, true, true, 1024>(
-              d, MGPU_SET_UNION, what);
-        else if (pairs)
-          tune_setop<typename SP::staged, true, true, true>(
-              d, MGPU_SET_UNION, what);
-        else if (wide) {
-          tune_setop<typename KP::union_tile, false, false, true, 1024>(
-              d, MGPU_SET_UNION, what);
-          tune_setop<typename KP::intersection, false, false, true, 1024>(
-              d, MGPU_SET_INTERSECTION, what);
-        } else {
-          tune_setop<typename KP::union_tile, false, false, true>(
-              d, MGPU_SET_UNION, what);
-          tune_setop<typename KP::intersection, false, false, true>(
-              d, MGPU_SET_INTERSECTION, what);
-        }
-      }
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The sample stride of the partition (kSetopSampleStride first, the
  * reference), for the policy's union, intersection and staged union. */
 template <typename K, typename V> void tune_setop_stride(int n) {
@@ -1622,13 +1582,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "total") {
+      only != "ceil") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | total]\n");
+                    "parked | ceil]\n");
     return 2;
   }
   char err[256];
@@ -1674,7 +1634,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "total") tune_setop_total<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -107,9 +107,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  bool early_total = false; /* the tile whose count completes a tally
-                               publishes the total (setop_kernel with a
-                               look-back warp), not the last tile */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -282,12 +279,11 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const long long total = (long long)na + nb;
   const int tiles = tiles_of(total, P::NV);
   /* One scratch block: the tiles' look-back words (one a tile and one a
-   * group of 32, the persistent kernels' tile counter, and the tally of
-   * the tiles' counts), their partition
+   * group of 32, and setop_held_kernel's tile counter), their partition
    * points (and, sampled with direct points, a ready flag each), and the
    * samples. */
   const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + groups + 2;
+  const int status_words = tiles + groups + 1;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
@@ -358,9 +354,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
                          (int)(wave * opt.prefetch_percent / 100), ready};
-  if (opt.early_total && LOOKBACK_WARP && !holds_output<P>::value &&
-      !parks_output<P>::value)
-    t.tally = status + tiles + groups + 1;
   if constexpr (holds_output<P>::value) {
     static_assert(LOOKBACK_WARP && !STAGE_V,
                   "setop_held_kernel: a look-back warp, values gathered");

@@ -176,9 +176,6 @@ template <typename K, typename V> struct setop_tiles {
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
   const unsigned *ready; /* the points' flags (wait_for_points); null: wait
                             for the partition launch */
-  unsigned long long *tally = nullptr; /* zeroed: the tile that completes it
-                                          publishes the total (tally_count);
-                                          null: the last tile does */
 };
 
 /* kept[]'s entries: P::KEPT where the policy bounds the output
@@ -699,15 +696,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, tile, &sm.count_slot, &count, [&](long long c) {
-          long long total;
-          if (t.tally && tid == NT &&
-              tally_count(t.tally, c, (int)gridDim.x, &total))
-            publish_total(t.total, total, t.ticket);
-        });
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
-      if (!t.tally && tile == (int)gridDim.x - 1)
+      if (tile == (int)gridDim.x - 1)
         publish_total(t.total, base + count, t.ticket);
     }
     __threadfence_block();

@@ -173,10 +173,10 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * the group's total) as soon as it is there, so successors never wait on
  * this warp's own waiting.  Returns (to every lane) the sum of the counts
  * of tiles 0 .. tile-1 and sets *count_out. */
-template <typename Poll, typename OnCount>
+template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    Poll poll, long long *count_out, OnCount on_count) {
+    Poll poll, long long *count_out) {
   const int lane = threadIdx.x & 31;
   long long count = -1;      /* the tile's count, once poll() has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
@@ -189,7 +189,6 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
         if (lane == 0)
           tile_status_store(status + tile,
                             kTileCount | (unsigned long long)count);
-        on_count(count);
       }
     }
     if (group_sum >= 0 && count >= 0) {
@@ -215,12 +214,8 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
    * inclusive prefix replaces the count (and the group's total) at once. */
   while (count < 0) {
     const long long c = poll();
-    if (c >= 0) {
-      count = c;
-      on_count(count);
-    } else {
-      __nanosleep(32);
-    }
+    if (c >= 0) count = c;
+    else __nanosleep(32);
   }
   publish_prefix(status, gstatus, tile, before + count);
   *count_out = count;
@@ -229,38 +224,12 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
 
 /* tile_exclusive_prefix_polled with the count handed over in *count_slot
  * (-1 until the other warps write it with write_count_slot). */
-template <typename OnCount>
-__device__ __forceinline__ long long tile_exclusive_prefix_ahead(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    int *count_slot, long long *count_out, OnCount on_count) {
-  return tile_exclusive_prefix_polled(
-      status, gstatus, tile,
-      [&]() -> long long { return read_count_slot(count_slot); }, count_out,
-      on_count);
-}
-
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
     int *count_slot, long long *count_out) {
-  return tile_exclusive_prefix_ahead(status, gstatus, tile, count_slot,
-                                     count_out, [](long long) {});
-}
-
-/* A running total of every tile's count, with how many tiles are in it,
- * in one word (counts below bit kTallyShift, tiles above): the tile whose
- * count completes it has the grand total at once, without the look-back
- * that gives the last tile its base (about two loaded L2 round trips after
- * the last count).  Lane 0 of the warp that has the tile's count adds it;
- * returns whether this tile completed the tally, with the total. */
-constexpr int kTallyShift = 40;
-
-__device__ __forceinline__ bool tally_count(unsigned long long *tally,
-                                            long long count, int tiles,
-                                            long long *total) {
-  const unsigned long long old =
-      atomicAdd(tally, (1ull << kTallyShift) | (unsigned long long)count);
-  *total = (long long)(old & ((1ull << kTallyShift) - 1)) + count;
-  return (int)(old >> kTallyShift) + 1 == tiles;
+  return tile_exclusive_prefix_polled(
+      status, gstatus, tile,
+      [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
 } // namespace mgpu
