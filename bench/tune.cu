@@ -795,6 +795,35 @@ template <typename K, typename V> void tune_setop_loaded8(int n) {
   }
 }
 
+/* 8-byte pairs union and symmetric difference: the library's tile (keys
+ * in shared memory, values gathered, the first 8 a thread during the wait;
+ * first, the reference) against staged tiles, whose values come by bulk
+ * copy with the keys as the 4-byte pairs' do, at the policy's prefetch
+ * and the 4-byte wide calls' 35%. */
+template <typename K, typename V> void tune_setop_stage8(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int pf : {50, 35}) {
+      setop_opt = {pf, true, true, 0, SP::direct_points};
+      printf("prefetch %d%%\n", pf);
+      tune_setop<typename SP::union_tile, true, false, true>(d, u, "lib");
+      tune_setop<EO<T<128, 15, 6>, 8>, true, true, true>(d, u, "s15/6");
+      tune_setop<EO<T<128, 19, 5>, 8>, true, true, true>(d, u, "s19/5");
+      tune_setop<EO<T<128, 23, 4>, 8>, true, true, true>(d, u, "s23/4");
+      tune_setop<EO<T<128, 11, 8>, 4>, true, true, true>(d, u, "s11/8");
+      tune_setop<EO<T<128, 15, 6>, 4>, true, true, true>(d, u, "s15/6e4");
+      tune_setop<typename SP::symmetric_difference_tile, true, false, true>(
+          d, sd, "lib");
+      tune_setop<EO<T<128, 15, 6>, 8>, true, true, true>(d, sd, "s15/6");
+      tune_setop<EO<T<128, 19, 5>, 8>, true, true, true>(d, sd, "s19/5");
+      tune_setop<EO<T<128, 23, 4>, 8>, true, true, true>(d, sd, "s23/4");
+      tune_setop<EO<R<128, 19, 6, 700>, 8>, true, true, true>(d, sd, "r19/6");
+    }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* 4-byte pairs union and symmetric difference: the staged tile (first,
  * the reference) against tiles that hold only keys and gather the values
  * (the first N a thread during the wait, EO<..., N>), and staged tiles
@@ -1582,13 +1611,13 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil") {
+      only != "ceil" && only != "stage8") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil]\n");
+                    "parked | ceil | stage8]\n");
     return 2;
   }
   char err[256];
@@ -1624,6 +1653,7 @@ int main(int argc, char **argv) {
   if (only == "early") tune_setop_early<int32_t, uint32_t>(n);
   if (only == "union") tune_setop_union<int32_t, uint32_t>(n);
   if (only == "loaded8") tune_setop_loaded8<int64_t, uint64_t>(n);
+  if (only == "stage8") tune_setop_stage8<int64_t, uint64_t>(n);
   if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
   if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
   if (only == "stride") tune_setop_stride<int32_t, uint32_t>(n);
