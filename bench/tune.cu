@@ -824,6 +824,32 @@ template <typename K, typename V> void tune_setop_stage8(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* stage8's best (128 x 23, four an SM) against longer and wider staged
+ * tiles three an SM, and other numbers of outputs read early; at 2^20 and
+ * 2^22 it also says where staging stops paying. */
+template <typename K, typename V> void tune_setop_stage8b(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  setop_opt = {SP::prefetch, true, true, 0, SP::direct_points};
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<typename SP::union_tile, true, false, true>(d, u, "lib");
+    tune_setop<EO<T<128, 23, 4>, 8>, true, true, true>(d, u, "s23/4");
+    tune_setop<EO<T<128, 23, 4>, 4>, true, true, true>(d, u, "s23/4e4");
+    tune_setop<EO<T<128, 23, 4>, 12>, true, true, true>(d, u, "s23/4e12");
+    tune_setop<EO<T<128, 31, 3>, 8>, true, true, true>(d, u, "s31/3");
+    tune_setop<EO<T<128, 31, 3>, 16>, true, true, true>(d, u, "s31/3e16");
+    tune_setop<EO<T<256, 15, 3>, 8>, true, true, true>(d, u, "s256x15/3");
+    tune_setop<typename SP::symmetric_difference_tile, true, false, true>(
+        d, sd, "lib");
+    tune_setop<EO<T<128, 23, 4>, 8>, true, true, true>(d, sd, "s23/4");
+    tune_setop<EO<T<128, 23, 4>, 4>, true, true, true>(d, sd, "s23/4e4");
+    tune_setop<EO<R<128, 25, 4, 700>, 8>, true, true, true>(d, sd, "r25/4");
+    tune_setop<EO<T<128, 31, 3>, 8>, true, true, true>(d, sd, "s31/3");
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* 4-byte pairs union and symmetric difference: the staged tile (first,
  * the reference) against tiles that hold only keys and gather the values
  * (the first N a thread during the wait, EO<..., N>), and staged tiles
@@ -1611,13 +1637,14 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "stage8") {
+      only != "ceil" && only != "stage8" &&
+      only != "stage8b") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8]\n");
+                    "parked | ceil | stage8 | stage8b]\n");
     return 2;
   }
   char err[256];
@@ -1654,6 +1681,7 @@ int main(int argc, char **argv) {
   if (only == "union") tune_setop_union<int32_t, uint32_t>(n);
   if (only == "loaded8") tune_setop_loaded8<int64_t, uint64_t>(n);
   if (only == "stage8") tune_setop_stage8<int64_t, uint64_t>(n);
+  if (only == "stage8b") tune_setop_stage8b<int64_t, uint64_t>(n);
   if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
   if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
   if (only == "stride") tune_setop_stride<int32_t, uint32_t>(n);
