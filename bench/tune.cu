@@ -850,6 +850,24 @@ template <typename K, typename V> void tune_setop_stage8b(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* The staged tiles stage8b chose (union 128 x 31 / 3 with 16 outputs read
+ * early, symmetric difference with 8) against the library's gathered
+ * tiles, three passes, for the size rule. */
+template <typename K, typename V> void tune_setop_stage8c(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  setop_opt = {SP::prefetch, true, true, 0, SP::direct_points};
+  for (int pass = 0; pass < 3; ++pass) {
+    tune_setop<typename SP::union_tile, true, false, true>(d, u, "lib");
+    tune_setop<EO<T<128, 31, 3>, 16>, true, true, true>(d, u, "s31/3e16");
+    tune_setop<typename SP::symmetric_difference_tile, true, false, true>(
+        d, sd, "lib");
+    tune_setop<EO<T<128, 31, 3>, 8>, true, true, true>(d, sd, "s31/3");
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* 4-byte pairs union and symmetric difference: the staged tile (first,
  * the reference) against tiles that hold only keys and gather the values
  * (the first N a thread during the wait, EO<..., N>), and staged tiles
@@ -1638,13 +1656,13 @@ int main(int argc, char **argv) {
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
-      only != "stage8b") {
+      only != "stage8b" && only != "stage8c") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c]\n");
     return 2;
   }
   char err[256];
@@ -1682,6 +1700,7 @@ int main(int argc, char **argv) {
   if (only == "loaded8") tune_setop_loaded8<int64_t, uint64_t>(n);
   if (only == "stage8") tune_setop_stage8<int64_t, uint64_t>(n);
   if (only == "stage8b") tune_setop_stage8b<int64_t, uint64_t>(n);
+  if (only == "stage8c") tune_setop_stage8c<int64_t, uint64_t>(n);
   if (only == "gunion") tune_setop_gunion<int32_t, uint32_t>(n);
   if (only == "ustore") tune_setop_ustore<int32_t, uint32_t>(n);
   if (only == "stride") tune_setop_stride<int32_t, uint32_t>(n);
