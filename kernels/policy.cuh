@@ -448,8 +448,8 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
                                 type>::type>::type symmetric_difference_tile;
   /* Union and symmetric difference of 4-byte keys and values stage the
    * values in shared memory, the union in this tile (the symmetric
-   * difference in the next); 8-byte pairs did not gain, nor did 4-byte
-   * pairs with values gathered instead (fifteenth round: 0.3875-0.4007 ms
+   * difference in the next); 4-byte pairs did not gain with values
+   * gathered instead (fifteenth round: 0.3875-0.4007 ms
    * at 2^26 for keys-only 256 x 29 / 5 tiles, the first 4 or 8 values a
    * thread gathered during the wait, against 0.3487-0.3521).
    * Each thread reads its first 16 outputs into registers while the tile
@@ -457,8 +457,12 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 2^28): union 0.3467-0.3473 / 1.2892-1.3034 against 0.3612-0.3655 /
    * 1.3424-1.3456, symmetric difference 0.3281-0.3292 / 1.2108-1.2171
    * against 0.3360-0.3367 / 1.2459-1.2495 (8: 0.3538-0.3562 / 0.3292-
-   * 0.3309; 24: 0.3548-0.3549 / 0.3297-0.3460). */
-  static constexpr bool stage_values = KEY_BYTES == 4 && VALUE_BYTES == 4;
+   * 0.3309; 24: 0.3548-0.3549 / 0.3297-0.3460).
+   * 8-byte pairs stage theirs too since the thirty-first round (the fifth
+   * round's staged tile, without the later rounds' changes, had not
+   * gained: below, at `staged`); other widths of values keep gathering
+   * (not measured). */
+  static constexpr bool stage_values = VALUE_BYTES == KEY_BYTES;
   /* Both staged tiles land the values on an mbarrier of their own
    * (setop_start_load's vloaded; a policy switch until the split was the
    * only staged load): the walk and the count, which later tiles wait
@@ -481,7 +485,24 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 0.3580-0.3588, 128 x 23 / 7 0.3492-0.3500; symmetric difference
    * 0.3152-0.3153 against 256 x 15 / 5 0.3378-0.3395, 192 x 21 / 5
    * 0.3286-0.3302. */
-  typedef early_outputs_policy<tile_policy<128, 31, 5>, 16> staged;
+  /* 8-byte keys and values (thirty-first round, mgpu_tune stage8,
+   * stage8b and stage8c, H200, two or three passes, ms, the gathered
+   * union_tile EO<T<128,23,6>,8> / the staged union EO<T<128,31,3>,16>):
+   *   2^20 0.0308-0.0310 / 0.0266-0.0270, 2^21 0.0356-0.0359 /
+   *   0.0438-0.0444, 2^22 0.0613-0.0620 / 0.0626-0.0634, 2^23
+   *   0.1040-0.1057 / 0.0985-0.1003, 2^24 0.1897-0.1911 / 0.1724-0.1731,
+   *   2^25 0.3633-0.3638 / 0.3158-0.3176, 2^26 0.7006-0.7012 /
+   *   0.5958-0.5969, 2^27 1.385-1.393 / 1.176-1.183, 2^28 2.760-2.764 /
+   *   2.299-2.302.
+   * Other staged shapes at 2^26 / 2^28: 128 x 23 / 4 with 8 early
+   * 0.6016-0.6043 / 2.321-2.324 (12 early 0.5984-0.6006 / 2.315), 128 x
+   * 31 / 3 with 8 0.5998-0.6055 / 2.326, 128 x 19 / 5 0.6025-0.6196, 128
+   * x 15 / 6 0.6197-0.6267, 256 x 15 / 3 0.6140, 128 x 11 / 8
+   * 0.6457-0.6514.  Between one and four rounds of resident tiles the
+   * gathered tiles are faster (staged_gather_below). */
+  typedef typename std::conditional<
+      KEY_BYTES == 4, early_outputs_policy<tile_policy<128, 31, 5>, 16>,
+      early_outputs_policy<tile_policy<128, 31, 3>, 16>>::type staged;
   /* Staged calls (union and symmetric difference) of fewer than 16 tiles
    * a resident block park each tile's output in shared memory of its own
    * (setop_parked_kernel; nineteenth round, mgpu_tune parked, H200, two
@@ -504,13 +525,38 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     0.0619-0.0624 / 0.0613-0.0614, 2^24 0.1035-0.1041 / 0.1025-0.1035
    * (2^24 with the wide calls' prefetch and stride on both sides). */
   typedef parked_policy<256, 15, 3, 16> parked;
+  /* Only 4-byte pairs park: 8-byte ones were not measured parked (a tile
+   * and its parked output would take twice the room). */
+  static constexpr bool park_staged = KEY_BYTES == 4;
+  /* Staged calls that do not park take the gathered tiles (union_tile,
+   * symmetric_difference_tile) when they make more than one and fewer
+   * than this many tiles a resident staged block (0: never).  8-byte
+   * pairs, thirty-first round, staged 128 x 31 / 3 (396 resident on an
+   * H200) against the gathered tiles, ms: 2^20 (0.67 rounds) union
+   * 0.0266-0.0270 against 0.0308-0.0310, symmetric difference
+   * 0.0264-0.0265 against 0.0278-0.0287; 2^21 (1.3 rounds) 0.0438-0.0444
+   * against 0.0356-0.0359, 0.0414-0.0417 against 0.0331-0.0336; 2^22
+   * (2.7) 0.0626-0.0634 against 0.0613-0.0620, 0.0587-0.0595 against
+   * 0.0556-0.0560; 2^23 (5.3) 0.0985-0.1003 against 0.1040-0.1057,
+   * 0.0927-0.0930 against 0.0921-0.0925. */
+  static constexpr int staged_gather_below = KEY_BYTES == 4 ? 0 : 4;
   /* Symmetric difference emits ~60% of a tile: its kept list at 70%
    * (rounds_policy) lets a sixth staged tile fit an SM (fifteenth round,
    * mgpu_tune gunion, ms at 2^24 / 2^26 / 2^28: 128 x 29 / 6, 70%
    * 0.1058-0.1082 / 0.3234-0.3264 / 1.1871-1.1891 against 0.1062-0.1066
    * / 0.3286-0.3301 / 1.2150-1.2157; union at 85%, 128 x 29 / 6, was
    * level: 0.3546-0.3575 against 0.3487-0.3521 at 2^26). */
-  typedef early_outputs_policy<rounds_policy<128, 29, 6, 700>, 16>
+  /* 8-byte pairs: 128 x 31 / 3 with 8 outputs read early (thirty-first
+   * round, H200, ms against the gathered symmetric_difference_tile):
+   * 2^24 0.1585-0.1602 / 0.1650-0.1662, 2^25 0.2898-0.2946 /
+   * 0.3116-0.3172, 2^26 0.5466-0.5469 / 0.5995-0.6011, 2^27
+   * 1.067-1.070 / 1.156-1.162, 2^28 2.097-2.101 / 2.323; 128 x 25 / 4
+   * with the list at 70% was level (0.5448-0.5462 / 2.091-2.098) and
+   * slower at 2^22, 128 x 23 / 4 0.5506-0.5547 / 2.112-2.128. */
+  typedef typename std::conditional<
+      KEY_BYTES == 4,
+      early_outputs_policy<rounds_policy<128, 29, 6, 700>, 16>,
+      early_outputs_policy<tile_policy<128, 31, 3>, 8>>::type
       staged_symmetric_difference;
   /* How far ahead (percent of a wave of resident tiles) a tile asks L2 for
    * the keys (and staged values) of a later tile; 0: no prefetch. */

@@ -150,16 +150,16 @@ template <typename P, typename K, typename V> constexpr size_t parked_smem_bytes
   return sizeof(setop_parked_smem<P::NT, P::VT, K, V>);
 }
 
-/* How many blocks of a persistent kernel (setop_held_kernel or
- * setop_parked_kernel: the template argument, so that each instantiation
- * remembers its own) are resident at once on the context's device (asked
+/* How many blocks of a tile kernel (setop_held_kernel, setop_parked_kernel
+ * or, for use_staged, setop_kernel: the template argument, so that each
+ * instantiation remembers its own) are resident at once on the context's device (asked
  * once per device and kernel); 0 if none fit.  The kernel's shared-memory
  * allowance is raised first: asked before it, the occupancy of a tile
  * over 48 KB is 0 (the first sweep with the size rule ran i32 keys
  * difference on one block an SM, 3x slower). */
 template <auto KERNEL>
-mgpu_status persistent_resident_blocks(mgpu_context *ctx, int threads,
-                                       size_t smem, long long *resident) {
+mgpu_status resident_blocks(mgpu_context *ctx, int threads, size_t smem,
+                            long long *resident) {
   auto kernel = KERNEL;
   static std::atomic<int> per_sm_of[kMaxCachedDevices];
   const cuda_state *st = cuda_of(ctx);
@@ -178,13 +178,13 @@ mgpu_status persistent_resident_blocks(mgpu_context *ctx, int threads,
 
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 mgpu_status held_resident_blocks(mgpu_context *ctx, long long *resident) {
-  return persistent_resident_blocks<setop_held_kernel<P, HAS_V, K, V, Comp>>(
+  return resident_blocks<setop_held_kernel<P, HAS_V, K, V, Comp>>(
       ctx, P::NT + 32, held_smem_bytes<P, K, V>(), resident);
 }
 
 template <typename P, typename K, typename V, typename Comp>
 mgpu_status parked_resident_blocks(mgpu_context *ctx, long long *resident) {
-  return persistent_resident_blocks<setop_parked_kernel<P, K, V, Comp>>(
+  return resident_blocks<setop_parked_kernel<P, K, V, Comp>>(
       ctx, P::NT + 32, parked_smem_bytes<P, K, V>(), resident);
 }
 
@@ -242,6 +242,34 @@ mgpu_status use_parked(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
   MGPU_TRY((parked_resident_blocks<P, K, V, Comp>(ctx, &resident)));
   const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
   *use = tiles < P::MAX_ROUNDS * resident;
+  return MGPU_OK;
+#endif
+}
+
+/* Whether a staged call that does not park takes its staged tile P (else
+ * the gathered tile): not when it makes more than one and fewer than
+ * `gather_below` tiles a resident block of P (setop_policy::
+ * staged_gather_below says where that measured faster).  The test build
+ * that parks every staged call (MGPU_SETOP_PARKED_ALWAYS) stages every
+ * call that cannot park, so that the specs and compute-sanitizer cover the
+ * staged tile at any size. */
+template <typename P, bool W, typename K, typename V, typename Comp>
+mgpu_status use_staged(mgpu_context *ctx, const mgpu_setop_args *m,
+                       int gather_below, bool *use) {
+#ifdef MGPU_SETOP_PARKED_ALWAYS
+  (void)ctx, (void)m, (void)gather_below;
+  *use = true;
+  return MGPU_OK;
+#else
+  *use = true;
+  if (gather_below <= 0) return MGPU_OK;
+  long long resident = 0;
+  MGPU_TRY((resident_blocks<setop_kernel<P, true, true, W, K, V, Comp>>(
+      ctx, P::NT + (W ? 32 : 0),
+      sizeof(setop_smem<P::NT, P::VT, true, K, V, kept_room<P>::value, !W>),
+      &resident)));
+  const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
+  *use = tiles <= resident || tiles >= (long long)gather_below * resident;
   return MGPU_OK;
 #endif
 }
@@ -441,17 +469,28 @@ template <typename K, int VB> struct setop_launch {
     return tile<P>(ctx, c, comp);
   }
 
+  /* Staged tile S, parked where use_parked says (4-byte pairs), or the
+   * gathered tile P where use_staged says (8-byte pairs). */
   template <typename S, typename P, typename Comp>
   static mgpu_status staged_or(mgpu_context *ctx, const cuda_setop_call *c,
                                Comp comp) {
     if constexpr (SP::stage_values) {
-      typedef typename SP::parked PK;
-      bool parked = false;
-      MGPU_TRY((use_parked<PK, K, V, Comp>(ctx, c->args, &parked)));
-      if (parked)
-        return run_tile<PK, true, true>(ctx, c, comp, SP::staged_prefetch);
-      return run_tile<S, true, SP::lookback_warp>(ctx, c, comp,
-                                                  SP::staged_prefetch);
+      /* outputs read early wait with the look-back warp */
+      constexpr bool W = SP::lookback_warp || outputs_loaded_early<S>::value > 0;
+      if constexpr (SP::park_staged) {
+        typedef typename SP::parked PK;
+        bool parked = false;
+        MGPU_TRY((use_parked<PK, K, V, Comp>(ctx, c->args, &parked)));
+        if (parked)
+          return run_tile<PK, true, true>(ctx, c, comp, SP::staged_prefetch);
+      } else {
+        bool staged = true;
+        MGPU_TRY((use_staged<S, W, K, V, Comp>(ctx, c->args,
+                                               SP::staged_gather_below,
+                                               &staged)));
+        if (!staged) return tile<P>(ctx, c, comp);
+      }
+      return run_tile<S, true, W>(ctx, c, comp, SP::staged_prefetch);
     } else {
       return tile<P>(ctx, c, comp);
     }

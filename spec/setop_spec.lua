@@ -1237,14 +1237,15 @@ backends.cuda_vs_cpu(function(gpu, cpu)
   end)
 
   -- Unions and symmetric differences of 4-byte pairs stage the values in
-  -- shared memory; below ~24M keys in all they go to setop_parked_kernel
+  -- shared memory (8-byte pairs too: below); below ~24M keys in all they go
+  -- to setop_parked_kernel
   -- (use_parked in kernels/setop.cuh), so the cases above never reach the
   -- one-tile kernel's staged path (values on an mbarrier of their own).
   -- These sizes do: 12.8M a side is below the wide calls' size on a
   -- 132-SM GPU, 2^24 above it.  The name puts them with the 2^2x specs
   -- that the sanitizer passes over every setop spec leave out;
   -- tools/gpu-check.sh's `staged` step runs them alone under memcheck and
-  -- racecheck (15 and 25 s on an H200).
+  -- racecheck.
   it("2^24 keys and values a side: the staged tile", function()
     for k, n in ipairs { 12800000, 1 << 24 } do
       local a = sorted(n, 0, n - 1, "i32", 410 + 2 * k, "less")
@@ -1256,6 +1257,26 @@ backends.cuda_vs_cpu(function(gpu, cpu)
         local label = string.format("%s, %d a side", op, n)
         local k1, v1 = mgpu.setop(op, a, b, { values = { av, bv } })
         local k2, v2 = mgpu.setop(op, ga, gb, { values = { gav, gbv } })
+        assert.are.equal(gpu.device, k2.device)
+        C.same_array(k2, k1, label .. " keys")
+        C.same_array(v2, v1, label .. " values")
+      end
+    end
+    -- 8-byte pairs stage their values in 128 x 31 tiles, three an SM, but
+    -- take the gathered tile between one and four rounds of them
+    -- (setop_policy::staged_gather_below): on a 132-SM GPU 3 * 2^19 keys
+    -- a side are two rounds, 2^22 five
+    for k, n in ipairs { 3 * (1 << 19), 1 << 22 } do
+      local a = sorted(n, 0, n, "i64", 420 + 2 * k, "greater")
+      local b = sorted(n, 0, n, "i64", 421 + 2 * k, "greater")
+      local av = cpu:iota(n, 1, 1, "i64"):astype("u64")
+      local bv = cpu:iota(n, n + 1, 1, "i64"):astype("u64")
+      local ga, gb, gav, gbv = a:to(gpu), b:to(gpu), av:to(gpu), bv:to(gpu)
+      for _, op in ipairs { "union", "symmetric_difference" } do
+        local label = string.format("i64 %s, %d a side", op, n)
+        local opts = { values = { av, bv }, comp = "greater" }
+        local k1, v1 = mgpu.setop(op, a, b, opts)
+        local k2, v2 = mgpu.setop(op, ga, gb, { values = { gav, gbv }, comp = "greater" })
         assert.are.equal(gpu.device, k2.device)
         C.same_array(k2, k1, label .. " keys")
         C.same_array(v2, v1, label .. " values")

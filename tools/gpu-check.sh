@@ -9,7 +9,8 @@
 # With no arguments it does build, specs, memcheck, tune and bench.
 # setop-test builds a test library (build-test: every intersection and
 # difference with a held tile takes setop_held_kernel, every staged union
-# and symmetric difference setop_parked_kernel, every call the prefetch and
+# and symmetric difference setop_parked_kernel (4-byte pairs) or its staged
+# tile at any size (8-byte pairs), every call the prefetch and
 # sample stride of wide calls, and partition points take 8 lanes, at any
 # size) and runs spec/setop_spec.lua on it, then under
 # memcheck and racecheck; memcheck and racecheck also cover the default
