@@ -152,8 +152,8 @@ template <typename P, typename K, typename V> constexpr size_t parked_smem_bytes
 
 /* How many blocks of a tile kernel (setop_held_kernel, setop_parked_kernel
  * or, for use_staged, setop_kernel: the template argument, so that each
- * instantiation remembers its own) are resident at once on the context's device (asked
- * once per device and kernel); 0 if none fit.  The kernel's shared-memory
+ * instantiation remembers its own) are resident at once on the context's
+ * device (asked once per device and kernel); 0 if none fit.  The kernel's shared-memory
  * allowance is raised first: asked before it, the occupancy of a tile
  * over 48 KB is 0 (the first sweep with the size rule ran i32 keys
  * difference on one block an SM, 3x slower). */
@@ -249,10 +249,12 @@ mgpu_status use_parked(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
 /* Whether a staged call that does not park takes its staged tile P (else
  * the gathered tile): not when it makes more than one and fewer than
  * `gather_below` tiles a resident block of P (setop_policy::
- * staged_gather_below says where that measured faster).  The test build
- * that parks every staged call (MGPU_SETOP_PARKED_ALWAYS) stages every
- * call that cannot park, so that the specs and compute-sanitizer cover the
- * staged tile at any size. */
+ * staged_gather_below says where that measured faster), nor when the
+ * occupancy query finds no room for a block of P (8-byte pairs' staged
+ * tile takes ~72 KB of shared memory, the gathered one less).  The test
+ * build that parks every staged call (MGPU_SETOP_PARKED_ALWAYS) stages
+ * every call that cannot park, so that the specs and compute-sanitizer
+ * cover the staged tile at any size. */
 template <typename P, bool W, typename K, typename V, typename Comp>
 mgpu_status use_staged(mgpu_context *ctx, const mgpu_setop_args *m,
                        int gather_below, bool *use) {
@@ -269,7 +271,8 @@ mgpu_status use_staged(mgpu_context *ctx, const mgpu_setop_args *m,
       sizeof(setop_smem<P::NT, P::VT, true, K, V, kept_room<P>::value, !W>),
       &resident)));
   const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
-  *use = tiles <= resident || tiles >= (long long)gather_below * resident;
+  *use = resident > 0 &&
+         (tiles <= resident || tiles >= (long long)gather_below * resident);
   return MGPU_OK;
 #endif
 }
