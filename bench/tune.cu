@@ -1656,13 +1656,14 @@ int main(int argc, char **argv) {
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
-      only != "stage8b" && only != "stage8c") {
+      only != "stage8b" && only != "stage8c" &&
+      only != "xop8") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8]\n");
     return 2;
   }
   char err[256];
@@ -1709,6 +1710,7 @@ int main(int argc, char **argv) {
   if (only == "sunion") tune_setop_sunion<int32_t, uint32_t>(n);
   if (only == "xpf") tune_setop_xpf<int32_t, uint32_t>(n);
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
+  if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
