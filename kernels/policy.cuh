@@ -578,8 +578,17 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     0.1204-0.1226), intersections and differences (held) 1-2% faster;
    *     2^24 (direct points, held tiles): keys union and symmetric
    *     difference 1.5-2% slower with 1024, the rest level.
-   * 8-byte keys were not measured: as the other calls. */
-  static constexpr int wide_prefetch = KEY_BYTES == 4 ? 35 : prefetch;
+   * 8-byte keys and values (thirty-first round, mgpu_tune xop8, H200,
+   * two passes, the library's tiles, ms, 50% / 35%, samples every 512
+   * keys): at 2^26 keys union 0.3722-0.3740 / 0.3641-0.3649, symmetric
+   * difference 0.3439-0.3443 / 0.3396-0.3427, pairs union 0.5930-0.5984 /
+   * 0.5892-0.5903, difference 0.4057-0.4072 / 0.4027-0.4034, the
+   * intersections level; at 2^28 keys union 1.3689-1.3761 /
+   * 1.3499-1.3588, pairs union 2.3036-2.3041 / 2.2618-2.2642, the others
+   * level to 0.6% faster; at 2^24 level to 1.5% faster.  Samples every
+   * 1,024 keys were level or slower for them (2^26 keys union
+   * 0.3660-0.3664, pairs union 0.5909-0.5925 at 35%). */
+  static constexpr int wide_prefetch = 35;
   static constexpr int wide_stride = KEY_BYTES == 4 ? 1024 : 0;
   /* A warp of its own looks back from the tile's start (setop_kernel);
    * not for 8-byte pairs, where it was 1-2% slower, except in the tiles
