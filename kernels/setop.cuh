@@ -149,6 +149,11 @@ template <typename P, typename K, typename V> constexpr size_t held_smem_bytes()
 template <typename P, typename K, typename V> constexpr size_t parked_smem_bytes() {
   return sizeof(setop_parked_smem<P::NT, P::VT, K, V>);
 }
+template <typename P, bool STAGE_V, bool W, typename K, typename V>
+constexpr size_t tile_smem_bytes() {
+  return sizeof(
+      setop_smem<P::NT, P::VT, STAGE_V, K, V, kept_room<P>::value, !W>);
+}
 
 /* How many blocks of a tile kernel (setop_held_kernel, setop_parked_kernel
  * or, for use_staged, setop_kernel: the template argument, so that each
@@ -267,8 +272,7 @@ mgpu_status use_staged(mgpu_context *ctx, const mgpu_setop_args *m,
   if (gather_below <= 0) return MGPU_OK;
   long long resident = 0;
   MGPU_TRY((resident_blocks<setop_kernel<P, true, true, W, K, V, Comp>>(
-      ctx, P::NT + (W ? 32 : 0),
-      sizeof(setop_smem<P::NT, P::VT, true, K, V, kept_room<P>::value, !W>),
+      ctx, P::NT + (W ? 32 : 0), tile_smem_bytes<P, true, W, K, V>(),
       &resident)));
   const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
   *use = resident > 0 &&
@@ -405,9 +409,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                                (int *)(status + tiles + groups), comp));
   } else {
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
-    const size_t smem =
-        sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V, kept_room<P>::value,
-                          !LOOKBACK_WARP>);
+    const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();
     MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
     CUDA_TRY(ctx, launch_early(early, kernel, tiles,
                                P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
@@ -451,14 +453,19 @@ template <typename K, int VB> struct setop_launch {
                                                        comp, opt);
   }
 
+  /* Whether tile P looks back with a warp of its own: early values and
+   * outputs wait with it, even where the policy has warp 0 look back
+   * otherwise. */
+  template <typename P>
+  static constexpr bool looks_back_with_warp =
+      SP::lookback_warp || gathers_early<P>::value ||
+      outputs_loaded_early<P>::value > 0;
+
   template <typename P, typename Comp>
   static mgpu_status tile(mgpu_context *ctx, const cuda_setop_call *c,
                           Comp comp) {
-    /* early values and outputs wait with the look-back warp, even where
-     * the policy has warp 0 look back otherwise */
-    constexpr bool W = SP::lookback_warp || gathers_early<P>::value ||
-                       outputs_loaded_early<P>::value > 0;
-    return run_tile<P, false, W>(ctx, c, comp, SP::prefetch);
+    return run_tile<P, false, looks_back_with_warp<P>>(ctx, c, comp,
+                                                       SP::prefetch);
   }
 
   template <typename H, typename P, typename Comp>
@@ -478,8 +485,7 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status staged_or(mgpu_context *ctx, const cuda_setop_call *c,
                                Comp comp) {
     if constexpr (SP::stage_values) {
-      /* outputs read early wait with the look-back warp */
-      constexpr bool W = SP::lookback_warp || outputs_loaded_early<S>::value > 0;
+      constexpr bool W = looks_back_with_warp<S>;
       if constexpr (SP::park_staged) {
         typedef typename SP::parked PK;
         bool parked = false;
