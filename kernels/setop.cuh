@@ -14,10 +14,11 @@
  * while the samples are gathered, and each tile waits only for its own
  * two points.  Staged calls of a few rounds of tiles run as persistent
  * blocks that park each tile's output in shared memory until its place is
- * known (setop_parked.cuh).  The last
- * tile writes the total into the context's pinned host words with the
- * call's ticket; the host waits for that, not for the stream, so the call
- * returns while the last stores land (they are in stream order).
+ * known (setop_parked.cuh).  The last tile writes the total into the
+ * context's pinned host words with the call's ticket; the host waits for
+ * that, not for the stream, so the call returns while the last stores land
+ * (they are in stream order).  A call of one tile launches only its tile:
+ * no partition, no scratch.
  */
 #ifndef MGPU_SETOP_CUH
 #define MGPU_SETOP_CUH
@@ -231,9 +232,10 @@ mgpu_status use_held(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
 #endif
 }
 
-/* Whether a staged call goes to setop_parked_kernel: when it makes fewer
- * than P::MAX_ROUNDS tiles a resident block (policy.cuh has the figures).
- * MGPU_SETOP_PARKED_ALWAYS (a test build's CMake option) sends every
+/* Whether a staged call goes to setop_parked_kernel: when it makes more
+ * than one and fewer than P::MAX_ROUNDS tiles a resident block (policy.cuh
+ * has the figures; a call of one tile takes setop_kernel, which needs no
+ * partition launch: setop_run).  MGPU_SETOP_PARKED_ALWAYS (a test build's CMake option) sends every
  * staged call, so that the specs and compute-sanitizer cover that kernel
  * at any size. */
 template <typename P, typename K, typename V, typename Comp>
@@ -246,7 +248,7 @@ mgpu_status use_parked(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
   long long resident = 0;
   MGPU_TRY((parked_resident_blocks<P, K, V, Comp>(ctx, &resident)));
   const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
-  *use = tiles < P::MAX_ROUNDS * resident;
+  *use = tiles > 1 && tiles < P::MAX_ROUNDS * resident;
   return MGPU_OK;
 #endif
 }
@@ -313,6 +315,12 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const int na = (int)m->na, nb = (int)m->nb;
   const long long total = (long long)na + nb;
   const int tiles = tiles_of(total, P::NV);
+  /* A call of one tile (a small call from a script or a REPL) has no
+   * partition launch and no scratch: its points are the inputs' ends, and
+   * no tile reads its look-back words (span_of_tile, publish_prefix).
+   * The persistent kernels take tiles from a counter the partition zeroes. */
+  const bool lone =
+      tiles == 1 && !holds_output<P>::value && !parks_output<P>::value;
   /* One scratch block: the tiles' look-back words (one a tile and one a
    * group of 32, and setop_held_kernel's tile counter), their partition
    * points (and, sampled with direct points, a ready flag each), and the
@@ -322,7 +330,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
-      tiles + 1 > kSetopSampleFromPoints && total <= INT_MAX;
+      !lone && tiles + 1 > kSetopSampleFromPoints && total <= INT_MAX;
   /* direct points for calls of a few waves of tiles (kSetopDirectWaves);
    * not for the persistent kernels (held, parked), which wait for the
    * whole partition */
@@ -340,10 +348,11 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
        15) &
       ~(size_t)15;
   cuda_scratch scratch;
-  MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
+  if (!lone)
+    MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
   char *base = scratch.as<char>();
-  unsigned long long *status = (unsigned long long *)base;
-  unsigned *splits = (unsigned *)(base + splits_at);
+  unsigned long long *status = lone ? nullptr : (unsigned long long *)base;
+  unsigned *splits = lone ? nullptr : (unsigned *)(base + splits_at);
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
   const K *sa = nullptr, *sb = nullptr;
   if (sampled) {
@@ -376,15 +385,19 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
                    : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
                                  : setop_partition_kernel<S, 8, K, Comp>;
-  CUDA_TRY(ctx, launch_early(early && sampled, partition,
-                             grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
-                             s, a, (const K *)sa, na, b, (const K *)sb, nb,
-                             (int)P::NV, tiles + 1, m->duplicates != 0, splits,
-                             status, status_words, ready, direct, comp));
-  CUDA_LAUNCHED(ctx, "setop partition kernel");
+  if (!lone) {
+    CUDA_TRY(ctx, launch_early(early && sampled, partition,
+                               grid_for((size_t)lanes * (tiles + 1), 128), 128,
+                               0, s, a, (const K *)sa, na, b, (const K *)sb,
+                               nb, (int)P::NV, tiles + 1, m->duplicates != 0,
+                               splits, status, status_words, ready, direct,
+                               comp));
+    CUDA_LAUNCHED(ctx, "setop partition kernel");
+  }
   const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
-                         na, nb, splits, status, status + tiles, st->word,
+                         na, nb, splits, status,
+                         lone ? nullptr : status + tiles, st->word,
                          ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,

@@ -137,7 +137,9 @@ __device__ __forceinline__ void wait_for_points(const unsigned *ready,
 
 /* A tile's share of A and B: a[a0, a0 + na) and b[b0, b0 + nb), from its
  * two Balanced Path points; clamped so that non-monotone points (unsorted
- * input) stay inside both inputs and inside shared memory. */
+ * input) stay inside both inputs and inside shared memory.  Without
+ * splits the call is one tile (setop_run), whose points are the inputs'
+ * ends. */
 struct setop_span {
   int a0, na, b0, nb;
 };
@@ -146,6 +148,10 @@ template <int NV>
 __device__ __forceinline__ setop_span span_of_tile(const unsigned *splits,
                                                    int tile, int na_all,
                                                    int nb_all) {
+  if (!splits) {
+    const int na = min(na_all, NV);
+    return {0, na, 0, min(nb_all, NV - na)};
+  }
   const unsigned s0 = splits[tile], s1 = splits[tile + 1];
   const long long total = (long long)na_all + nb_all;
   const long long d0 = (long long)tile * NV;
@@ -162,8 +168,9 @@ template <typename K, typename V> struct setop_tiles {
   const K *a, *b;
   const V *av, *bv;
   int na, nb;
-  const unsigned *splits;
-  unsigned long long *status;  /* one word per tile, zeroed */
+  const unsigned *splits;      /* null: one tile, no partition */
+  unsigned long long *status;  /* one word per tile, zeroed; null with
+                                  one tile, which has no successor */
   unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
   unsigned long long *total;   /* pinned host words: the total, then the
                                   ticket, written by the last tile */

@@ -895,7 +895,12 @@ backends.each(function(ctx, device)
   end)
 
   describe("sizes around tile boundaries, against the Lua reference", function()
-    local sizes = { 1, 2, 127, 128, 129, 2047, 2049, 10007, 100003 }
+    -- 1472 ... 3968: calls of one tile and just past one (totals 2n and
+    -- 2n + 1 at the tile sizes 2944, 3712, 3968, 5888, 7424 and 7936 that
+    -- kernels/policy.cuh has today), the first of which the GPU runs
+    -- without a partition launch
+    local sizes = { 1, 2, 127, 128, 129, 1472, 1856, 1984, 2047, 2049, 2944,
+                    3712, 3968, 10007, 100003 }
     for k, n in ipairs(sizes) do
       it("n = " .. n, function()
         local rng = R.rng(7000 + k)

@@ -119,11 +119,12 @@ __device__ __forceinline__ long long sum_predecessors(
 }
 
 /* The tile's inclusive prefix, and its group's when it is the group's last
- * tile; replaces the count published before. */
+ * tile; replaces the count published before.  A call of one tile has no
+ * look-back words (status null): nothing would read them. */
 __device__ __forceinline__ void publish_prefix(unsigned long long *status,
                                                unsigned long long *gstatus,
                                                int tile, long long inclusive) {
-  if ((threadIdx.x & 31) != 0) return;
+  if ((threadIdx.x & 31) != 0 || !status) return;
   const unsigned long long w = kTilePrefix | (unsigned long long)inclusive;
   tile_status_store(status + tile, w);
   if ((tile & 31) == 31) tile_status_store(gstatus + (tile >> 5), w);
