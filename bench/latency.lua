@@ -5,7 +5,9 @@
 -- with mgpu.clock() (monotonic wall time, seconds).  Two forms: the plain
 -- call (allocates its result) and the call with `out =` (no allocation).
 -- Then set_union and set_intersection of the same arrays, and set_union
--- with values, each allocating its results.
+-- with values, each allocating its results; then merge, set_union and
+-- set_union with values of two 50,000-element arrays (calls of a few
+-- tiles).
 -- Prints the median and p90 and appends rows to
 -- OUT_DIR/<date>-<device>-latency.csv (header what,n,median_us,p90_us,device,commit).
 --
@@ -81,6 +83,27 @@ local cases = {
     call = function() return mgpu.set_union(a, b, pairs_opts) end },
 }
 
+-- Calls of a few tiles (2 x 50,000: a merge of 13 tiles, a union of keys
+-- of 14 and of pairs of 26), which launch a partition before their tiles.
+local M = 50000
+local a2 = mgpu.sorted_random(M, -1000000, 1000000, "i32", 21)
+local b2 = mgpu.sorted_random(M, -1000000, 1000000, "i32", 22)
+local av2 = mgpu.sorted_random(M, 0, 1000000, "i32", 23)
+local bv2 = mgpu.sorted_random(M, 0, 1000000, "i32", 24)
+ctx:sync()
+local pairs_opts2 = { values = { av2, bv2 } }
+for _, cs in ipairs({
+  { what = "lua_merge_2x50000_sync", label = "lua merge 2x50000 + sync",
+    call = function() return mgpu.merge(a2, b2) end },
+  { what = "lua_set_union_2x50000_sync", label = "lua set_union 2x50000 + sync",
+    call = function() return mgpu.set_union(a2, b2) end },
+  { what = "lua_set_union_pairs_2x50000_sync", label = "lua set_union of pairs 2x50000 + sync",
+    call = function() return mgpu.set_union(a2, b2, pairs_opts2) end },
+}) do
+  cs.n = 2 * M
+  cases[#cases + 1] = cs
+end
+
 -- Sanity check of the results (the benchmark times correct calls).
 do
   local r = mgpu.merge(a, b)
@@ -91,6 +114,9 @@ do
     "latency.lua: set operation results are wrong")
   local k, v = mgpu.set_union(a, b, pairs_opts)
   assert(#k == #u and #v == #u, "latency.lua: set_union of pairs is wrong")
+  local u2 = mgpu.set_union(a2, b2)
+  local x2 = mgpu.set_intersection(a2, b2)
+  assert(#u2 + #x2 == 2 * M and u2:is_sorted(), "latency.lua: the 2x50000 union is wrong")
 end
 
 local date = os.date("%Y-%m-%d")
@@ -114,7 +140,8 @@ for _, cs in ipairs(cases) do
   local median, p90 = measure(cs.call)
   print(string.format("%s: median %.1f us, p90 %.1f us (device %s, %s)", cs.label, median, p90,
     devname, ctx.device))
-  f:write(string.format("%s,%d,%.2f,%.2f,%s,%s\n", cs.what, 2 * N, median, p90, devcol, commit))
+  f:write(string.format("%s,%d,%.2f,%.2f,%s,%s\n", cs.what, cs.n or 2 * N, median, p90, devcol,
+    commit))
 end
 f:close()
 print("latency csv: " .. path)
