@@ -105,7 +105,6 @@ void cuda_context_destroy(mgpu_context *ctx) {
   /* At interpreter exit the runtime may already be unloading: every call
    * here may fail, and failing is fine. */
   if (cudaSetDevice(st->device) == cudaSuccess) {
-    if (st->scratch) cudaFreeAsync(st->scratch, st->stream);
     cudaStreamSynchronize(st->stream);
     cudaMemPoolDestroy(st->pool);
     cudaStreamDestroy(st->stream);

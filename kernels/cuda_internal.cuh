@@ -6,7 +6,6 @@
 #define MGPU_CUDA_INTERNAL_CUH
 
 #include <cuda_runtime.h>
-#include <cstdlib>
 
 #include "../src/backend.h"
 
@@ -24,13 +23,6 @@ struct cuda_state {
    * result, then its call's ticket in word[1], so the host can wait for
    * that word instead of for the whole stream. */
   unsigned long long tickets;
-  /* A device buffer kept between calls for their scratch (the set
-   * operations' look-back words, partition points and samples), so that a
-   * call of a few tiles does not spend host time allocating and freeing
-   * one (cuda_context_scratch).  Every use is on the context's stream, so
-   * one call's use ends before the next call's begins. */
-  void *scratch = nullptr;
-  size_t scratch_bytes = 0;
 };
 
 static inline cuda_state *cuda_of(const mgpu_context *ctx) {
@@ -91,33 +83,6 @@ struct cuda_scratch {
     mgpu_status s_ = (expr);                                                   \
     if (s_ != MGPU_OK) return s_;                                              \
   } while (0)
-
-/* The context's scratch buffer, at least `bytes` long (cuda_state::scratch):
- * grown to the next power of two (64 KB at least) when a call needs more. */
-static inline mgpu_status cuda_context_scratch(mgpu_context *ctx, size_t bytes,
-                                               void **out) {
-  cuda_state *st = cuda_of(ctx);
-  if (getenv("MGPU_NO_SCRATCH_CACHE")) { /* experiment: the old way */
-    if (st->scratch) mgpu_free(ctx, st->scratch, st->scratch_bytes);
-    st->scratch = nullptr;
-    st->scratch_bytes = 0;
-    MGPU_TRY(mgpu_alloc(ctx, bytes, &st->scratch));
-    st->scratch_bytes = bytes;
-    *out = st->scratch;
-    return MGPU_OK;
-  }
-  if (st->scratch_bytes < bytes) {
-    if (st->scratch) mgpu_free(ctx, st->scratch, st->scratch_bytes);
-    st->scratch = nullptr;
-    st->scratch_bytes = 0;
-    size_t want = 64 * 1024;
-    while (want < bytes) want *= 2;
-    MGPU_TRY(mgpu_alloc(ctx, want, &st->scratch));
-    st->scratch_bytes = want;
-  }
-  *out = st->scratch;
-  return MGPU_OK;
-}
 
 static inline unsigned grid_for(size_t n, unsigned per_block) {
   return (unsigned)((n + per_block - 1) / per_block);

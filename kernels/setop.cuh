@@ -347,11 +347,10 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
       (ready_at + (flagged ? sizeof(unsigned) * ((size_t)tiles + 1) : 0) +
        15) &
       ~(size_t)15;
-  void *scratch = nullptr;
+  cuda_scratch scratch;
   if (!lone)
-    MGPU_TRY(cuda_context_scratch(
-        ctx, samples_at + sizeof(K) * ((size_t)ca + cb), &scratch));
-  char *base = (char *)scratch;
+    MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
+  char *base = scratch.as<char>();
   unsigned long long *status = lone ? nullptr : (unsigned long long *)base;
   unsigned *splits = lone ? nullptr : (unsigned *)(base + splits_at);
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
