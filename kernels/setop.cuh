@@ -235,9 +235,9 @@ mgpu_status use_held(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
 /* Whether a staged call goes to setop_parked_kernel: when it makes more
  * than one and fewer than P::MAX_ROUNDS tiles a resident block (policy.cuh
  * has the figures; a call of one tile takes setop_kernel, which needs no
- * partition launch: setop_run).  MGPU_SETOP_PARKED_ALWAYS (a test build's CMake option) sends every
- * staged call, so that the specs and compute-sanitizer cover that kernel
- * at any size. */
+ * partition launch: setop_run).  MGPU_SETOP_PARKED_ALWAYS (a test build's
+ * CMake option) sends every staged call, so that the specs and
+ * compute-sanitizer cover that kernel at any size. */
 template <typename P, typename K, typename V, typename Comp>
 mgpu_status use_parked(mgpu_context *ctx, const mgpu_setop_args *m, bool *use) {
 #ifdef MGPU_SETOP_PARKED_ALWAYS
