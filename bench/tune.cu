@@ -1003,28 +1003,6 @@ template <typename K, typename V> void tune_setop_sunion(int n) {
   }
 }
 
-/* Staged union and symmetric difference of 4-byte pairs with 12, 16
- * (the policy), 20 or 24 outputs a thread read while the tile waits for
- * its place, and none; the options of wide calls at 2^26 and up. */
-template <typename K, typename V> void tune_setop_eo(int n) {
-  setop_data<K, V> d(n);
-  const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  const bool wide = n >= (1 << 26);
-  setop_opt = {wide ? 35 : 50, true, true, 0, 0};
-  constexpr int S = 1024;
-  for (int pass = 0; pass < 2; ++pass) {
-    tune_setop<EO<T<128, 31, 5>, 16>, true, true, true, S>(d, un, "eo16");
-    tune_setop<T<128, 31, 5>, true, true, true, S>(d, un, "eo0");
-    tune_setop<EO<T<128, 31, 5>, 12>, true, true, true, S>(d, un, "eo12");
-    tune_setop<EO<T<128, 31, 5>, 20>, true, true, true, S>(d, un, "eo20");
-    tune_setop<EO<T<128, 31, 5>, 24>, true, true, true, S>(d, un, "eo24");
-    tune_setop<EO<R<128, 29, 6, 700>, 16>, true, true, true, S>(d, sd, "eo16");
-    tune_setop<EO<R<128, 29, 6, 700>, 12>, true, true, true, S>(d, sd, "eo12");
-    tune_setop<EO<R<128, 29, 6, 700>, 20>, true, true, true, S>(d, sd, "eo20");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* Staged union and symmetric difference in setop_parked_kernel (output
  * parked in shared memory of its own), against the library's tiles; the
  * wide calls' prefetch and stride where the library takes them. */
@@ -1679,13 +1657,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "eo") {
+      only != "xop8") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | eo]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8]\n");
     return 2;
   }
   char err[256];
@@ -1734,7 +1712,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
-  if (only == "eo") tune_setop_eo<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
