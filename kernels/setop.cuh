@@ -159,10 +159,10 @@ constexpr size_t tile_smem_bytes() {
 /* How many blocks of a tile kernel (setop_held_kernel, setop_parked_kernel
  * or, for use_staged, setop_kernel: the template argument, so that each
  * instantiation remembers its own) are resident at once on the context's
- * device (asked once per device and kernel); 0 if none fit.  The kernel's shared-memory
- * allowance is raised first: asked before it, the occupancy of a tile
- * over 48 KB is 0 (the first sweep with the size rule ran i32 keys
- * difference on one block an SM, 3x slower). */
+ * device (asked once per device and kernel); 0 if none fit.  The kernel's
+ * shared-memory allowance is raised first: asked before it, the occupancy
+ * of a tile over 48 KB is 0 (the first sweep with the size rule ran i32
+ * keys difference on one block an SM, 3x slower). */
 template <auto KERNEL>
 mgpu_status resident_blocks(mgpu_context *ctx, int threads, size_t smem,
                             long long *resident) {
@@ -348,11 +348,16 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
        15) &
       ~(size_t)15;
   cuda_scratch scratch;
-  if (!lone)
+  char *base = nullptr;
+  unsigned long long *status = nullptr, *gstatus = nullptr;
+  unsigned *splits = nullptr;
+  if (!lone) {
     MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
-  char *base = scratch.as<char>();
-  unsigned long long *status = lone ? nullptr : (unsigned long long *)base;
-  unsigned *splits = lone ? nullptr : (unsigned *)(base + splits_at);
+    base = scratch.as<char>();
+    status = (unsigned long long *)base;
+    gstatus = status + tiles;
+    splits = (unsigned *)(base + splits_at);
+  }
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
   const K *sa = nullptr, *sb = nullptr;
   if (sampled) {
@@ -396,8 +401,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   }
   const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
-                         na, nb, splits, status,
-                         lone ? nullptr : status + tiles, st->word,
+                         na, nb, splits, status, gstatus, st->word,
                          ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
@@ -410,7 +414,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(launch_persistent(ctx, early, setop_held_kernel<P, HAS_V, K, V, Comp>,
                                P::NT + 32, held_smem_bytes<P, K, V>(),
                                resident, s, t, tiles,
-                               (int *)(status + tiles + groups), comp));
+                               (int *)(gstatus + groups), comp));
   } else if constexpr (parks_output<P>::value) {
     static_assert(LOOKBACK_WARP && STAGE_V && HAS_V,
                   "setop_parked_kernel: a look-back warp, values staged");
@@ -419,7 +423,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(launch_persistent(ctx, early, setop_parked_kernel<P, K, V, Comp>,
                                P::NT + 32, parked_smem_bytes<P, K, V>(),
                                resident, s, t, tiles,
-                               (int *)(status + tiles + groups), comp));
+                               (int *)(gstatus + groups), comp));
   } else {
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
     const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();
