@@ -393,9 +393,9 @@ template <int NT, int VT, int MB = 1> using T = tile_policy<NT, VT, MB>;
  * gather, then the partition on the samples (LANES lanes a point), against
  * the partition on the inputs alone (what setop_run does below
  * kSetopSampleFromPoints). */
-template <typename P, int LANES = 32, int S = kSetopSampleStride, typename K,
-          typename V>
+template <typename P, int LANES = 32, typename K, typename V>
 void setop_phases(setop_data<K, V> &d, const char *what) {
+  constexpr int S = kSetopSampleStride;
   typedef ascending<K> C;
   const int na = d.na, nb = d.nb;
   const int tiles = tiles_of((long long)na + nb, P::NV);
@@ -410,12 +410,7 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
     CHECK(cudaGetLastError());
   };
   const auto part = [&](bool sampled) {
-    auto kernel = setop_partition_runs == 2
-                      ? setop_partition_kernel<S, LANES, K, C, 2>
-                  : setop_partition_runs == 1
-                      ? setop_partition_kernel<S, LANES, K, C, 1>
-                      : setop_partition_kernel<S, LANES, K, C>;
-    CHECK(launch_early(sampled, kernel,
+    CHECK(launch_early(sampled, setop_partition_kernel<S, LANES, K, C>,
                        grid_for((size_t)LANES * (tiles + 1), 128), 128, 0,
                        stream, d.a, (const K *)(sampled ? sa : nullptr), na,
                        d.b, (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
@@ -423,10 +418,9 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
                        (unsigned *)nullptr, 0, C()));
   };
   const auto none = [] {};
-  printf("phases    %-5s S=%d runs=%d n=%d points=%d lanes=%2d: gather %.4f ms, "
+  printf("phases    %-5s n=%d points=%d lanes=%2d: gather %.4f ms, "
          "gather+partition %.4f, partition on the inputs %.4f\n",
-         what, S, setop_partition_runs, na + nb, tiles + 1, LANES,
-         time_ms(none, gather),
+         what, na + nb, tiles + 1, LANES, time_ms(none, gather),
          time_ms(none, [&] { gather(); part(true); }),
          time_ms(none, [&] { part(false); }));
   CHECK(cudaFree(status));
@@ -1603,99 +1597,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* A whole call as the library makes it (setop_launch: the policy's tiles,
- * wide-call settings, held and parked rules), timed and checked as
- * tune_setop does. */
-template <int VB, typename K, typename V>
-void tune_lib(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
-  constexpr bool HAS_V = VB != 0;
-  mgpu_setop_args m;
-  memset(&m, 0, sizeof m);
-  m.op = op;
-  m.key_type = dtype_of<K>();
-  m.order = MGPU_LESS;
-  m.duplicates = 1;
-  m.value_size = VB;
-  m.a_keys = d.a;
-  m.a_vals = HAS_V ? d.av : nullptr;
-  m.na = (size_t)d.na;
-  m.b_keys = d.b;
-  m.b_vals = HAS_V ? d.bv : nullptr;
-  m.nb = (size_t)d.nb;
-  m.keys = d.out;
-  m.vals = HAS_V ? d.outv : nullptr;
-  m.capacity = d.capacity;
-  size_t count = 0;
-  cuda_setop_call call = {&m, &count};
-  const double ms = time_ms([&] {
-    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
-    if (HAS_V)
-      CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
-  }, [&] {
-    MCHECK((setop_launch<K, VB>::run(ctx, &call, ascending<K>())));
-  });
-  const int o = (int)op;
-  bool ok = true;
-  if (!d.have_ref[o]) {
-    if (!d.ref_out[o]) {
-      d.ref_out[o] = device_alloc<K>(d.capacity);
-      d.ref_outv[o] = device_alloc<V>(d.capacity);
-    }
-    if (count) {
-      CHECK(cudaMemcpyAsync(d.ref_out[o], d.out, sizeof(K) * count,
-                            cudaMemcpyDeviceToDevice, stream));
-      if (HAS_V)
-        CHECK(cudaMemcpyAsync(d.ref_outv[o], d.outv, sizeof(V) * count,
-                              cudaMemcpyDeviceToDevice, stream));
-      CHECK(cudaStreamSynchronize(stream));
-    }
-    d.ref_count[o] = count;
-    d.have_ref[o] = true;
-  } else {
-    ok = count == d.ref_count[o] &&
-         (!count || same_bytes(d.out, d.ref_out[o], sizeof(K) * count)) &&
-         (!count || !HAS_V ||
-          same_bytes(d.outv, d.ref_outv[o], sizeof(V) * count));
-  }
-  if (!ok) ++failures;
-  printf("lib %-5s %-20s runs=%d %8.4f ms  (count %zu)%s\n", what,
-         setop_name(op), setop_partition_runs, ms, count,
-         ok ? "" : "  MISMATCH");
-}
-
-/* EXPERIMENT: the partition's searches ending in runs of consecutive keys
- * (setop_partition_runs 0 / 1 / 2): the launches before the tiles alone,
- * at the library's sample strides, then whole calls, two passes. */
-template <typename K, typename V> void tune_setop_runs(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int WS = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  const int modes[] = {0, 1, 2};
-  for (int pass = 0; pass < 2; ++pass)
-    for (int r : modes) {
-      setop_partition_runs = r;
-      setop_phases<typename KP::type, 16, WS>(d, "keys");
-      setop_phases<typename SP::staged, 8, WS>(d, "stage");
-      setop_phases<typename KP::type, 32, kSetopSampleStride>(d, "keys");
-    }
-  const mgpu_setop_kind ops[] = {MGPU_SET_INTERSECTION, MGPU_SET_UNION,
-                                 MGPU_SET_DIFFERENCE,
-                                 MGPU_SET_SYMMETRIC_DIFFERENCE};
-  for (int pass = 0; pass < 2; ++pass)
-    for (int r : modes) {
-      setop_partition_runs = r;
-      for (auto op : ops) tune_lib<0>(d, op, "keys");
-    }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass)
-    for (int r : modes) {
-      setop_partition_runs = r;
-      for (auto op : ops) tune_lib<(int)sizeof(V)>(d, op, "pairs");
-    }
-  setop_partition_runs = 0;
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1756,14 +1657,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "runs" && only != "runs8") {
+      only != "xop8") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | runs | "
-                    "runs8]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8]\n");
     return 2;
   }
   char err[256];
@@ -1813,8 +1713,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "runs") tune_setop_runs<int32_t, uint32_t>(n);
-  if (only == "runs8") tune_setop_runs<int64_t, uint64_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -93,11 +93,6 @@ inline int setop_partition_lanes(int points, int sm_count, bool direct) {
  *     slower too. */
 constexpr int kSetopDirectWaves = 5;
 
-/* EXPERIMENT (mgpu_tune runs): the partition's searches end in runs of
- * consecutive keys (0: single probes; 1: the fine search; 2: the coarse
- * search too). */
-inline int setop_partition_runs = 0;
-
 /* Devices whose resident block counts setop_run remembers (others ask
  * every call). */
 constexpr int kMaxCachedDevices = 16;
@@ -392,18 +387,9 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
       flagged ? (int)min((long long)tiles + 1,
                          wave * opt.direct_percent / 100 + 1)
               : 0;
-  auto partition =
-      setop_partition_runs == 2
-          ? (lanes == 32   ? setop_partition_kernel<S, 32, K, Comp, 2>
-             : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp, 2>
-                           : setop_partition_kernel<S, 8, K, Comp, 2>)
-      : setop_partition_runs == 1
-          ? (lanes == 32   ? setop_partition_kernel<S, 32, K, Comp, 1>
-             : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp, 1>
-                           : setop_partition_kernel<S, 8, K, Comp, 1>)
-          : (lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
-             : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
-                           : setop_partition_kernel<S, 8, K, Comp>);
+  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
+                   : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
+                                 : setop_partition_kernel<S, 8, K, Comp>;
   if (!lone) {
     CUDA_TRY(ctx, launch_early(early && sampled, partition,
                                grid_for((size_t)lanes * (tiles + 1), 128), 128,

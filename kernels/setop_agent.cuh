@@ -41,7 +41,7 @@ namespace mgpu {
  * launch, so that the tile kernel sees the zeroed words; a direct block
  * waits after its search, before it writes (the zeroing of ready[] must
  * not come after its flag). */
-template <int S, int LANES, typename K, typename Comp, int RUNS = 0>
+template <int S, int LANES, typename K, typename Comp>
 __global__ void __launch_bounds__(128)
     setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
                            const K *sb, int nb, int nv, int count,
@@ -76,8 +76,7 @@ __global__ void __launch_bounds__(128)
   path_point bp = {0, 0};
   if (total <= INT_MAX) {
     const int diag = (int)d;
-    const int p = warp_merge_path<S, LANES, K, Comp, RUNS>(
-        a, direct_block ? nullptr : sa, na,
+    const int p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
                                             b, direct_block ? nullptr : sb, nb,
                                             diag, comp);
     if (l == 0 && live)

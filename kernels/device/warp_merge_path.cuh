@@ -57,57 +57,6 @@ __device__ __forceinline__ int group_first_true(int lo, int hi, int lane,
   return answer;
 }
 
-/* group_first_true, except that once the range is at most WIDTH * RUN wide
- * each of the group's first WIDTH lanes settles RUN consecutive indices in
- * one round: run(i0, n) returns the bits of pred(i0 + r) for r < n, its
- * reads issued before the first is used.  The indices of a run are
- * consecutive keys, which share DRAM bursts, so what were two or three
- * rounds of single probes, each a round trip after the last, become one of
- * about as many sectors. */
-template <int WIDTH, int RUN, typename Pred, typename Run>
-__device__ __forceinline__ int group_first_true_runs(int lo, int hi, int lane,
-                                                     unsigned group_mask,
-                                                     int group_shift,
-                                                     Pred pred, Run run) {
-  static_assert(RUN >= 1 && RUN <= 32, "a run's answers are bits of a word");
-  bool done = false;
-  int answer = hi;
-  while (__any_sync(0xffffffffu, !done)) {
-    const int n = hi - lo;
-    const bool last = n <= WIDTH * RUN;
-    const int step = last ? RUN : (n + WIDTH - 1) / WIDTH;
-    unsigned bits = 0;
-    bool yes = false;
-    if (!done && n > 0 && lane < WIDTH) {
-      if (last) {
-        const int i0 = lo + lane * RUN;
-        if (i0 < hi) bits = run(i0, min(RUN, hi - i0));
-        yes = bits != 0;
-      } else {
-        yes = pred(min(lo + (lane + 1) * step - 1, hi - 1));
-      }
-    }
-    const unsigned votes =
-        (__ballot_sync(0xffffffffu, yes) & group_mask) >> group_shift;
-    const int j = votes ? __ffs(votes) - 1 : 0;
-    /* the first run with a true index, from the lane that read it */
-    const unsigned first_bits =
-        __shfl_sync(0xffffffffu, bits, group_shift + j);
-    if (done) continue;
-    if (last) {
-      answer = votes ? lo + j * RUN + __ffs(first_bits) - 1 : hi;
-      done = true;
-    } else if (votes) {
-      /* the path crosses after probe j - 1 and by probe j */
-      hi = min(lo + (j + 1) * step - 1, hi - 1);
-      lo += j * step;
-    } else {
-      lo = min(lo + WIDTH * step, hi); /* past every probe */
-    }
-  }
-  return answer;
-}
-
 /* merge_path(a, na, b, nb, diag) for each group of LANES lanes of the warp
  * (32, 16 or 8: one, two or four points a warp); the lanes of a group must
  * pass the same arguments, and every lane of the warp must call it.  With
@@ -123,7 +72,7 @@ __device__ __forceinline__ int group_first_true_runs(int lo, int hi, int lane,
  * the 8,448 warps an H200 holds (132 SMs x 64), and the launch took two
  * chains: a group per point keeps such launches to one wave (setop_run
  * picks LANES), for a round or two more on the samples. */
-template <int S, int LANES, typename K, typename Comp, int RUNS = 0>
+template <int S, int LANES, typename K, typename Comp>
 __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
                                                int na, const K *b,
                                                const K *sb, int nb, int diag,
@@ -146,41 +95,11 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
     const int shift = first + (second ? HALF : 0);
     const unsigned half_mask = (HALF == 32 ? 0xffffffffu : (1u << HALF) - 1)
                                << shift;
-    const auto verdict = [&](int i) {
-      const int v = sample_verdict<S>(sa, sb, nb, diag, i, comp);
-      return second ? v >= 0 : v > 0;
-    };
-    /* the verdicts of samples i0 + r, r < n: sample i's B samples are
-     * sb[j] and sb[j + 1], j = (diag - 1 - i S) / S, so consecutive i
-     * read consecutive B samples downwards (y[r] = sb[j0 + 1 - r]) */
-    constexpr int CRUN = 8;
-    const auto verdict_run = [&](int i0r, int n) {
-      const int j0 = (diag - 1 - i0r * S) / S;
-      K x[CRUN], y[CRUN + 1];
-#pragma unroll
-      for (int r = 0; r < CRUN; ++r)
-        if (r < n) x[r] = sa[i0r + r];
-#pragma unroll
-      for (int r = 0; r <= CRUN; ++r)
-        if (r <= n && (r > 0 || (j0 + 1) * S < nb)) y[r] = sb[j0 + 1 - r];
-      unsigned bits = 0;
-#pragma unroll
-      for (int r = 0; r < CRUN; ++r) {
-        if (r >= n) break;
-        const bool after = comp(y[r + 1], x[r]); /* verdict >= 0 */
-        const bool sure = after && (j0 + 1 - r) * S < nb && comp(y[r], x[r]);
-        if (second ? after : sure) bits |= 1u << r;
-      }
-      return bits;
-    };
-    int found;
-    if constexpr (RUNS >= 2)
-      found = group_first_true_runs<HALF, CRUN>(i0, max(i0, i1),
-                                                l & (HALF - 1), half_mask,
-                                                shift, verdict, verdict_run);
-    else
-      found = group_first_true<HALF>(i0, max(i0, i1), l & (HALF - 1),
-                                     half_mask, shift, verdict);
+    const int found = group_first_true<HALF>(
+        i0, max(i0, i1), l & (HALF - 1), half_mask, shift, [&](int i) {
+          const int v = sample_verdict<S>(sa, sb, nb, diag, i, comp);
+          return second ? v >= 0 : v > 0;
+        });
     const int t_lo = __shfl_sync(0xffffffffu, found, first);
     const int f_lo = __shfl_sync(0xffffffffu, found, first + HALF);
     if (i0 < i1) {
@@ -195,27 +114,6 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
      * rounds of 16 sectors) instead of 32 (2 rounds of 64), which made the
      * partition at 2^26 take 12 us instead of 16 (i64 keys: 31 instead of
      * 42), the reads and not the rounds being what it waits for. */
-    if constexpr (RUNS >= 1) {
-      /* each lane's last round reads 64 bytes of each input */
-      constexpr int FRUN = 64 / (int)sizeof(K);
-      const auto crossed_run = [&](int k0, int n) {
-        K x[FRUN], y[FRUN];
-#pragma unroll
-        for (int r = 0; r < FRUN; ++r)
-          if (r < n) {
-            x[r] = a[k0 + r];
-            y[r] = b[diag - 1 - k0 - r];
-          }
-        unsigned bits = 0;
-#pragma unroll
-        for (int r = 0; r < FRUN; ++r)
-          if (r < n && comp(y[r], x[r])) bits |= 1u << r;
-        return bits;
-      };
-      const int found = group_first_true_runs<FINE, FRUN>(
-          lo, hi, l, ((1u << FINE) - 1) << first, first, crossed, crossed_run);
-      return __shfl_sync(0xffffffffu, found, first);
-    }
     const int found = group_first_true<FINE>(
         lo, hi, l & (FINE - 1), ((1u << FINE) - 1) << first, first,
         [&](int k) { return l < FINE && crossed(k); });
