@@ -1726,59 +1726,6 @@ void stamp_run(setop_data<K, V> &d, mgpu_setop_kind op, const char *what,
     }
 }
 
-/* EXPERIMENT: each thread's search in shared memory with 1 / 3 / 7 probes
- * a step (walk_probes_policy), the library's wide-call options, two passes;
- * then the staged union's stamps with 3 and 7. */
-template <typename K, typename V> void tune_setop_probes(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  typedef setop_policy<sizeof(K), 0> KP;
-  constexpr int WS = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  const mgpu_setop_kind u = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION,
-                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE,
-                        df = MGPU_SET_DIFFERENCE;
-  for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {KP::wide_prefetch, true, true, 0, 0};
-    printf("probes 1 / 3 / 7\n");
-    tune_setop<typename KP::union_tile, false, false, true, WS>(d, u, "keys");
-    tune_setop<walk_probes_policy<typename KP::union_tile, 3>, false, false,
-               true, WS>(d, u, "keys");
-    tune_setop<walk_probes_policy<typename KP::union_tile, 7>, false, false,
-               true, WS>(d, u, "keys");
-    tune_setop<typename KP::intersection, false, false, true, WS>(d, x, "keys");
-    tune_setop<walk_probes_policy<typename KP::intersection, 3>, false, false,
-               true, WS>(d, x, "keys");
-    tune_setop<walk_probes_policy<typename KP::intersection, 7>, false, false,
-               true, WS>(d, x, "keys");
-    tune_setop<typename KP::difference, false, false, true, WS>(d, df, "keys");
-    tune_setop<walk_probes_policy<typename KP::difference, 3>, false, false,
-               true, WS>(d, df, "keys");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, 0};
-    printf("probes 1 / 3 / 7\n");
-    tune_setop<typename SP::staged, true, true, true, WS>(d, u, "stage");
-    tune_setop<walk_probes_policy<typename SP::staged, 3>, true, true, true,
-               WS>(d, u, "stage");
-    tune_setop<walk_probes_policy<typename SP::staged, 7>, true, true, true,
-               WS>(d, u, "stage");
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true, WS>(
-        d, sd, "stage");
-    tune_setop<walk_probes_policy<typename SP::staged_symmetric_difference, 3>,
-               true, true, true, WS>(d, sd, "stage");
-    tune_setop<typename SP::intersection, true, false, true, WS>(d, x, "pairs");
-    tune_setop<walk_probes_policy<typename SP::intersection, 3>, true, false,
-               true, WS>(d, x, "pairs");
-  }
-  d.reset_refs();
-  stamp_run<walk_probes_policy<typename SP::staged, 3>, true, true, WS>(
-      d, u, "stage3", SP::wide_prefetch);
-  stamp_run<walk_probes_policy<typename SP::staged, 7>, true, true, WS>(
-      d, u, "stage7", SP::wide_prefetch);
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_stamps(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
@@ -1854,7 +1801,7 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "stamps" && only != "probes") {
+      only != "xop8" && only != "stamps") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
@@ -1911,7 +1858,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "stamps") tune_setop_stamps<int32_t, uint32_t>(n);
-  if (only == "probes") tune_setop_probes<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -102,12 +102,6 @@ template <typename P, int LOADED_> struct early_outputs_policy : P {
   static constexpr int LOADED = LOADED_;
 };
 
-/* EXPERIMENT: a set-operation tile P whose threads search for their start
- * with N probes a step (merge_path_probes). */
-template <typename P, int N> struct walk_probes_policy : P {
-  static constexpr int WALK_PROBES = N;
-};
-
 /* A set-operation tile P whose threads store U outputs at a time, their
  * loads in flight together. */
 template <typename P, int U> struct unrolled_store_policy : P {

@@ -239,14 +239,6 @@ template <typename P>
 struct store_unroll<P, decltype((void)P::STORE_UNROLL)>
     : std::integral_constant<int, P::STORE_UNROLL> {};
 
-/* EXPERIMENT: probes a step of each thread's search in shared memory
- * (walk_probes_policy); 1 by default. */
-template <typename P, typename = void>
-struct walk_probes : std::integral_constant<int, 1> {};
-template <typename P>
-struct walk_probes<P, decltype((void)P::WALK_PROBES)>
-    : std::integral_constant<int, P::WALK_PROBES> {};
-
 /* Whether a tile stores its outputs in whole lines
  * (aligned_store_policy); false by default. */
 template <typename P, typename = void>
@@ -424,8 +416,8 @@ struct setop_walk {
 /* Each thread's start is the Balanced Path point on its diagonal of the
  * tile, its end the next thread's start; SYNC is the barrier among the
  * compute threads between the two. */
-template <int NT, int VT, typename K, int PROBES = 1, typename Smem,
-          typename Comp, typename Sync>
+template <int NT, int VT, typename K, typename Smem, typename Comp,
+          typename Sync>
 __device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
                                                 bool duplicates, Comp comp,
                                                 Sync sync) {
@@ -434,8 +426,7 @@ __device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
   const int count = na + nb;
   const int diag = min(VT * tid, count);
   stamp_walk(8);
-  const int mp = merge_path_probes<PROBES>(sm.keys + sa, na, sm.keys + sb, nb,
-                                          diag, comp);
+  const int mp = merge_path(sm.keys + sa, na, sm.keys + sb, nb, diag, comp);
   const path_point bp = balanced_path<int>(sm.keys + sa, na, sm.keys + sb, nb,
                                            diag, mp, duplicates, comp);
   setop_walk w;
@@ -751,8 +742,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   mbarrier_wait(&sm.loaded, 0);
   if (stamps && tid == 0) stamps[1] = stamp_now();
-  const setop_walk w = walk_tile<NT, VT, K, walk_probes<P>::value>(
-      sm, p, t.duplicates, comp, [] {
+  const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp, [] {
     if (LOOKBACK_WARP) named_sync(1, NT);
     else __syncthreads();
   });
