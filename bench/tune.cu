@@ -1614,7 +1614,7 @@ template <typename P, bool HAS_V, bool STAGE_V, int S, typename K, typename V>
 void stamp_run(setop_data<K, V> &d, mgpu_setop_kind op, const char *what,
                int prefetch) {
   const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
-  unsigned long long *st = device_alloc<unsigned long long>((size_t)tiles * 12);
+  unsigned long long *st = device_alloc<unsigned long long>((size_t)tiles * 8);
   setop_opt = {prefetch, true, true, 0, 0};
   for (int call = 0; call < 4; ++call) {
     unsigned long long *none = nullptr;
@@ -1627,20 +1627,20 @@ void stamp_run(setop_data<K, V> &d, mgpu_setop_kind op, const char *what,
   CHECK(cudaMemcpyToSymbol(setop_stamps, &none, sizeof none));
   /* tune_setop ran reps + 2 calls with the pointer set in its last round;
    * every call wrote over the same words, so they hold the last call */
-  std::vector<unsigned long long> h((size_t)tiles * 12);
+  std::vector<unsigned long long> h((size_t)tiles * 8);
   CHECK(cudaMemcpy(h.data(), st, h.size() * 8, cudaMemcpyDeviceToHost));
   CHECK(cudaFree(st));
   unsigned long long t0 = ~0ull;
-  for (int t = 0; t < tiles; ++t) t0 = std::min(t0, h[(size_t)t * 12 + 6]);
+  for (int t = 0; t < tiles; ++t) t0 = std::min(t0, h[(size_t)t * 8 + 6]);
   const auto at = [&](int t, int k) {
-    return (double)(long long)(h[(size_t)t * 12 + k] - t0) / 1000.0;
+    return (double)(long long)(h[(size_t)t * 8 + k] - t0) / 1000.0;
   };
   int sms = 0;
-  for (int t = 0; t < tiles; ++t) sms = std::max(sms, (int)h[(size_t)t * 12 + 7] + 1);
+  for (int t = 0; t < tiles; ++t) sms = std::max(sms, (int)h[(size_t)t * 8 + 7] + 1);
   const int wave = sms * P::MIN_BLOCKS;
   std::vector<double> load, walk, relay, pred, proto, waitall, store, life,
       points, bstart, bload, bwalk, brelay, bback;
-  std::vector<double> walk_by[8], w_wait, w_search, w_sync, w_serial, w_scan;
+  std::vector<double> walk_by[8];
   double mx_pub = -1e30;
   int blocker = -1;
   std::vector<double> loads_all, walks_all, relays_all;
@@ -1676,19 +1676,12 @@ void stamp_run(setop_data<K, V> &d, mgpu_setop_kind op, const char *what,
     }
     /* walks on the tile's SM overlapping its own */
     int overlap = 0;
-    const int sm = (int)h[(size_t)t * 12 + 7];
+    const int sm = (int)h[(size_t)t * 8 + 7];
     for (int u = std::max(0, t - 4 * wave); u < std::min(tiles, t + 4 * wave); ++u)
-      if (u != t && (int)h[(size_t)u * 12 + 7] == sm && at(u, 1) < at(t, 2) &&
+      if (u != t && (int)h[(size_t)u * 8 + 7] == sm && at(u, 1) < at(t, 2) &&
           at(u, 2) > at(t, 1))
         ++overlap;
     walk_by[std::min(overlap, 7)].push_back(at(t, 2) - at(t, 1));
-    /* thread 127's share: landed (its own wait) to its search's start, the
-     * search, the barrier, the serial walk, then to the count */
-    w_wait.push_back(at(t, 8) - at(t, 1));
-    w_search.push_back(at(t, 9) - at(t, 8));
-    w_sync.push_back(at(t, 10) - at(t, 9));
-    w_serial.push_back(at(t, 11) - at(t, 10));
-    w_scan.push_back(at(t, 2) - at(t, 11));
   }
   printf("stamps %s %s: %d tiles, %d SMs, wave %d, call %.2f us (first "
          "entry to last end)\n",
@@ -1700,11 +1693,6 @@ void stamp_run(setop_data<K, V> &d, mgpu_setop_kind op, const char *what,
   print_pct("wait for points (entry to start)", points);
   print_pct("load (start to keys landed)", load);
   print_pct("walk (landed to count in smem)", walk);
-  print_pct("  t127: landed to its search", w_wait);
-  print_pct("  t127: merge + balanced path", w_search);
-  print_pct("  t127: barrier of the starts", w_sync);
-  print_pct("  t127: serial walk", w_serial);
-  print_pct("  t127: walk end to count (scan)", w_scan);
   print_pct("relay (count to published)", relay);
   print_pct("late predecessors (pub)", pred);
   print_pct("protocol (last pub to base)", proto);

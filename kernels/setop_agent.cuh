@@ -23,17 +23,6 @@
 
 namespace mgpu {
 
-/* EXPERIMENT (mgpu_tune stamps): 12 words a tile, null: none.  Static: each
- * translation unit (its own module) has its own. */
-static __device__ unsigned long long *setop_stamps = nullptr;
-__device__ __forceinline__ void stamp_walk(int k) {
-  if (setop_stamps && threadIdx.x == 127) {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    setop_stamps[(size_t)blockIdx.x * 12 + k] = t;
-  }
-}
-
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
  * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
  * one, two or four points a warp).
@@ -425,7 +414,6 @@ __device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
   const int sa = p.sa, na = p.span.na, sb = p.sb, nb = p.span.nb;
   const int count = na + nb;
   const int diag = min(VT * tid, count);
-  stamp_walk(8);
   const int mp = merge_path(sm.keys + sa, na, sm.keys + sb, nb, diag, comp);
   const path_point bp = balanced_path<int>(sm.keys + sa, na, sm.keys + sb, nb,
                                            diag, mp, duplicates, comp);
@@ -438,13 +426,10 @@ __device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
     sm.start_a[NT] = sa + na;
     sm.start_b[NT] = sb + nb;
   }
-  stamp_walk(9);
   sync();
   const int ea = max(w.ta, sm.start_a[tid + 1]);
   const int eb = max(w.tb, sm.start_b[tid + 1]);
-  stamp_walk(10);
   serial_set_op<VT>(sm.keys, w.ta, ea, w.tb, eb, &w.took_a, &w.took_b, comp);
-  stamp_walk(11);
   return w;
 }
 
@@ -683,6 +668,10 @@ store_loaded(const setop_tiles<K, V> &t,
  * gathered into the room of B's keys (i32 pairs 8-10% faster), with
  * outputs_loaded_early each thread reads its first outputs into
  * registers (union and symmetric difference, 1-5%). */
+/* EXPERIMENT (mgpu_tune stamps): 8 words a tile, null: none.  Static: each
+ * translation unit (its own module) has its own. */
+static __device__ unsigned long long *setop_stamps = nullptr;
+
 template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
           typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
@@ -709,7 +698,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
    * partition launch (the zeroed look-back words too, or from the sample
    * launch, which ended before it let this one start) */
   unsigned long long *const stamps =
-      setop_stamps ? setop_stamps + (size_t)tile * 12 : nullptr;
+      setop_stamps ? setop_stamps + (size_t)tile * 8 : nullptr;
   if (stamps && tid == 0) {
     unsigned smid;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
