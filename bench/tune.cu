@@ -1597,138 +1597,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* EXPERIMENT: where the staged tile's wait comes from.  setop_kernel
- * writes 8 stamps a tile (setop_stamps); percentiles in us. */
-double pct(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, (size_t)(q * (v.size() - 1) + 0.5))];
-}
-void print_pct(const char *what, const std::vector<double> &v) {
-  printf("  %-34s n=%6zu p10 %6.2f p50 %6.2f p90 %6.2f p99 %6.2f max %7.2f\n",
-         what, v.size(), pct(v, 0.1), pct(v, 0.5), pct(v, 0.9), pct(v, 0.99),
-         pct(v, 1.0));
-}
-
-template <typename P, bool HAS_V, bool STAGE_V, int S, typename K, typename V>
-void stamp_run(setop_data<K, V> &d, mgpu_setop_kind op, const char *what,
-               int prefetch) {
-  const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
-  unsigned long long *st = device_alloc<unsigned long long>((size_t)tiles * 8);
-  setop_opt = {prefetch, true, true, 0, 0};
-  for (int call = 0; call < 4; ++call) {
-    unsigned long long *none = nullptr;
-    CHECK(cudaMemcpyToSymbol(setop_stamps, call == 3 ? &st : &none,
-                             sizeof st));
-    /* the timed calls' conditions: after an L2 flush */
-    tune_setop<P, HAS_V, STAGE_V, true, S>(d, op, what);
-  }
-  unsigned long long *none = nullptr;
-  CHECK(cudaMemcpyToSymbol(setop_stamps, &none, sizeof none));
-  /* tune_setop ran reps + 2 calls with the pointer set in its last round;
-   * every call wrote over the same words, so they hold the last call */
-  std::vector<unsigned long long> h((size_t)tiles * 8);
-  CHECK(cudaMemcpy(h.data(), st, h.size() * 8, cudaMemcpyDeviceToHost));
-  CHECK(cudaFree(st));
-  unsigned long long t0 = ~0ull;
-  for (int t = 0; t < tiles; ++t) t0 = std::min(t0, h[(size_t)t * 8 + 6]);
-  const auto at = [&](int t, int k) {
-    return (double)(long long)(h[(size_t)t * 8 + k] - t0) / 1000.0;
-  };
-  int sms = 0;
-  for (int t = 0; t < tiles; ++t) sms = std::max(sms, (int)h[(size_t)t * 8 + 7] + 1);
-  const int wave = sms * P::MIN_BLOCKS;
-  std::vector<double> load, walk, relay, pred, proto, waitall, store, life,
-      points, bstart, bload, bwalk, brelay, bback;
-  std::vector<double> walk_by[8];
-  double mx_pub = -1e30;
-  int blocker = -1;
-  std::vector<double> loads_all, walks_all, relays_all;
-  for (int t = 0; t < tiles; ++t) {
-    loads_all.push_back(at(t, 1) - at(t, 0));
-    walks_all.push_back(at(t, 2) - at(t, 1));
-    relays_all.push_back(at(t, 3) - at(t, 2));
-  }
-  const double mload = pct(loads_all, 0.5), mwalk = pct(walks_all, 0.5),
-               mrelay = pct(relays_all, 0.5);
-  for (int t = 0; t < tiles; ++t) {
-    const double pub = at(t, 3);
-    const double before = mx_pub; /* latest predecessor publication */
-    const int b = blocker;
-    if (pub > mx_pub) { mx_pub = pub; blocker = t; }
-    if (t < wave) continue; /* the first wave waits for the partition */
-    points.push_back(at(t, 0) - at(t, 6));
-    load.push_back(at(t, 1) - at(t, 0));
-    walk.push_back(at(t, 2) - at(t, 1));
-    relay.push_back(at(t, 3) - at(t, 2));
-    const double late = before - pub;
-    pred.push_back(std::max(0.0, late));
-    proto.push_back(at(t, 4) - std::max(pub, before));
-    waitall.push_back(at(t, 4) - at(t, 2));
-    store.push_back(at(t, 5) - at(t, 4));
-    life.push_back(at(t, 5) - at(t, 6));
-    if (late > 0.5 && b >= 0) {
-      bstart.push_back(at(b, 0) - at(t, 0));
-      bload.push_back(at(b, 1) - at(b, 0) - mload);
-      bwalk.push_back(at(b, 2) - at(b, 1) - mwalk);
-      brelay.push_back(at(b, 3) - at(b, 2) - mrelay);
-      bback.push_back((double)(t - b));
-    }
-    /* walks on the tile's SM overlapping its own */
-    int overlap = 0;
-    const int sm = (int)h[(size_t)t * 8 + 7];
-    for (int u = std::max(0, t - 4 * wave); u < std::min(tiles, t + 4 * wave); ++u)
-      if (u != t && (int)h[(size_t)u * 8 + 7] == sm && at(u, 1) < at(t, 2) &&
-          at(u, 2) > at(t, 1))
-        ++overlap;
-    walk_by[std::min(overlap, 7)].push_back(at(t, 2) - at(t, 1));
-  }
-  printf("stamps %s %s: %d tiles, %d SMs, wave %d, call %.2f us (first "
-         "entry to last end)\n",
-         what, setop_name(op), tiles, sms, wave, [&] {
-           double e = 0;
-           for (int t = 0; t < tiles; ++t) e = std::max(e, at(t, 5));
-           return e;
-         }());
-  print_pct("wait for points (entry to start)", points);
-  print_pct("load (start to keys landed)", load);
-  print_pct("walk (landed to count in smem)", walk);
-  print_pct("relay (count to published)", relay);
-  print_pct("late predecessors (pub)", pred);
-  print_pct("protocol (last pub to base)", proto);
-  print_pct("count to base", waitall);
-  print_pct("base to end", store);
-  print_pct("life (entry to end)", life);
-  printf("  tiles whose latest predecessor published > 0.5 us after them: "
-         "%zu; that predecessor:\n", bback.size());
-  print_pct("  tiles back", bback);
-  print_pct("  its start - the tile's start", bstart);
-  print_pct("  its load - median load", bload);
-  print_pct("  its walk - median walk", bwalk);
-  print_pct("  its relay - median relay", brelay);
-  for (int k = 0; k < 8; ++k)
-    if (!walk_by[k].empty()) {
-      char name[64];
-      snprintf(name, sizeof name, "walk, %d other walks on the SM", k);
-      print_pct(name, walk_by[k]);
-    }
-}
-
-template <typename K, typename V> void tune_setop_stamps(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  typedef setop_policy<sizeof(K), 0> KP;
-  constexpr int WS = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  for (int r = 0; r < 2; ++r) {
-    stamp_run<typename SP::staged, true, true, WS>(d, MGPU_SET_UNION, "stage",
-                                                   SP::wide_prefetch);
-  }
-  d.reset_refs();
-  for (int r = 0; r < 2; ++r)
-    stamp_run<typename KP::union_tile, false, false, WS>(
-        d, MGPU_SET_UNION, "keys", KP::wide_prefetch);
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1789,7 +1657,7 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "stamps") {
+      only != "xop8") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
@@ -1845,7 +1713,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "stamps") tune_setop_stamps<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

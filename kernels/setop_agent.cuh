@@ -668,10 +668,6 @@ store_loaded(const setop_tiles<K, V> &t,
  * gathered into the room of B's keys (i32 pairs 8-10% faster), with
  * outputs_loaded_early each thread reads its first outputs into
  * registers (union and symmetric difference, 1-5%). */
-/* EXPERIMENT (mgpu_tune stamps): 8 words a tile, null: none.  Static: each
- * translation unit (its own module) has its own. */
-static __device__ unsigned long long *setop_stamps = nullptr;
-
 template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
           typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
@@ -697,18 +693,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   /* launched early (grid_dependency.cuh): the splits come from the
    * partition launch (the zeroed look-back words too, or from the sample
    * launch, which ended before it let this one start) */
-  unsigned long long *const stamps =
-      setop_stamps ? setop_stamps + (size_t)tile * 8 : nullptr;
-  if (stamps && tid == 0) {
-    unsigned smid;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-    stamps[7] = smid;
-    stamps[6] = stamp_now(); /* before the wait for the points */
-  }
   wait_for_points(t.ready, tile);
 
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
-  if (stamps && tid == 0) stamps[0] = stamp_now();
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
   setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
@@ -716,9 +703,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, tile, &sm.count_slot, &count,
-        stamps && tid == NT ? stamps + 3 : nullptr);
-    if (stamps && tid == NT) stamps[4] = stamp_now();
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -730,7 +715,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   }
 
   mbarrier_wait(&sm.loaded, 0);
-  if (stamps && tid == 0) stamps[1] = stamp_now();
   const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp, [] {
     if (LOOKBACK_WARP) named_sync(1, NT);
     else __syncthreads();
@@ -749,7 +733,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
-    if (stamps && tid == 0) stamps[2] = stamp_now();
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);
@@ -816,7 +799,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
           t, sm, p, base + lo, min(tile_count - lo, KEPT));
     }
   }
-  if (stamps && tid == 0) stamps[5] = stamp_now();
 }
 
 } // namespace mgpu

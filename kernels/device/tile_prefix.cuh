@@ -174,19 +174,11 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * the group's total) as soon as it is there, so successors never wait on
  * this warp's own waiting.  Returns (to every lane) the sum of the counts
  * of tiles 0 .. tile-1 and sets *count_out. */
-/* EXPERIMENT (mgpu_tune stamps): the global timer */
-__device__ __forceinline__ unsigned long long stamp_now() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    Poll poll, long long *count_out, unsigned long long *pub = nullptr) {
+    Poll poll, long long *count_out) {
   const int lane = threadIdx.x & 31;
-  bool published = false;
   long long count = -1;      /* the tile's count, once poll() has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
                                 tile of its group must publish the total */
@@ -198,8 +190,6 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
         if (lane == 0)
           tile_status_store(status + tile,
                             kTileCount | (unsigned long long)count);
-        if (pub && lane == 0) *pub = stamp_now();
-        published = true;
       }
     }
     if (group_sum >= 0 && count >= 0) {
@@ -229,7 +219,6 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     else __nanosleep(32);
   }
   publish_prefix(status, gstatus, tile, before + count);
-  if (pub && !published && lane == 0) *pub = stamp_now();
   *count_out = count;
   return before;
 }
@@ -238,12 +227,10 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
  * (-1 until the other warps write it with write_count_slot). */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    int *count_slot, long long *count_out,
-    unsigned long long *pub = nullptr) {
+    int *count_slot, long long *count_out) {
   return tile_exclusive_prefix_polled(
       status, gstatus, tile,
-      [&]() -> long long { return read_count_slot(count_slot); }, count_out,
-      pub);
+      [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
 } // namespace mgpu
