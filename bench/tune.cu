@@ -1468,6 +1468,238 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* ---- counted now, stored later (thirty-fourth round) -------------------
+ * Block b counts tile b and stores tile b - D.  Counting: the tile's keys
+ * by bulk copy, the walk, the scan; each thread's walk (its start in A and
+ * B, its took_a and took_b, its offset) goes to words[], and the count to
+ * status[b] (the words' flag too).  The count of each group of 32 tiles is
+ * summed by an atomic add, and the group's last count publishes the
+ * group's total: no counting tile waits for another.  Storing: tile s's
+ * keys again (from L2: counted D tiles ago) and values by bulk copy, its
+ * kept list from the words, its base from the look-back warp, which sums
+ * counts published long ago (D tiles) instead of waiting for late ones.
+ * What it trades: the keys twice into the SMs (the second time from L2),
+ * 16 bytes a thread through L2, against a block never holding its shared
+ * memory while it waits for predecessors. */
+template <typename P, int D, int SU, bool AL, typename K, typename V,
+          typename Comp>
+__global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
+    deferred_kernel(setop_tiles<K, V> t, int tiles, uint4 *words,
+                    unsigned long long *gacc, int kpf, int vpf, Comp comp) {
+  constexpr int NT = P::NT, VT = P::VT, NV = P::NV, THREADS = NT + 32;
+  typedef setop_smem<NT, VT, true, K, V, NV, false> smem_t;
+  auto &sm = *shared_as<smem_t>();
+  const int tid = threadIdx.x, b = blockIdx.x, lane = tid & 31;
+  const int u = b < tiles ? b : -1;  /* counted here */
+  const int s = b >= D ? b - D : -1; /* stored here */
+  if (tid == 0) {
+    mbarrier_init(&sm.loaded, 1);
+    mbarrier_init(&sm.vloaded, 1);
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  if (tid >= NT) {
+    if (u >= 0) {
+      named_sync(3, THREADS); /* the count */
+      if (lane == 0) {
+        const unsigned c = (unsigned)*(volatile int *)&sm.count_slot;
+        const int g = u >> 5, members = min(32, tiles - (g << 5));
+        const unsigned long long old =
+            atomicAdd(gacc + g, (1ull << 32) | (unsigned long long)c);
+        if ((int)(old >> 32) == members - 1)
+          atomicCAS(t.gstatus + g, 0ull,
+                    kTileCount | ((old & 0xffffffffull) + c));
+      }
+      __syncwarp();
+    }
+    if (s >= 0) {
+      unsigned long long cw;
+      while (((cw = tile_status_load(t.status + s)) >> 62) == 0)
+        __nanosleep(64);
+      const long long count = (long long)(cw & kTileValue);
+      long long before = 0;
+      if (s > 0)
+        before = sum_predecessors(
+            t.status, t.gstatus, s, [] { tile_back_off(); },
+            [](long long) {});
+      publish_prefix(t.status, t.gstatus, s, before + count);
+      if (lane == 0) {
+        sm.base = before;
+        if (s == tiles - 1) publish_total(t.total, before + count, t.ticket);
+      }
+      __threadfence_block();
+      named_arrive(2, THREADS);
+    }
+    return;
+  }
+  unsigned phase = 0;
+  if (u >= 0) {
+    const setop_place p = place_of_tile<NV, true>(t, u);
+    setop_start_load<NT, false>(t, sm, p, u, tiles, false);
+    if (tid == NT - 1 && kpf > 0 && u + kpf < tiles) {
+      const setop_span n = span_of_tile<NV>(t.splits, u + kpf, t.na, t.nb);
+      bulk_prefetch_l2(t.a + n.a0, n.na);
+      bulk_prefetch_l2(t.b + n.b0, n.nb);
+    }
+    named_sync(1, NT); /* the ragged ends */
+    mbarrier_wait(&sm.loaded, 0);
+    const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
+                                              [] { named_sync(1, NT); });
+    const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
+    int tile_count;
+    const int offset = compute_exclusive_sum<NT>(__popc(commit),
+                                                 sm.warp_totals, &tile_count);
+    words[(size_t)u * NT + tid] =
+        make_uint4((unsigned)w.ta | ((unsigned)w.tb << 16), w.took_a,
+                   w.took_b, (unsigned)offset);
+    __threadfence();
+    named_sync(1, NT); /* every thread's words, and its walk's reads */
+    if (tid == 0) {
+      tile_status_store(t.status + u,
+                        kTileCount | (unsigned long long)tile_count);
+      sm.count_slot = tile_count;
+      __threadfence_block();
+      async_proxy_fence(); /* keys[] refilled by the store's bulk copies */
+    }
+    named_arrive(3, THREADS);
+    phase = 1;
+  }
+  if (s < 0) return;
+  const setop_place q = place_of_tile<NV, true>(t, s);
+  setop_start_load<NT, true>(t, sm, q, s, tiles, false);
+  if (tid == NT - 1 && vpf > 0 && s + vpf < tiles) {
+    const setop_span n = span_of_tile<NV>(t.splits, s + vpf, t.na, t.nb);
+    bulk_prefetch_l2(t.av + n.a0, n.na);
+    bulk_prefetch_l2(t.bv + n.b0, n.nb);
+  }
+  while ((tile_status_load(t.status + s) >> 62) == 0) __nanosleep(64);
+  __threadfence();
+  const uint4 r = words[(size_t)s * NT + tid];
+  setop_walk w;
+  w.ta = (int)(r.x & 0xffffu);
+  w.tb = (int)(r.x >> 16);
+  w.took_a = r.y;
+  w.took_b = r.z;
+  const int offset = (int)r.w;
+  const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
+  int tile_count = 0;
+  (void)compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
+                                  &tile_count);
+  list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
+  named_sync(1, NT); /* kept[], the ragged ends */
+  mbarrier_wait(&sm.loaded, phase);
+  mbarrier_wait(&sm.vloaded, 0);
+  named_sync(2, THREADS); /* the base */
+  store_kept<NT, true, true, K, V, smem_t, SU, AL>(t, sm, q, sm.base,
+                                                   tile_count);
+}
+
+template <typename P, int D, int SU, bool AL, typename K, typename V>
+double deferred_time(setop_data<K, V> &d, const unsigned *splits,
+                     unsigned long long *status, int status_words,
+                     uint4 *words, unsigned long long *gacc, int kpf_pct,
+                     int vpf_pct) {
+  typedef ascending<K> C;
+  const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
+  const int groups = (tiles + 31) / 32;
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto kernel = deferred_kernel<P, D, SU, AL, K, V, C>;
+  const size_t smem = sizeof(setop_smem<P::NT, P::VT, true, K, V, P::NV, false>);
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem));
+  int per_sm = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                      P::NT + 32, smem));
+  const int wave = sms * per_sm;
+  unsigned long long *total = status + status_words - 2;
+  setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
+                         status + tiles, total, 1, d.out, d.outv,
+                         (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
+                         true, 0, nullptr};
+  const double ms = time_ms([&] {
+    CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
+    CHECK(cudaMemsetAsync(gacc, 0, sizeof(*gacc) * groups, stream));
+    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
+    CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
+  }, [&] {
+    kernel<<<tiles + D, P::NT + 32, smem, stream>>>(
+        t, tiles, words, gacc, wave * kpf_pct / 100, wave * vpf_pct / 100, C());
+    CHECK(cudaGetLastError());
+  });
+  const int o = (int)MGPU_SET_UNION;
+  unsigned long long got = 0;
+  CHECK(cudaMemcpy(&got, total, sizeof got, cudaMemcpyDeviceToHost));
+  const bool ok = d.have_ref[o] && got == d.ref_count[o] &&
+                  same_bytes(d.out, d.ref_out[o], sizeof(K) * got) &&
+                  same_bytes(d.outv, d.ref_outv[o], sizeof(V) * got);
+  if (!ok) ++failures;
+  const double in = (double)(d.na + d.nb) * (sizeof(K) + sizeof(V));
+  printf("deferred  NT=%3d VT=%2d D=%4d SU=%d AL=%d smem=%zu %d an SM "
+         "kpf=%d%% vpf=%d%% %8.4f ms %5.2f TB/s%s\n",
+         P::NT, P::VT, D, SU, AL ? 1 : 0, smem, per_sm, kpf_pct, vpf_pct, ms,
+         (in + 0.8 * in) / (ms * 1e-3) / 1e12, ok ? "" : " MISMATCH");
+  return ms;
+}
+
+/* MODE 3 and MODE 7 of the ceiling, then the deferred tiles, on one shape's
+ * splits. */
+template <typename P, typename K, typename V>
+void deferred_shape(setop_data<K, V> &d, int prefetch) {
+  constexpr int S = kSetopSampleStride;
+  typedef ascending<K> C;
+  const int na = d.na, nb = d.nb;
+  const int tiles = tiles_of((long long)na + nb, P::NV);
+  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
+  const int ca = samples_of(na, S), cb = samples_of(nb, S);
+  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned long long *gacc = device_alloc<unsigned long long>((tiles + 31) / 32);
+  uint4 *words = device_alloc<uint4>((size_t)tiles * P::NT);
+  unsigned *splits = device_alloc<unsigned>(tiles + 1);
+  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
+  gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
+                             stream>>>(d.a, na, sa, d.b, nb, sb);
+  CHECK(cudaGetLastError());
+  CHECK(launch_early(false, setop_partition_kernel<S, 8, K, C>,
+                     grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
+                     d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
+                     tiles + 1, true, splits, status, status_words,
+                     (unsigned *)nullptr, 0, C()));
+  CHECK(cudaStreamSynchronize(stream));
+  ceil_time<P, 3>(d, splits, prefetch, status, status_words);
+  ceil_time<P, 7>(d, splits, prefetch, status, status_words);
+  deferred_time<P, 256, 1, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 256, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 256, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 128, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 512, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 1024, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 256, 2, false>(d, splits, status, status_words, words, gacc, 0, 0);
+  deferred_time<P, 256, 2, false>(d, splits, status, status_words, words, gacc, 2 * prefetch, prefetch);
+  deferred_time<P, 256, 2, false>(d, splits, status, status_words, words, gacc, prefetch, 2 * prefetch);
+  CHECK(cudaFree(status));
+  CHECK(cudaFree(gacc));
+  CHECK(cudaFree(words));
+  CHECK(cudaFree(splits));
+  CHECK(cudaFree(sa));
+  CHECK(cudaFree(sb));
+}
+
+template <typename K, typename V> void tune_setop_deferred(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  printf("memcpy of the inputs (%zu bytes): %.4f ms, %.2f TB/s\n",
+         (size_t)n * (sizeof(K) + sizeof(V)), d.memcpy_pairs,
+         2.0 * n * (sizeof(K) + sizeof(V)) / (d.memcpy_pairs * 1e-3) / 1e12);
+  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
+  for (int pass = 0; pass < 2; ++pass) {
+    tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
+                                                      "stage");
+    deferred_shape<T<128, 31, 5>>(d, 35);
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* The sample stride of the partition (kSetopSampleStride first, the
  * reference), for the policy's union, intersection and staged union. */
 template <typename K, typename V> void tune_setop_stride(int n) {
@@ -1657,13 +1889,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8") {
+      only != "xop8" && only != "deferred") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | deferred]\n");
     return 2;
   }
   char err[256];
@@ -1713,6 +1945,7 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
+  if (only == "deferred") tune_setop_deferred<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
