@@ -1481,13 +1481,19 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
  * What it trades: the keys twice into the SMs (the second time from L2),
  * 16 bytes a thread through L2, against a block never holding its shared
  * memory while it waits for predecessors. */
+template <int NT, int VT, typename K, typename V>
+struct deferred_smem : setop_smem<NT, VT, true, K, V, NT * VT, false> {
+  uint4 words[NT]; /* the stored tile's walk, copied by the look-back warp */
+  int stored_count;
+};
+
 template <typename P, int D, int SU, bool AL, typename K, typename V,
           typename Comp>
 __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     deferred_kernel(setop_tiles<K, V> t, int tiles, uint4 *words,
                     unsigned long long *gacc, int kpf, int vpf, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV, THREADS = NT + 32;
-  typedef setop_smem<NT, VT, true, K, V, NV, false> smem_t;
+  typedef deferred_smem<NT, VT, K, V> smem_t;
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, b = blockIdx.x, lane = tid & 31;
   const int u = b < tiles ? b : -1;  /* counted here */
@@ -1499,23 +1505,16 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   }
   __syncthreads();
   if (tid >= NT) {
-    if (u >= 0) {
-      named_sync(3, THREADS); /* the count */
-      if (lane == 0) {
-        const unsigned c = (unsigned)*(volatile int *)&sm.count_slot;
-        const int g = u >> 5, members = min(32, tiles - (g << 5));
-        const unsigned long long old =
-            atomicAdd(gacc + g, (1ull << 32) | (unsigned long long)c);
-        if ((int)(old >> 32) == members - 1)
-          atomicCAS(t.gstatus + g, 0ull,
-                    kTileCount | ((old & 0xffffffffull) + c));
-      }
-      __syncwarp();
-    }
+    /* the stored tile first: its count and walk were published ~D tiles
+     * ago, and so were its predecessors' counts */
     if (s >= 0) {
       unsigned long long cw;
       while (((cw = tile_status_load(t.status + s)) >> 62) == 0)
         __nanosleep(64);
+      __threadfence();
+      const uint4 *src = words + (size_t)s * NT;
+#pragma unroll
+      for (int i = lane; i < NT; i += 32) sm.words[i] = src[i];
       const long long count = (long long)(cw & kTileValue);
       long long before = 0;
       if (s > 0)
@@ -1525,21 +1524,59 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       publish_prefix(t.status, t.gstatus, s, before + count);
       if (lane == 0) {
         sm.base = before;
+        sm.stored_count = (int)count;
         if (s == tiles - 1) publish_total(t.total, before + count, t.ticket);
       }
       __threadfence_block();
       named_arrive(2, THREADS);
     }
+    /* then the counted tile's count, once the compute threads have it */
+    if (u >= 0) {
+      named_sync(3, THREADS);
+      if (lane == 0) {
+        const unsigned c = (unsigned)*(volatile int *)&sm.count_slot;
+        __threadfence(); /* the compute threads' words before the flag */
+        tile_status_store(t.status + u, kTileCount | (unsigned long long)c);
+        const int g = u >> 5, members = min(32, tiles - (g << 5));
+        const unsigned long long old =
+            atomicAdd(gacc + g, (1ull << 32) | (unsigned long long)c);
+        if ((int)(old >> 32) == members - 1)
+          atomicCAS(t.gstatus + g, 0ull,
+                    kTileCount | ((old & 0xffffffffull) + c));
+      }
+      __syncwarp();
+    }
     return;
+  }
+  const setop_place p = place_of_tile<NV, true>(t, u >= 0 ? u : s);
+  const setop_place q = place_of_tile<NV, true>(t, s >= 0 ? s : u);
+  /* the counted tile's keys and the stored tile's values, together */
+  if (s >= 0) {
+    const setop_span &n = q.span;
+    const bulk_split<V> cva = split_for_bulk(t.av + n.a0, n.na);
+    const bulk_split<V> cvb = split_for_bulk(t.bv + n.b0, n.nb);
+    if (tid == 0) {
+      mbarrier_arrive_expect_tx(&sm.vloaded, cva.bytes + cvb.bytes);
+      bulk_copy_middle(sm.vals + q.va, t.av + n.a0, cva, &sm.vloaded);
+      bulk_copy_middle(sm.vals + q.vb, t.bv + n.b0, cvb, &sm.vloaded);
+    }
+    if (tid >= 64 && tid < 96)
+      copy_ragged_ends(sm.vals + q.va, t.av + n.a0, n.na, cva, tid - 64);
+    else if (tid >= 96)
+      copy_ragged_ends(sm.vals + q.vb, t.bv + n.b0, n.nb, cvb, tid - 96);
+    if (tid == NT - 1 && vpf > 0 && s + vpf < tiles) {
+      const setop_span f = span_of_tile<NV>(t.splits, s + vpf, t.na, t.nb);
+      bulk_prefetch_l2(t.av + f.a0, f.na);
+      bulk_prefetch_l2(t.bv + f.b0, f.nb);
+    }
   }
   unsigned phase = 0;
   if (u >= 0) {
-    const setop_place p = place_of_tile<NV, true>(t, u);
     setop_start_load<NT, false>(t, sm, p, u, tiles, false);
     if (tid == NT - 1 && kpf > 0 && u + kpf < tiles) {
-      const setop_span n = span_of_tile<NV>(t.splits, u + kpf, t.na, t.nb);
-      bulk_prefetch_l2(t.a + n.a0, n.na);
-      bulk_prefetch_l2(t.b + n.b0, n.nb);
+      const setop_span f = span_of_tile<NV>(t.splits, u + kpf, t.na, t.nb);
+      bulk_prefetch_l2(t.a + f.a0, f.na);
+      bulk_prefetch_l2(t.b + f.b0, f.nb);
     }
     named_sync(1, NT); /* the ragged ends */
     mbarrier_wait(&sm.loaded, 0);
@@ -1552,46 +1589,42 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     words[(size_t)u * NT + tid] =
         make_uint4((unsigned)w.ta | ((unsigned)w.tb << 16), w.took_a,
                    w.took_b, (unsigned)offset);
-    __threadfence();
-    named_sync(1, NT); /* every thread's words, and its walk's reads */
-    if (tid == 0) {
-      tile_status_store(t.status + u,
-                        kTileCount | (unsigned long long)tile_count);
-      sm.count_slot = tile_count;
-      __threadfence_block();
-      async_proxy_fence(); /* keys[] refilled by the store's bulk copies */
-    }
+    if (tid == 0) sm.count_slot = tile_count;
+    __threadfence_block();
     named_arrive(3, THREADS);
+    named_sync(1, NT); /* every walk's reads of keys[] */
+    if (tid == 0) async_proxy_fence(); /* keys[] refilled by bulk copies */
     phase = 1;
   }
   if (s < 0) return;
-  const setop_place q = place_of_tile<NV, true>(t, s);
-  setop_start_load<NT, true>(t, sm, q, s, tiles, false);
-  if (tid == NT - 1 && vpf > 0 && s + vpf < tiles) {
-    const setop_span n = span_of_tile<NV>(t.splits, s + vpf, t.na, t.nb);
-    bulk_prefetch_l2(t.av + n.a0, n.na);
-    bulk_prefetch_l2(t.bv + n.b0, n.nb);
+  /* the stored tile's keys, asked again (L2 holds them: loaded D tiles ago) */
+  {
+    const setop_span &n = q.span;
+    const bulk_split<K> ca = split_for_bulk(t.a + n.a0, n.na);
+    const bulk_split<K> cb = split_for_bulk(t.b + n.b0, n.nb);
+    if (tid == 0) {
+      mbarrier_arrive_expect_tx(&sm.loaded, ca.bytes + cb.bytes);
+      bulk_copy_middle(sm.keys + q.sa, t.a + n.a0, ca, &sm.loaded);
+      bulk_copy_middle(sm.keys + q.sb, t.b + n.b0, cb, &sm.loaded);
+    }
+    if (tid < 32) copy_ragged_ends(sm.keys + q.sa, t.a + n.a0, n.na, ca, tid);
+    else if (tid < 64)
+      copy_ragged_ends(sm.keys + q.sb, t.b + n.b0, n.nb, cb, tid - 32);
   }
-  while ((tile_status_load(t.status + s) >> 62) == 0) __nanosleep(64);
-  __threadfence();
-  const uint4 r = words[(size_t)s * NT + tid];
+  named_sync(2, THREADS); /* the base, the count and the words */
+  const uint4 r = sm.words[tid];
   setop_walk w;
   w.ta = (int)(r.x & 0xffffu);
   w.tb = (int)(r.x >> 16);
   w.took_a = r.y;
   w.took_b = r.z;
-  const int offset = (int)r.w;
   const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
-  int tile_count = 0;
-  (void)compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
-                                  &tile_count);
-  list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
+  list_kept<VT, NV, NV>(sm.kept, (int)r.w, commit, w);
   named_sync(1, NT); /* kept[], the ragged ends */
   mbarrier_wait(&sm.loaded, phase);
   mbarrier_wait(&sm.vloaded, 0);
-  named_sync(2, THREADS); /* the base */
   store_kept<NT, true, true, K, V, smem_t, SU, AL>(t, sm, q, sm.base,
-                                                   tile_count);
+                                                   sm.stored_count);
 }
 
 template <typename P, int D, int SU, bool AL, typename K, typename V>
@@ -1605,7 +1638,7 @@ double deferred_time(setop_data<K, V> &d, const unsigned *splits,
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   auto kernel = deferred_kernel<P, D, SU, AL, K, V, C>;
-  const size_t smem = sizeof(setop_smem<P::NT, P::VT, true, K, V, P::NV, false>);
+  const size_t smem = sizeof(deferred_smem<P::NT, P::VT, K, V>);
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)smem));
   int per_sm = 0;
@@ -1668,15 +1701,13 @@ void deferred_shape(setop_data<K, V> &d, int prefetch) {
   CHECK(cudaStreamSynchronize(stream));
   ceil_time<P, 3>(d, splits, prefetch, status, status_words);
   ceil_time<P, 7>(d, splits, prefetch, status, status_words);
-  deferred_time<P, 256, 1, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 256, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 256, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
   deferred_time<P, 128, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 512, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 1024, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 256, 2, false>(d, splits, status, status_words, words, gacc, 0, 0);
-  deferred_time<P, 256, 2, false>(d, splits, status, status_words, words, gacc, 2 * prefetch, prefetch);
-  deferred_time<P, 256, 2, false>(d, splits, status, status_words, words, gacc, prefetch, 2 * prefetch);
+  deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 64, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 256, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, 0, 0);
+  deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, prefetch, 0);
+  deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, 2 * prefetch, 2 * prefetch);
   CHECK(cudaFree(status));
   CHECK(cudaFree(gacc));
   CHECK(cudaFree(words));
