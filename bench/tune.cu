@@ -1530,22 +1530,6 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       __threadfence_block();
       named_arrive(2, THREADS);
     }
-    /* then the counted tile's count, once the compute threads have it */
-    if (u >= 0) {
-      named_sync(3, THREADS);
-      if (lane == 0) {
-        const unsigned c = (unsigned)*(volatile int *)&sm.count_slot;
-        __threadfence(); /* the compute threads' words before the flag */
-        tile_status_store(t.status + u, kTileCount | (unsigned long long)c);
-        const int g = u >> 5, members = min(32, tiles - (g << 5));
-        const unsigned long long old =
-            atomicAdd(gacc + g, (1ull << 32) | (unsigned long long)c);
-        if ((int)(old >> 32) == members - 1)
-          atomicCAS(t.gstatus + g, 0ull,
-                    kTileCount | ((old & 0xffffffffull) + c));
-      }
-      __syncwarp();
-    }
     return;
   }
   const setop_place p = place_of_tile<NV, true>(t, u >= 0 ? u : s);
@@ -1589,11 +1573,21 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     words[(size_t)u * NT + tid] =
         make_uint4((unsigned)w.ta | ((unsigned)w.tb << 16), w.took_a,
                    w.took_b, (unsigned)offset);
-    if (tid == 0) sm.count_slot = tile_count;
-    __threadfence_block();
-    named_arrive(3, THREADS);
-    named_sync(1, NT); /* every walk's reads of keys[] */
+    named_sync(1, NT); /* every walk's reads of keys[], every thread's words */
     if (tid == 0) async_proxy_fence(); /* keys[] refilled by bulk copies */
+    if (tid == 96) {
+      /* published at once: later tiles' bases wait for it, not for this
+       * block's look-back */
+      __threadfence(); /* the words before the flag */
+      tile_status_store(t.status + u,
+                        kTileCount | (unsigned long long)tile_count);
+      const int g = u >> 5, members = min(32, tiles - (g << 5));
+      const unsigned long long old = atomicAdd(
+          gacc + g, (1ull << 32) | (unsigned long long)(unsigned)tile_count);
+      if ((int)(old >> 32) == members - 1)
+        atomicCAS(t.gstatus + g, 0ull,
+                  kTileCount | ((old & 0xffffffffull) + tile_count));
+    }
     phase = 1;
   }
   if (s < 0) return;
@@ -1701,13 +1695,11 @@ void deferred_shape(setop_data<K, V> &d, int prefetch) {
   CHECK(cudaStreamSynchronize(stream));
   ceil_time<P, 3>(d, splits, prefetch, status, status_words);
   ceil_time<P, 7>(d, splits, prefetch, status, status_words);
-  deferred_time<P, 128, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
   deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
   deferred_time<P, 64, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
   deferred_time<P, 256, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, 0, 0);
-  deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, prefetch, 0);
-  deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, 2 * prefetch, 2 * prefetch);
+  deferred_time<P, 384, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 128, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
   CHECK(cudaFree(status));
   CHECK(cudaFree(gacc));
   CHECK(cudaFree(words));
