@@ -1487,11 +1487,20 @@ struct deferred_smem : setop_smem<NT, VT, true, K, V, NT * VT, false> {
   int stored_count;
 };
 
+__device__ unsigned long long *deferred_stamps;
+__device__ __forceinline__ unsigned long long stamp_now() {
+  unsigned long long x;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(x));
+  return x;
+}
+
 template <typename P, int D, int SU, bool AL, typename K, typename V,
           typename Comp>
 __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     deferred_kernel(setop_tiles<K, V> t, int tiles, uint4 *words,
                     unsigned long long *gacc, int kpf, int vpf, Comp comp) {
+  unsigned long long *st = deferred_stamps ? deferred_stamps + blockIdx.x * 10 : nullptr;
+#define STAMP(k) do { if (st) st[k] = stamp_now(); } while (0)
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV, THREADS = NT + 32;
   typedef deferred_smem<NT, VT, K, V> smem_t;
   auto &sm = *shared_as<smem_t>();
@@ -1504,6 +1513,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     mbarrier_init_fence();
   }
   __syncthreads();
+  if (tid == 0) STAMP(0);
   if (tid >= NT) {
     /* the stored tile first: its count and walk were published ~D tiles
      * ago, and so were its predecessors' counts */
@@ -1511,6 +1521,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       unsigned long long cw;
       while (((cw = tile_status_load(t.status + s)) >> 62) == 0)
         __nanosleep(64);
+      if (lane == 0) STAMP(8);
       __threadfence();
       const uint4 *src = words + (size_t)s * NT;
 #pragma unroll
@@ -1526,6 +1537,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
         sm.base = before;
         sm.stored_count = (int)count;
         if (s == tiles - 1) publish_total(t.total, before + count, t.ticket);
+        STAMP(9);
       }
       __threadfence_block();
       named_arrive(2, THREADS);
@@ -1564,12 +1576,14 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     }
     named_sync(1, NT); /* the ragged ends */
     mbarrier_wait(&sm.loaded, 0);
+    if (tid == 0) STAMP(1);
     const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
                                               [] { named_sync(1, NT); });
     const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
     int tile_count;
     const int offset = compute_exclusive_sum<NT>(__popc(commit),
                                                  sm.warp_totals, &tile_count);
+    if (tid == 0) STAMP(2);
     words[(size_t)u * NT + tid] =
         make_uint4((unsigned)w.ta | ((unsigned)w.tb << 16), w.took_a,
                    w.took_b, (unsigned)offset);
@@ -1587,6 +1601,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       if ((int)(old >> 32) == members - 1)
         atomicCAS(t.gstatus + g, 0ull,
                   kTileCount | ((old & 0xffffffffull) + tile_count));
+      STAMP(3);
     }
     phase = 1;
   }
@@ -1606,6 +1621,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       copy_ragged_ends(sm.keys + q.sb, t.b + n.b0, n.nb, cb, tid - 32);
   }
   named_sync(2, THREADS); /* the base, the count and the words */
+  if (tid == 0) STAMP(4);
   const uint4 r = sm.words[tid];
   setop_walk w;
   w.ta = (int)(r.x & 0xffffu);
@@ -1616,16 +1632,20 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   list_kept<VT, NV, NV>(sm.kept, (int)r.w, commit, w);
   named_sync(1, NT); /* kept[], the ragged ends */
   mbarrier_wait(&sm.loaded, phase);
+  if (tid == 0) STAMP(5);
   mbarrier_wait(&sm.vloaded, 0);
+  if (tid == 0) STAMP(6);
   store_kept<NT, true, true, K, V, smem_t, SU, AL>(t, sm, q, sm.base,
                                                    sm.stored_count);
+  if (tid == 0) STAMP(7);
+#undef STAMP
 }
 
 template <typename P, int D, int SU, bool AL, typename K, typename V>
 double deferred_time(setop_data<K, V> &d, const unsigned *splits,
                      unsigned long long *status, int status_words,
                      uint4 *words, unsigned long long *gacc, int kpf_pct,
-                     int vpf_pct) {
+                     int vpf_pct, bool stamps = false) {
   typedef ascending<K> C;
   const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
   const int groups = (tiles + 31) / 32;
@@ -1661,6 +1681,56 @@ double deferred_time(setop_data<K, V> &d, const unsigned *splits,
                   same_bytes(d.out, d.ref_out[o], sizeof(K) * got) &&
                   same_bytes(d.outv, d.ref_outv[o], sizeof(V) * got);
   if (!ok) ++failures;
+  if (stamps) {
+    const int blocks = tiles + D;
+    unsigned long long *sbuf = device_alloc<unsigned long long>((size_t)blocks * 10);
+    CHECK(cudaMemset(sbuf, 0, sizeof(unsigned long long) * blocks * 10));
+    CHECK(cudaMemcpyToSymbol(deferred_stamps, &sbuf, sizeof sbuf));
+    for (int rep = 0; rep < 3; ++rep) {
+      CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
+      CHECK(cudaMemsetAsync(gacc, 0, sizeof(*gacc) * groups, stream));
+      CHECK(cudaMemsetAsync(flush_buf, rep, flush_bytes, stream));
+      kernel<<<tiles + D, P::NT + 32, smem, stream>>>(
+          t, tiles, words, gacc, wave * kpf_pct / 100, wave * vpf_pct / 100, C());
+      CHECK(cudaGetLastError());
+    }
+    CHECK(cudaStreamSynchronize(stream));
+    unsigned long long *null = nullptr;
+    CHECK(cudaMemcpyToSymbol(deferred_stamps, &null, sizeof null));
+    std::vector<unsigned long long> h((size_t)blocks * 10);
+    CHECK(cudaMemcpy(h.data(), sbuf, sizeof(unsigned long long) * h.size(),
+                     cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(sbuf));
+    /* phases over the blocks that count and store, past the first waves */
+    const char *names[] = {"entry->keys(u) landed", "walk+scan", "words+publish",
+                           "published->base there", "published->keys(s) landed",
+                           "keys(s)->values(s) waited", "stores", "life",
+                           "entry->status(s) seen", "entry->base known"};
+    const int from[] = {0, 1, 2, 3, 3, 5, 6, 0, 0, 0};
+    const int to[] = {1, 2, 3, 4, 5, 6, 7, 7, 8, 9};
+    unsigned long long t0 = ~0ull, t1 = 0;
+    for (int b = 0; b < blocks; ++b) { t0 = std::min(t0, h[b * 10]); t1 = std::max(t1, h[b * 10 + 7]); }
+    printf("stamps D=%d: kernel %.1f us (first entry to last end)\n", D, (t1 - t0) / 1e3);
+    for (int k = 0; k < 10; ++k) {
+      std::vector<double> v;
+      for (int b = std::max(2 * D, 1000); b < tiles - 1000; ++b) {
+        const unsigned long long x = h[b * 10 + from[k]], y = h[b * 10 + to[k]];
+        if (x && y) v.push_back(((double)y - (double)x) / 1e3);
+      }
+      if (v.empty()) continue;
+      std::sort(v.begin(), v.end());
+      printf("  %-28s p10 %6.2f  p50 %6.2f  p90 %6.2f us\n", names[k],
+             v[v.size() / 10], v[v.size() / 2], v[v.size() * 9 / 10]);
+    }
+    /* when block b entered, relative to when tile b - D (its stored tile)
+     * published its count */
+    std::vector<double> v;
+    for (int b = std::max(2 * D, 1000); b < tiles - 1000; ++b)
+      v.push_back(((double)h[(b - D) * 10 + 3] - (double)h[b * 10]) / 1e3);
+    std::sort(v.begin(), v.end());
+    printf("  %-28s p10 %6.2f  p50 %6.2f  p90 %6.2f us\n", "stored tile published-entry",
+           v[v.size() / 10], v[v.size() / 2], v[v.size() * 9 / 10]);
+  }
   const double in = (double)(d.na + d.nb) * (sizeof(K) + sizeof(V));
   printf("deferred  NT=%3d VT=%2d D=%4d SU=%d AL=%d smem=%zu %d an SM "
          "kpf=%d%% vpf=%d%% %8.4f ms %5.2f TB/s%s\n",
@@ -1695,11 +1765,8 @@ void deferred_shape(setop_data<K, V> &d, int prefetch) {
   CHECK(cudaStreamSynchronize(stream));
   ceil_time<P, 3>(d, splits, prefetch, status, status_words);
   ceil_time<P, 7>(d, splits, prefetch, status, status_words);
-  deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 64, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 256, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 384, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
-  deferred_time<P, 128, 2, false>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 256, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch, true);
+  deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch, true);
   CHECK(cudaFree(status));
   CHECK(cudaFree(gacc));
   CHECK(cudaFree(words));
