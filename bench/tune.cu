@@ -1498,7 +1498,8 @@ template <typename P, int D, int SU, bool AL, typename K, typename V,
           typename Comp>
 __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     deferred_kernel(setop_tiles<K, V> t, int tiles, uint4 *words,
-                    unsigned long long *gacc, int kpf, int vpf, Comp comp) {
+                    unsigned long long *gacc, unsigned *wflag, int kpf,
+                    int vpf, Comp comp) {
   unsigned long long *st = deferred_stamps ? deferred_stamps + blockIdx.x * 10 : nullptr;
 #define STAMP(k) do { if (st) st[k] = stamp_now(); } while (0)
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV, THREADS = NT + 32;
@@ -1521,11 +1522,6 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       unsigned long long cw;
       while (((cw = tile_status_load(t.status + s)) >> 62) == 0)
         __nanosleep(64);
-      if (lane == 0) STAMP(8);
-      __threadfence();
-      const uint4 *src = words + (size_t)s * NT;
-#pragma unroll
-      for (int i = lane; i < NT; i += 32) sm.words[i] = src[i];
       const long long count = (long long)(cw & kTileValue);
       long long before = 0;
       if (s > 0)
@@ -1533,6 +1529,14 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
             t.status, t.gstatus, s, [] { tile_back_off(); },
             [](long long) {});
       publish_prefix(t.status, t.gstatus, s, before + count);
+      while (cuda::atomic_ref<unsigned, cuda::thread_scope_device>(wflag[s])
+                 .load(cuda::memory_order_relaxed) == 0)
+        __nanosleep(64);
+      if (lane == 0) STAMP(8);
+      __threadfence();
+      const uint4 *src = words + (size_t)s * NT;
+#pragma unroll
+      for (int i = lane; i < NT; i += 32) sm.words[i] = src[i];
       if (lane == 0) {
         sm.base = before;
         sm.stored_count = (int)count;
@@ -1584,6 +1588,9 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     const int offset = compute_exclusive_sum<NT>(__popc(commit),
                                                  sm.warp_totals, &tile_count);
     if (tid == 0) STAMP(2);
+    if (tid == 96) /* the count needs no fence: published at once */
+      tile_status_store(t.status + u,
+                        kTileCount | (unsigned long long)tile_count);
     words[(size_t)u * NT + tid] =
         make_uint4((unsigned)w.ta | ((unsigned)w.tb << 16), w.took_a,
                    w.took_b, (unsigned)offset);
@@ -1591,10 +1598,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     if (tid == 0) async_proxy_fence(); /* keys[] refilled by bulk copies */
     if (tid == 96) {
       /* published at once: later tiles' bases wait for it, not for this
-       * block's look-back */
-      __threadfence(); /* the words before the flag */
-      tile_status_store(t.status + u,
-                        kTileCount | (unsigned long long)tile_count);
+       * block's look-back; the words' flag after a fence */
       const int g = u >> 5, members = min(32, tiles - (g << 5));
       const unsigned long long old = atomicAdd(
           gacc + g, (1ull << 32) | (unsigned long long)(unsigned)tile_count);
@@ -1602,6 +1606,9 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
         atomicCAS(t.gstatus + g, 0ull,
                   kTileCount | ((old & 0xffffffffull) + tile_count));
       STAMP(3);
+      __threadfence(); /* the words before their flag */
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(wflag[u]).store(
+          1u, cuda::memory_order_relaxed);
     }
     phase = 1;
   }
@@ -1666,12 +1673,12 @@ double deferred_time(setop_data<K, V> &d, const unsigned *splits,
                          true, 0, nullptr};
   const double ms = time_ms([&] {
     CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
-    CHECK(cudaMemsetAsync(gacc, 0, sizeof(*gacc) * groups, stream));
+    CHECK(cudaMemsetAsync(gacc, 0, sizeof(*gacc) * groups + sizeof(unsigned) * tiles, stream));
     CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
     CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
   }, [&] {
     kernel<<<tiles + D, P::NT + 32, smem, stream>>>(
-        t, tiles, words, gacc, wave * kpf_pct / 100, wave * vpf_pct / 100, C());
+        t, tiles, words, gacc, (unsigned *)(gacc + groups), wave * kpf_pct / 100, wave * vpf_pct / 100, C());
     CHECK(cudaGetLastError());
   });
   const int o = (int)MGPU_SET_UNION;
@@ -1688,10 +1695,10 @@ double deferred_time(setop_data<K, V> &d, const unsigned *splits,
     CHECK(cudaMemcpyToSymbol(deferred_stamps, &sbuf, sizeof sbuf));
     for (int rep = 0; rep < 3; ++rep) {
       CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
-      CHECK(cudaMemsetAsync(gacc, 0, sizeof(*gacc) * groups, stream));
+      CHECK(cudaMemsetAsync(gacc, 0, sizeof(*gacc) * groups + sizeof(unsigned) * tiles, stream));
       CHECK(cudaMemsetAsync(flush_buf, rep, flush_bytes, stream));
       kernel<<<tiles + D, P::NT + 32, smem, stream>>>(
-          t, tiles, words, gacc, wave * kpf_pct / 100, wave * vpf_pct / 100, C());
+          t, tiles, words, gacc, (unsigned *)(gacc + groups), wave * kpf_pct / 100, wave * vpf_pct / 100, C());
       CHECK(cudaGetLastError());
     }
     CHECK(cudaStreamSynchronize(stream));
@@ -1705,7 +1712,7 @@ double deferred_time(setop_data<K, V> &d, const unsigned *splits,
     const char *names[] = {"entry->keys(u) landed", "walk+scan", "words+publish",
                            "published->base there", "published->keys(s) landed",
                            "keys(s)->values(s) waited", "stores", "life",
-                           "entry->status(s) seen", "entry->base known"};
+                           "entry->words(s) in smem", "entry->base known"};
     const int from[] = {0, 1, 2, 3, 3, 5, 6, 0, 0, 0};
     const int to[] = {1, 2, 3, 4, 5, 6, 7, 7, 8, 9};
     unsigned long long t0 = ~0ull, t1 = 0;
@@ -1750,7 +1757,7 @@ void deferred_shape(setop_data<K, V> &d, int prefetch) {
   const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
   const int ca = samples_of(na, S), cb = samples_of(nb, S);
   unsigned long long *status = device_alloc<unsigned long long>(status_words);
-  unsigned long long *gacc = device_alloc<unsigned long long>((tiles + 31) / 32);
+  unsigned long long *gacc = device_alloc<unsigned long long>((tiles + 31) / 32 + tiles);
   uint4 *words = device_alloc<uint4>((size_t)tiles * P::NT);
   unsigned *splits = device_alloc<unsigned>(tiles + 1);
   K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
@@ -1767,6 +1774,8 @@ void deferred_shape(setop_data<K, V> &d, int prefetch) {
   ceil_time<P, 7>(d, splits, prefetch, status, status_words);
   deferred_time<P, 256, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch, true);
   deferred_time<P, 128, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch, true);
+  deferred_time<P, 192, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
+  deferred_time<P, 64, 2, true>(d, splits, status, status_words, words, gacc, prefetch, prefetch);
   CHECK(cudaFree(status));
   CHECK(cudaFree(gacc));
   CHECK(cudaFree(words));
