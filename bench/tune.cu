@@ -1379,7 +1379,14 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     return;
   }
   unsigned pt = 0;
-  if (FROM) pt = tp[(size_t)tile * NT + tid];
+  if (FROM) {
+    pt = tp[(size_t)tile * NT + tid];
+    /* the points of the tile the inputs' prefetch asks for, so that this
+     * load finds L2 (the points are not read from DRAM at the walk) */
+    const int ahead = tile + t.prefetch;
+    if (tid == 0 && t.prefetch > 0 && ahead < (int)gridDim.x)
+      bulk_prefetch_l2(tp + (size_t)ahead * NT, NT);
+  }
   mbarrier_wait(&sm.loaded, 0);
   const int na = p.span.na, nb = p.span.nb, n = na + nb;
   const long long at = (long long)p.span.a0 + p.span.b0;
