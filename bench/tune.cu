@@ -1294,6 +1294,18 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
  * found a wave ahead were modes 6 and 8 of 09e4dad.)
  * Overlapping stores between neighbouring tiles (MODE 1-3 estimate their
  * places) do not matter to a timing; every store stays below capacity. */
+/* global-timer stamps of MODE 10 and 12's tiles, 8 a tile (null: none) */
+__device__ unsigned long long *g_stamps = nullptr;
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void stamp(int tile, int k) {
+  unsigned long long *s = g_stamps;
+  if (s) s[(size_t)tile * 8 + k] = global_ns();
+}
+
 /* MODE 10-12 (thirty-fifth round): what each thread's search costs.
  *   MODE 11  MODE 3 with each thread's Balanced Path point read from tp[]
  *            (found by thread_points_kernel before the timing), no search
@@ -1357,6 +1369,13 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   typedef setop_smem<NT, VT, true, K, V, NV, false> smem_t;
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
+  constexpr bool ST = MODE == 10 || MODE == 12;
+  if (ST && tid == 0) {
+    stamp(tile, 0);
+    unsigned smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    if (g_stamps) g_stamps[(size_t)tile * 8 + 7] = smid;
+  }
   const setop_place p = place_of_tile<NV, true>(t, tile);
   if (LB && tid == 0) sm.count_slot = -1;
   setop_start_load<NT, true>(t, sm, p, tile, (int)gridDim.x, true);
@@ -1368,6 +1387,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
           t.status, t.gstatus, tile, &sm.count_slot, &count);
       if (tid == NT) {
         sm.base = b;
+        if (ST) stamp(tile, 4);
         if (MODE != 5 && tile == (int)gridDim.x - 1)
           publish_total(t.total, b + count, t.ticket);
       }
@@ -1388,6 +1408,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       bulk_prefetch_l2(tp + (size_t)ahead * NT, NT);
   }
   mbarrier_wait(&sm.loaded, 0);
+  if (ST && tid == 0) stamp(tile, 1);
   const int na = p.span.na, nb = p.span.nb, n = na + nb;
   const long long at = (long long)p.span.a0 + p.span.b0;
   const long long base = MODE == 0 ? at : at - at / 5;
@@ -1412,10 +1433,12 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
         FROM ? walk_from_point<NT, VT>(sm, p, pt, comp)
              : walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
                                     [] { named_sync(1, NT); });
+    if (ST && tid == 0) stamp(tile, 2);
     const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
     int tile_count;
     const int offset = compute_exclusive_sum<NT>(__popc(commit),
                                                  sm.warp_totals, &tile_count);
+    if (ST && tid == 0) stamp(tile, 3);
     if (MODE == 4 && tid == 0)
       sm.base = (long long)atomicAdd(t.status, (unsigned long long)tile_count);
     if (LB && tid == 0) write_count_slot(&sm.count_slot, tile_count);
@@ -1426,6 +1449,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     store_kept<NT, true, true, K, V, smem_t>(
         t, sm, p, MODE == 4 || MODE == 10 || MODE == 12 ? sm.base : base,
         tile_count);
+    if (ST && tid == 0) stamp(tile, 5);
   }
 }
 
@@ -1455,6 +1479,11 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
                          status + tiles, total, 1, d.out, d.outv,
                          (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
                          true, sms * per_sm * prefetch / 100, nullptr};
+  unsigned long long *stamps = nullptr;
+  if (MODE == 10 || MODE == 12) {
+    stamps = device_alloc<unsigned long long>((size_t)tiles * 8);
+    CHECK(cudaMemcpyToSymbol(g_stamps, &stamps, sizeof stamps));
+  }
   const double ms = time_ms([&] {
     CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
     if (MODE == 7 || MODE == 10 || MODE == 12) {
@@ -1480,6 +1509,49 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
       printf("ceil      mode %d MISMATCH (total %llu, reference %zu)\n", MODE,
              got, d.ref_count[o]);
     }
+  }
+  if (stamps) {
+    unsigned long long *none = nullptr;
+    CHECK(cudaMemcpyToSymbol(g_stamps, &none, sizeof none));
+    std::vector<unsigned long long> h((size_t)tiles * 8);
+    CHECK(cudaMemcpy(h.data(), stamps, h.size() * 8, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(stamps));
+    /* us; tiles after the first two waves, not the last wave */
+    const int lo = 2 * sms * 5, hi = tiles - sms * 5;
+    std::vector<double> ph[9];
+    unsigned long long t0 = h[0], pm = 0;
+    for (int i = 0; i < tiles; ++i) t0 = std::min(t0, h[(size_t)i * 8]);
+    for (int i = 0; i < tiles; ++i) {
+      const unsigned long long *x = &h[(size_t)i * 8];
+      if (i >= lo && i < hi) {
+        const auto us = [](unsigned long long a, unsigned long long b) {
+          return ((double)b - (double)a) * 1e-3;
+        };
+        ph[0].push_back(us(x[0], x[1]));  /* start to keys landed */
+        ph[1].push_back(us(x[1], x[2]));  /* landed to walked (search+walk) */
+        ph[2].push_back(us(x[2], x[3]));  /* walked to counted (scan) */
+        ph[3].push_back(us(x[3], x[4]));  /* count to base */
+        const unsigned long long last = std::max(pm, x[3]);
+        ph[4].push_back(us(x[3], last));  /* latest predecessor's count after own */
+        ph[5].push_back(us(last, x[4]));  /* that to base */
+        ph[6].push_back(us(x[4], x[5]));  /* base to stores done */
+        ph[7].push_back(us(x[0], x[5]));  /* life */
+        ph[8].push_back(us(x[0], x[3]));  /* start to count */
+      }
+      pm = std::max(pm, x[3]);
+    }
+    const char *names[9] = {"load", "search+walk", "scan", "count->base",
+                            "late pred", "pred->base", "stores", "life",
+                            "start->count"};
+    printf("stamps    mode %d (tiles %d..%d, us p10/p50/p90):", MODE, lo, hi);
+    for (int k = 0; k < 9; ++k) {
+      std::sort(ph[k].begin(), ph[k].end());
+      const size_t n = ph[k].size();
+      printf(" %s %.2f/%.2f/%.2f;", names[k], ph[k][n / 10], ph[k][n / 2],
+             ph[k][n * 9 / 10]);
+    }
+    printf(" span %.1f us\n",
+           ((double)h[(size_t)(tiles - 1) * 8 + 5] - (double)t0) * 1e-3);
   }
   /* bytes in, and out (MODE 0 all, else ~the union's 0.80) */
   const double in = (double)(d.na + d.nb) * (sizeof(K) + sizeof(V));
