@@ -1360,16 +1360,56 @@ __global__ void __launch_bounds__(P::NT)
   tp[(size_t)tile * NT + tid] = (unsigned)bp.a | ((unsigned)bp.star << 31);
 }
 
+/* MODE 13's look-back, with no relay: the compute threads publish the
+ * tile's count in status[] and add it, with an arrival in bit 40 up, to
+ * its group's gsum[]; gpre[g] holds group g's inclusive prefix once some
+ * tile knows it.  The warp sums its group's earlier counts (back to a
+ * prefix), then whole groups (a prefix, or a complete gsum), and returns
+ * the tile's base without ever needing its own count. */
+__device__ __forceinline__ long long relay_free_base(
+    unsigned long long *status, unsigned long long *gsum,
+    unsigned long long *gpre, int tile) {
+  const int lane = threadIdx.x & 31;
+  const int group = tile >> 5, first = group << 5;
+  bool found;
+  const int idx = tile - 1 - lane;
+  long long before = sum_back_window(
+      [&] {
+        return idx >= first ? tile_status_load(status + idx)
+                            : (first == 0 ? kTilePrefix : kTileCount);
+      },
+      &found, [] { __nanosleep(100); });
+  const long long own = before;
+  for (int end = group - 1; !found; end -= 32) {
+    const int g = end - lane;
+    before += sum_back_window(
+        [&]() -> unsigned long long {
+          if (g < 0) return kTilePrefix;
+          const unsigned long long pre = tile_status_load(gpre + g);
+          if (pre >> 62) return pre;
+          const unsigned long long sum = tile_status_load(gsum + g);
+          return (sum >> 40) == 32 ? kTileCount | (sum & ((1ull << 40) - 1))
+                                   : 0ull;
+        },
+        &found, [] { __nanosleep(100); });
+  }
+  /* what the groups before this one hold, for tiles of later groups */
+  if (lane == 0 && group > 0)
+    tile_status_store(gpre + group - 1,
+                      kTilePrefix | (unsigned long long)(before - own));
+  return before;
+}
+
 template <typename P, int MODE, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     ceil_kernel(setop_tiles<K, V> t, const unsigned *tp, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  constexpr bool LB = MODE == 5 || MODE == 10 || MODE == 12;
+  constexpr bool LB = MODE == 5 || MODE == 10 || MODE == 12 || MODE == 13;
   constexpr bool FROM = MODE == 10 || MODE == 11;
   typedef setop_smem<NT, VT, true, K, V, NV, false> smem_t;
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
-  constexpr bool ST = MODE == 10 || MODE == 12;
+  constexpr bool ST = MODE == 10 || MODE == 12 || MODE == 13;
   if (ST && tid == 0) {
     stamp(tile, 0);
     unsigned smid;
@@ -1382,9 +1422,31 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   __syncthreads();
   if (tid >= NT) {
     if (LB) {
-      long long count;
-      const long long b = tile_exclusive_prefix_ahead(
-          t.status, t.gstatus, tile, &sm.count_slot, &count);
+      long long count = 0;
+      long long b;
+      if (MODE == 13) {
+        const int groups = ((int)gridDim.x + 31) / 32;
+        b = relay_free_base(t.status, t.gstatus, t.gstatus + groups, tile);
+        /* the tile's own prefix once its count is in: later tiles of its
+         * group stop here; the group's last tile also gives the group's */
+        for (;;) {
+          const int c = read_count_slot(&sm.count_slot);
+          if (c >= 0) {
+            count = c;
+            break;
+          }
+          __nanosleep(32);
+        }
+        if ((threadIdx.x & 31) == 0) {
+          const unsigned long long w =
+              kTilePrefix | (unsigned long long)(b + count);
+          tile_status_store(t.status + tile, w);
+          if ((tile & 31) == 31) tile_status_store(t.gstatus + groups + (tile >> 5), w);
+        }
+      } else {
+        b = tile_exclusive_prefix_ahead(t.status, t.gstatus, tile,
+                                        &sm.count_slot, &count);
+      }
       if (tid == NT) {
         sm.base = b;
         if (ST) stamp(tile, 4);
@@ -1439,15 +1501,20 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     const int offset = compute_exclusive_sum<NT>(__popc(commit),
                                                  sm.warp_totals, &tile_count);
     if (ST && tid == 0) stamp(tile, 3);
+    if (MODE == 13 && tid == 0) {
+      /* the count straight out, and into the group's sum */
+      tile_status_store(t.status + tile, kTileCount | (unsigned long long)tile_count);
+      atomicAdd(t.gstatus + (tile >> 5), (1ull << 40) | (unsigned long long)tile_count);
+    }
     if (MODE == 4 && tid == 0)
       sm.base = (long long)atomicAdd(t.status, (unsigned long long)tile_count);
     if (LB && tid == 0) write_count_slot(&sm.count_slot, tile_count);
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
     mbarrier_wait(&sm.vloaded, 0);
-    if (MODE == 10 || MODE == 12) named_sync(2, NT + 32);
+    if (MODE == 10 || MODE == 12 || MODE == 13) named_sync(2, NT + 32);
     else named_sync(1, NT);
     store_kept<NT, true, true, K, V, smem_t>(
-        t, sm, p, MODE == 4 || MODE == 10 || MODE == 12 ? sm.base : base,
+        t, sm, p, MODE == 4 || MODE >= 10 && MODE != 11 ? sm.base : base,
         tile_count);
     if (ST && tid == 0) stamp(tile, 5);
   }
@@ -1480,13 +1547,13 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
                          (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
                          true, sms * per_sm * prefetch / 100, nullptr};
   unsigned long long *stamps = nullptr;
-  if (MODE == 10 || MODE == 12) {
+  if (MODE == 10 || MODE == 12 || MODE == 13) {
     stamps = device_alloc<unsigned long long>((size_t)tiles * 8);
     CHECK(cudaMemcpyToSymbol(g_stamps, &stamps, sizeof stamps));
   }
   const double ms = time_ms([&] {
     CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
-    if (MODE == 7 || MODE == 10 || MODE == 12) {
+    if (MODE == 7 || MODE == 10 || MODE == 12 || MODE == 13) {
       CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
       CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
     }
@@ -1497,7 +1564,7 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
       kernel<<<tiles, P::NT + 32, smem, stream>>>(t, tp, C());
     CHECK(cudaGetLastError());
   });
-  if (MODE == 7 || MODE == 10 || MODE == 12) {
+  if (MODE == 7 || MODE == 10 || MODE == 12 || MODE == 13) {
     const int o = (int)MGPU_SET_UNION;
     unsigned long long got = 0;
     CHECK(cudaMemcpy(&got, total, sizeof got, cudaMemcpyDeviceToHost));
@@ -1604,6 +1671,7 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full,
     ceil_time<P, 11>(d, splits, prefetch, status, status_words, tp);
     ceil_time<P, 12>(d, splits, prefetch, status, status_words);
     ceil_time<P, 10>(d, splits, prefetch, status, status_words, tp);
+    ceil_time<P, 13>(d, splits, prefetch, status, status_words);
     ceil_time<P, 7>(d, splits, prefetch, status, status_words);
     CHECK(cudaFree(tp));
     CHECK(cudaFree(status));
