@@ -1380,6 +1380,7 @@ __device__ __forceinline__ long long relay_free_base(
       },
       &found, [] { __nanosleep(100); });
   const long long own = before;
+  const bool via_groups = !found;
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane;
     before += sum_back_window(
@@ -1394,7 +1395,7 @@ __device__ __forceinline__ long long relay_free_base(
         &found, [] { __nanosleep(100); });
   }
   /* what the groups before this one hold, for tiles of later groups */
-  if (lane == 0 && group > 0)
+  if (lane == 0 && group > 0 && via_groups)
     tile_status_store(gpre + group - 1,
                       kTilePrefix | (unsigned long long)(before - own));
   return before;
