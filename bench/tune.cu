@@ -1294,184 +1294,27 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
  * found a wave ahead were modes 6 and 8 of 09e4dad.)
  * Overlapping stores between neighbouring tiles (MODE 1-3 estimate their
  * places) do not matter to a timing; every store stays below capacity. */
-/* global-timer stamps of MODE 10 and 12's tiles, 8 a tile (null: none) */
-__device__ unsigned long long *g_stamps = nullptr;
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ void stamp(int tile, int k) {
-  unsigned long long *s = g_stamps;
-  if (s) s[(size_t)tile * 8 + k] = global_ns();
-}
-
-/* MODE 10-12 (thirty-fifth round): what each thread's search costs.
- *   MODE 11  MODE 3 with each thread's Balanced Path point read from tp[]
- *            (found by thread_points_kernel before the timing), no search
- *   MODE 12  MODE 3 ordered: the look-back warp, the compute warps wait
- *            for the base (the library's tile without early outputs)
- *   MODE 10  MODE 12 with the points read from tp[]
- * Each thread's start, from a point found before: what walk_tile does
- * after its search. */
-template <int NT, int VT, typename Smem, typename Comp>
-__device__ __forceinline__ setop_walk walk_from_point(Smem &sm,
-                                                      const setop_place &p,
-                                                      unsigned pt, Comp comp) {
-  const int tid = threadIdx.x;
-  const int count = p.span.na + p.span.nb;
-  const int diag = min(VT * tid, count);
-  const int a = (int)(pt & 0x7fffffffu), star = (int)(pt >> 31);
-  setop_walk w;
-  w.ta = p.sa + a;
-  w.tb = p.sb + diag - a + star;
-  sm.start_a[tid] = w.ta;
-  sm.start_b[tid] = w.tb;
-  if (tid == NT - 1) {
-    sm.start_a[NT] = p.sa + p.span.na;
-    sm.start_b[NT] = p.sb + p.span.nb;
-  }
-  named_sync(1, NT);
-  const int ea = max(w.ta, sm.start_a[tid + 1]);
-  const int eb = max(w.tb, sm.start_b[tid + 1]);
-  serial_set_op<VT>(sm.keys, w.ta, ea, w.tb, eb, &w.took_a, &w.took_b, comp);
-  return w;
-}
-
-/* tp[tile * NT + tid] = the point walk_tile's thread tid finds (A's count
- * in the tile in the low 31 bits, the star in bit 31). */
-template <typename P, typename K, typename V, typename Comp>
-__global__ void __launch_bounds__(P::NT)
-    thread_points_kernel(setop_tiles<K, V> t, unsigned *tp, Comp comp) {
-  constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  typedef setop_smem<NT, VT, true, K, V, NV, false> smem_t;
-  auto &sm = *shared_as<smem_t>();
-  const int tid = threadIdx.x, tile = blockIdx.x;
-  const setop_place p = place_of_tile<NV, true>(t, tile);
-  setop_start_load<NT, true>(t, sm, p, tile, (int)gridDim.x, true);
-  __syncthreads();
-  mbarrier_wait(&sm.loaded, 0);
-  mbarrier_wait(&sm.vloaded, 0);
-  const int na = p.span.na, nb = p.span.nb;
-  const int diag = min(VT * tid, na + nb);
-  const int mp = merge_path(sm.keys + p.sa, na, sm.keys + p.sb, nb, diag, comp);
-  const path_point bp = balanced_path<int>(sm.keys + p.sa, na, sm.keys + p.sb,
-                                           nb, diag, mp, t.duplicates, comp);
-  tp[(size_t)tile * NT + tid] = (unsigned)bp.a | ((unsigned)bp.star << 31);
-}
-
-/* MODE 13's look-back, with no relay: the compute threads publish the
- * tile's count in status[] and add it, with an arrival in bit 40 up, to
- * its group's gsum[]; gpre[g] holds group g's inclusive prefix once some
- * tile knows it.  The warp sums its group's earlier counts (back to a
- * prefix), then whole groups (a prefix, or a complete gsum), and returns
- * the tile's base without ever needing its own count. */
-__device__ __forceinline__ long long relay_free_base(
-    unsigned long long *status, unsigned long long *gsum,
-    unsigned long long *gpre, int tile) {
-  const int lane = threadIdx.x & 31;
-  const int group = tile >> 5, first = group << 5;
-  bool found;
-  const int idx = tile - 1 - lane;
-  long long before = sum_back_window(
-      [&] {
-        return idx >= first ? tile_status_load(status + idx)
-                            : (first == 0 ? kTilePrefix : kTileCount);
-      },
-      &found, [] { __nanosleep(100); });
-  const long long own = before;
-  const bool via_groups = !found;
-  for (int end = group - 1; !found; end -= 32) {
-    const int g = end - lane;
-    before += sum_back_window(
-        [&]() -> unsigned long long {
-          if (g < 0) return kTilePrefix;
-          const unsigned long long pre = tile_status_load(gpre + g);
-          if (pre >> 62) return pre;
-          const unsigned long long sum = tile_status_load(gsum + g);
-          return (sum >> 40) == 32 ? kTileCount | (sum & ((1ull << 40) - 1))
-                                   : 0ull;
-        },
-        &found, [] { __nanosleep(100); });
-  }
-  /* what the groups before this one hold, for tiles of later groups */
-  if (lane == 0 && group > 0 && via_groups)
-    tile_status_store(gpre + group - 1,
-                      kTilePrefix | (unsigned long long)(before - own));
-  return before;
-}
-
 template <typename P, int MODE, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
-    ceil_kernel(setop_tiles<K, V> t, const unsigned *tp, Comp comp) {
+    ceil_kernel(setop_tiles<K, V> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  constexpr bool LB = MODE == 5 || MODE == 10 || MODE == 12 || MODE == 13;
-  constexpr bool FROM = MODE == 10 || MODE == 11;
   typedef setop_smem<NT, VT, true, K, V, NV, false> smem_t;
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
-  constexpr bool ST = MODE == 10 || MODE == 12 || MODE == 13;
-  if (ST && tid == 0) {
-    stamp(tile, 0);
-    unsigned smid;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-    if (g_stamps) g_stamps[(size_t)tile * 8 + 7] = smid;
-  }
   const setop_place p = place_of_tile<NV, true>(t, tile);
-  if (LB && tid == 0) sm.count_slot = -1;
+  if (MODE == 5 && tid == 0) sm.count_slot = -1;
   setop_start_load<NT, true>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
   if (tid >= NT) {
-    if (LB) {
-      long long count = 0;
-      long long b;
-      if (MODE == 13) {
-        const int groups = ((int)gridDim.x + 31) / 32;
-        b = relay_free_base(t.status, t.gstatus, t.gstatus + groups, tile);
-        /* the tile's own prefix once its count is in: later tiles of its
-         * group stop here; the group's last tile also gives the group's */
-        for (;;) {
-          const int c = read_count_slot(&sm.count_slot);
-          if (c >= 0) {
-            count = c;
-            break;
-          }
-          __nanosleep(32);
-        }
-        if ((threadIdx.x & 31) == 0) {
-          const unsigned long long w =
-              kTilePrefix | (unsigned long long)(b + count);
-          tile_status_store(t.status + tile, w);
-          if ((tile & 31) == 31) tile_status_store(t.gstatus + groups + (tile >> 5), w);
-        }
-      } else {
-        b = tile_exclusive_prefix_ahead(t.status, t.gstatus, tile,
-                                        &sm.count_slot, &count);
-      }
-      if (tid == NT) {
-        sm.base = b;
-        if (ST) stamp(tile, 4);
-        if (MODE != 5 && tile == (int)gridDim.x - 1)
-          publish_total(t.total, b + count, t.ticket);
-      }
-      if (MODE != 5) {
-        __threadfence_block();
-        named_arrive(2, NT + 32);
-      }
+    if (MODE == 5) {
+      long long count;
+      const long long b = tile_exclusive_prefix_ahead(
+          t.status, t.gstatus, tile, &sm.count_slot, &count);
+      if (tid == NT) sm.base = b;
     }
     return;
   }
-  unsigned pt = 0;
-  if (FROM) {
-    pt = tp[(size_t)tile * NT + tid];
-    /* the points of the tile the inputs' prefetch asks for, so that this
-     * load finds L2 (the points are not read from DRAM at the walk) */
-    const int ahead = tile + t.prefetch;
-    if (tid == 0 && t.prefetch > 0 && ahead < (int)gridDim.x)
-      bulk_prefetch_l2(tp + (size_t)ahead * NT, NT);
-  }
   mbarrier_wait(&sm.loaded, 0);
-  if (ST && tid == 0) stamp(tile, 1);
   const int na = p.span.na, nb = p.span.nb, n = na + nb;
   const long long at = (long long)p.span.a0 + p.span.b0;
   const long long base = MODE == 0 ? at : at - at / 5;
@@ -1492,39 +1335,27 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
       t.outv[base + i] = sm.vals[vs];
     }
   } else {
-    const setop_walk w =
-        FROM ? walk_from_point<NT, VT>(sm, p, pt, comp)
-             : walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
-                                    [] { named_sync(1, NT); });
-    if (ST && tid == 0) stamp(tile, 2);
+    const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp,
+                                              [] { named_sync(1, NT); });
     const unsigned commit = set_op_commit(t.keeps, w.took_a, w.took_b);
     int tile_count;
     const int offset = compute_exclusive_sum<NT>(__popc(commit),
                                                  sm.warp_totals, &tile_count);
-    if (ST && tid == 0) stamp(tile, 3);
-    if (MODE == 13 && tid == 0) {
-      /* the count straight out, and into the group's sum */
-      tile_status_store(t.status + tile, kTileCount | (unsigned long long)tile_count);
-      atomicAdd(t.gstatus + (tile >> 5), (1ull << 40) | (unsigned long long)tile_count);
-    }
     if (MODE == 4 && tid == 0)
       sm.base = (long long)atomicAdd(t.status, (unsigned long long)tile_count);
-    if (LB && tid == 0) write_count_slot(&sm.count_slot, tile_count);
+    if (MODE == 5 && tid == 0) write_count_slot(&sm.count_slot, tile_count);
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
+    named_sync(1, NT);
     mbarrier_wait(&sm.vloaded, 0);
-    if (MODE == 10 || MODE == 12 || MODE == 13) named_sync(2, NT + 32);
-    else named_sync(1, NT);
-    store_kept<NT, true, true, K, V, smem_t>(
-        t, sm, p, MODE == 4 || MODE >= 10 && MODE != 11 ? sm.base : base,
-        tile_count);
-    if (ST && tid == 0) stamp(tile, 5);
+    store_kept<NT, true, true, K, V, smem_t>(t, sm, p,
+                                             MODE == 4 ? sm.base : base,
+                                             tile_count);
   }
 }
 
 template <typename P, int MODE, typename K, typename V>
 double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
-                 unsigned long long *status, int status_words,
-                 const unsigned *tp = nullptr) {
+                 unsigned long long *status, int status_words) {
   typedef ascending<K> C;
   const int tiles = tiles_of((long long)d.na + d.nb, P::NV);
   int sms = 0;
@@ -1547,14 +1378,9 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
                          status + tiles, total, 1, d.out, d.outv,
                          (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
                          true, sms * per_sm * prefetch / 100, nullptr};
-  unsigned long long *stamps = nullptr;
-  if (MODE == 10 || MODE == 12 || MODE == 13) {
-    stamps = device_alloc<unsigned long long>((size_t)tiles * 8);
-    CHECK(cudaMemcpyToSymbol(g_stamps, &stamps, sizeof stamps));
-  }
   const double ms = time_ms([&] {
     CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
-    if (MODE == 7 || MODE == 10 || MODE == 12 || MODE == 13) {
+    if (MODE == 7) {
       CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
       CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
     }
@@ -1562,10 +1388,10 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
     if (MODE == 7)
       real<<<tiles, P::NT + 32, smem, stream>>>(t, C());
     else
-      kernel<<<tiles, P::NT + 32, smem, stream>>>(t, tp, C());
+      kernel<<<tiles, P::NT + 32, smem, stream>>>(t, C());
     CHECK(cudaGetLastError());
   });
-  if (MODE == 7 || MODE == 10 || MODE == 12 || MODE == 13) {
+  if (MODE == 7) {
     const int o = (int)MGPU_SET_UNION;
     unsigned long long got = 0;
     CHECK(cudaMemcpy(&got, total, sizeof got, cudaMemcpyDeviceToHost));
@@ -1577,49 +1403,6 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
       printf("ceil      mode %d MISMATCH (total %llu, reference %zu)\n", MODE,
              got, d.ref_count[o]);
     }
-  }
-  if (stamps) {
-    unsigned long long *none = nullptr;
-    CHECK(cudaMemcpyToSymbol(g_stamps, &none, sizeof none));
-    std::vector<unsigned long long> h((size_t)tiles * 8);
-    CHECK(cudaMemcpy(h.data(), stamps, h.size() * 8, cudaMemcpyDeviceToHost));
-    CHECK(cudaFree(stamps));
-    /* us; tiles after the first two waves, not the last wave */
-    const int lo = 2 * sms * 5, hi = tiles - sms * 5;
-    std::vector<double> ph[9];
-    unsigned long long t0 = h[0], pm = 0;
-    for (int i = 0; i < tiles; ++i) t0 = std::min(t0, h[(size_t)i * 8]);
-    for (int i = 0; i < tiles; ++i) {
-      const unsigned long long *x = &h[(size_t)i * 8];
-      if (i >= lo && i < hi) {
-        const auto us = [](unsigned long long a, unsigned long long b) {
-          return ((double)b - (double)a) * 1e-3;
-        };
-        ph[0].push_back(us(x[0], x[1]));  /* start to keys landed */
-        ph[1].push_back(us(x[1], x[2]));  /* landed to walked (search+walk) */
-        ph[2].push_back(us(x[2], x[3]));  /* walked to counted (scan) */
-        ph[3].push_back(us(x[3], x[4]));  /* count to base */
-        const unsigned long long last = std::max(pm, x[3]);
-        ph[4].push_back(us(x[3], last));  /* latest predecessor's count after own */
-        ph[5].push_back(us(last, x[4]));  /* that to base */
-        ph[6].push_back(us(x[4], x[5]));  /* base to stores done */
-        ph[7].push_back(us(x[0], x[5]));  /* life */
-        ph[8].push_back(us(x[0], x[3]));  /* start to count */
-      }
-      pm = std::max(pm, x[3]);
-    }
-    const char *names[9] = {"load", "search+walk", "scan", "count->base",
-                            "late pred", "pred->base", "stores", "life",
-                            "start->count"};
-    printf("stamps    mode %d (tiles %d..%d, us p10/p50/p90):", MODE, lo, hi);
-    for (int k = 0; k < 9; ++k) {
-      std::sort(ph[k].begin(), ph[k].end());
-      const size_t n = ph[k].size();
-      printf(" %s %.2f/%.2f/%.2f;", names[k], ph[k][n / 10], ph[k][n / 2],
-             ph[k][n * 9 / 10]);
-    }
-    printf(" span %.1f us\n",
-           ((double)h[(size_t)(tiles - 1) * 8 + 5] - (double)t0) * 1e-3);
   }
   /* bytes in, and out (MODE 0 all, else ~the union's 0.80) */
   const double in = (double)(d.na + d.nb) * (sizeof(K) + sizeof(V));
@@ -1633,8 +1416,7 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
 
 /* The ceiling modes for a tile shape, on that shape's own splits. */
 template <typename P, typename K, typename V>
-void ceil_shape(setop_data<K, V> &d, int prefetch, bool full,
-                bool points_only = false) {
+void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
   constexpr int S = kSetopSampleStride;
   typedef ascending<K> C;
   const int na = d.na, nb = d.nb;
@@ -1653,33 +1435,6 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full,
                      tiles + 1, true, splits, status, status_words,
                      (unsigned *)nullptr, 0, C()));
   CHECK(cudaStreamSynchronize(stream));
-  unsigned *tp = device_alloc<unsigned>((size_t)tiles * P::NT);
-  {
-    typedef setop_smem<P::NT, P::VT, true, K, V, P::NV, false> smem_t;
-    auto pk = thread_points_kernel<P, K, V, C>;
-    CHECK(cudaFuncSetAttribute(pk, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               (int)sizeof(smem_t)));
-    setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
-                           status + tiles, nullptr, 1, d.out, d.outv,
-                           (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
-                           true, 0, nullptr};
-    pk<<<tiles, P::NT, sizeof(smem_t), stream>>>(t, tp, C());
-    CHECK(cudaGetLastError());
-    CHECK(cudaStreamSynchronize(stream));
-  }
-  if (points_only) {
-    for (int pf : {0, 25, 50, 100, 150}) {
-      ceil_time<P, 3>(d, splits, pf, status, status_words);
-      ceil_time<P, 12>(d, splits, pf, status, status_words);
-      ceil_time<P, 7>(d, splits, pf, status, status_words);
-    }
-    CHECK(cudaFree(tp));
-    CHECK(cudaFree(status));
-    CHECK(cudaFree(splits));
-    CHECK(cudaFree(sa));
-    CHECK(cudaFree(sb));
-    return;
-  }
   if (full) {
     ceil_time<P, 0>(d, splits, prefetch, status, status_words);
     ceil_time<P, 1>(d, splits, prefetch, status, status_words);
@@ -1691,7 +1446,6 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full,
     ceil_time<P, 5>(d, splits, prefetch, status, status_words);
   }
   ceil_time<P, 7>(d, splits, prefetch, status, status_words);
-  CHECK(cudaFree(tp));
   CHECK(cudaFree(status));
   CHECK(cudaFree(splits));
   CHECK(cudaFree(sa));
@@ -1710,19 +1464,6 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
                                                       "stage");
     ceil_shape<T<128, 31, 5>>(d, SP::staged_prefetch, true);
     ceil_shape<T<128, 23, 7>>(d, SP::staged_prefetch, false);
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
-/* thirty-fifth round: the tile with each thread's point found beforehand */
-template <typename K, typename V> void tune_setop_points(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
-  for (int pass = 0; pass < 1; ++pass) {
-    tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
-                                                      "stage");
-    ceil_shape<T<128, 31, 5>>(d, SP::staged_prefetch, false, true);
   }
   setop_opt = {50, true, true, 0, 0};
 }
@@ -1914,7 +1655,7 @@ int main(int argc, char **argv) {
       only != "direct" && only != "direct2" && only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
-      only != "ceil" && only != "points" && only != "stage8" &&
+      only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
       only != "xop8") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
@@ -1972,7 +1713,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "points") tune_setop_points<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
