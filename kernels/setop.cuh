@@ -111,7 +111,6 @@ struct setop_options {
   int status_spread;    /* log2 of the words from one tile's look-back word
                            to the next (experiment) */
   int group_spread;     /* the same for the groups' words */
-  int backoff_ns;       /* between a look-back's polls; 0: 100 */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -411,7 +410,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
                          (int)(wave * opt.prefetch_percent / 100), ready,
-                         ts, gs, opt.backoff_ns ? opt.backoff_ns : 100};
+                         ts, gs};
   if constexpr (holds_output<P>::value) {
     static_assert(LOOKBACK_WARP && !STAGE_V,
                   "setop_held_kernel: a look-back warp, values gathered");
@@ -465,7 +464,7 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status run_tile(mgpu_context *ctx, const cuda_setop_call *c,
                               Comp comp, int prefetch) {
     setop_options opt = {prefetch, SP::early_launch, SP::early_count, 0,
-                         SP::direct_points, 0, 0, 0};
+                         SP::direct_points, 0, 0};
     if (setop_wide_call<P>(ctx, c->args)) {
       constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
       opt.prefetch_percent = SP::wide_prefetch;

@@ -184,7 +184,6 @@ template <typename K, typename V> struct setop_tiles {
   const unsigned *ready; /* the points' flags (wait_for_points); null: wait
                             for the partition launch */
   int ts, gs; /* log2 of the words between tiles' (groups') look-back words */
-  int backoff; /* ns between a look-back's polls */
 };
 
 /* kept[]'s entries: P::KEPT where the policy bounds the output
@@ -705,7 +704,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, t.ts, t.gs, t.backoff, tile, &sm.count_slot, &count);
+        t.status, t.gstatus, t.ts, t.gs, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -741,7 +740,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid < 32) {
       const long long base =
-          tile_exclusive_prefix(t.status, t.gstatus, t.ts, t.gs, t.backoff, tile,
+          tile_exclusive_prefix(t.status, t.gstatus, t.ts, t.gs, tile,
                                 tile_count);
       if (tid == 0) {
         sm.base = base;

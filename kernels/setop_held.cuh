@@ -123,7 +123,7 @@ __device__ __forceinline__ void held_lookback_warp(const setop_tiles<K, V> &t,
     unsigned long long *slot = &sm.handoff[k & 1];
     long long count;
     const long long base = tile_exclusive_prefix_polled(
-        t.status, t.gstatus, t.ts, t.gs, t.backoff, tile,
+        t.status, t.gstatus, t.ts, t.gs, tile,
         [&]() -> long long {
           unsigned long long w = 0;
           if (lane == 0) w = read_shared_word(slot);

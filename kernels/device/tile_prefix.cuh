@@ -71,7 +71,7 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
 /* Between polls a waiting warp backs off: without it the spinning warps
  * issued ~8% of a set-operation launch's instructions (ncu), taking issue
  * slots from the warps doing the work. */
-__device__ __forceinline__ void tile_back_off(int ns) { __nanosleep(ns); }
+__device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
 
 /* The look-back in two levels.  Tiles form groups of 32; the last tile of
  * a group publishes the group's total in gstatus[] as soon as it has seen
@@ -140,7 +140,7 @@ __device__ __forceinline__ void publish_prefix(unsigned long long *status,
  * tiles 0 .. tile-1. */
 __device__ __forceinline__ long long tile_exclusive_prefix(
     unsigned long long *status, unsigned long long *gstatus, int ts, int gs,
-    int backoff, int tile, long long count) {
+    int tile, long long count) {
   const int lane = threadIdx.x & 31;
   long long before = 0;
   if (tile > 0) {
@@ -148,7 +148,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
       tile_status_store(status + ((long long)tile << ts),
                         kTileCount | (unsigned long long)count);
     before = sum_predecessors(
-        status, gstatus, ts, gs, tile, [&] { tile_back_off(backoff); },
+        status, gstatus, ts, gs, tile, [] { tile_back_off(); },
         [&](long long s) {
           if (lane == 0)
             tile_status_store(gstatus + ((long long)(tile >> 5) << gs),
@@ -183,7 +183,7 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
 template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus, int ts, int gs,
-    int backoff, int tile, Poll poll, long long *count_out) {
+    int tile, Poll poll, long long *count_out) {
   const int lane = threadIdx.x & 31;
   long long count = -1;      /* the tile's count, once poll() has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
@@ -211,7 +211,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
         status, gstatus, ts, gs, tile,
         [&] {
           watch();
-          tile_back_off(backoff);
+          tile_back_off();
         },
         [&](long long s) {
           group_sum = s;
@@ -233,9 +233,9 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
  * (-1 until the other warps write it with write_count_slot). */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int ts, int gs,
-    int backoff, int tile, int *count_slot, long long *count_out) {
+    int tile, int *count_slot, long long *count_out) {
   return tile_exclusive_prefix_polled(
-      status, gstatus, ts, gs, backoff, tile,
+      status, gstatus, ts, gs, tile,
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
