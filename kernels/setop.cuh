@@ -108,9 +108,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  int status_spread;    /* log2 of the words from one tile's look-back word
-                           to the next (experiment) */
-  int group_spread;     /* the same for the groups' words */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -329,8 +326,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * points (and, sampled with direct points, a ready flag each), and the
    * samples. */
   const int groups = (tiles + 31) / 32;
-  const int ts = opt.status_spread, gs = opt.group_spread;
-  const int status_words = (tiles << ts) + (groups << gs) + 1;
+  const int status_words = tiles + groups + 1;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
@@ -359,7 +355,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
     base = scratch.as<char>();
     status = (unsigned long long *)base;
-    gstatus = status + ((long long)tiles << ts);
+    gstatus = status + tiles;
     splits = (unsigned *)(base + splits_at);
   }
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
@@ -409,8 +405,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
-                         (int)(wave * opt.prefetch_percent / 100), ready,
-                         ts, gs};
+                         (int)(wave * opt.prefetch_percent / 100), ready};
   if constexpr (holds_output<P>::value) {
     static_assert(LOOKBACK_WARP && !STAGE_V,
                   "setop_held_kernel: a look-back warp, values gathered");
@@ -419,7 +414,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(launch_persistent(ctx, early, setop_held_kernel<P, HAS_V, K, V, Comp>,
                                P::NT + 32, held_smem_bytes<P, K, V>(),
                                resident, s, t, tiles,
-                               (int *)(gstatus + ((long long)groups << gs)), comp));
+                               (int *)(gstatus + groups), comp));
   } else if constexpr (parks_output<P>::value) {
     static_assert(LOOKBACK_WARP && STAGE_V && HAS_V,
                   "setop_parked_kernel: a look-back warp, values staged");
@@ -428,7 +423,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(launch_persistent(ctx, early, setop_parked_kernel<P, K, V, Comp>,
                                P::NT + 32, parked_smem_bytes<P, K, V>(),
                                resident, s, t, tiles,
-                               (int *)(gstatus + ((long long)groups << gs)), comp));
+                               (int *)(gstatus + groups), comp));
   } else {
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
     const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();
@@ -464,7 +459,7 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status run_tile(mgpu_context *ctx, const cuda_setop_call *c,
                               Comp comp, int prefetch) {
     setop_options opt = {prefetch, SP::early_launch, SP::early_count, 0,
-                         SP::direct_points, 0, 0};
+                         SP::direct_points};
     if (setop_wide_call<P>(ctx, c->args)) {
       constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
       opt.prefetch_percent = SP::wide_prefetch;

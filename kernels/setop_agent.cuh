@@ -183,7 +183,6 @@ template <typename K, typename V> struct setop_tiles {
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
   const unsigned *ready; /* the points' flags (wait_for_points); null: wait
                             for the partition launch */
-  int ts, gs; /* log2 of the words between tiles' (groups') look-back words */
 };
 
 /* kept[]'s entries: P::KEPT where the policy bounds the output
@@ -704,7 +703,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, t.ts, t.gs, tile, &sm.count_slot, &count);
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -740,8 +739,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid < 32) {
       const long long base =
-          tile_exclusive_prefix(t.status, t.gstatus, t.ts, t.gs, tile,
-                                tile_count);
+          tile_exclusive_prefix(t.status, t.gstatus, tile, tile_count);
       if (tid == 0) {
         sm.base = base;
         if (tile == (int)gridDim.x - 1)

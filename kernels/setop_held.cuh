@@ -102,8 +102,7 @@ __device__ __forceinline__ void held_hand_count(const setop_tiles<K, V> &t,
                                                 int count) {
   if (threadIdx.x != 0) return;
   if (tile > 0)
-    tile_status_store(t.status + ((long long)tile << t.ts),
-                      kTileCount | (unsigned long long)count);
+    tile_status_store(t.status + tile, kTileCount | (unsigned long long)count);
   __threadfence_block();
   atomicExch(&sm.handoff[k & 1], (unsigned long long)count);
 }
@@ -123,7 +122,7 @@ __device__ __forceinline__ void held_lookback_warp(const setop_tiles<K, V> &t,
     unsigned long long *slot = &sm.handoff[k & 1];
     long long count;
     const long long base = tile_exclusive_prefix_polled(
-        t.status, t.gstatus, t.ts, t.gs, tile,
+        t.status, t.gstatus, tile,
         [&]() -> long long {
           unsigned long long w = 0;
           if (lane == 0) w = read_shared_word(slot);

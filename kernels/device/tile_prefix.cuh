@@ -94,8 +94,8 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
  * tile's count, for the caller to publish). */
 template <typename Idle, typename GroupSum>
 __device__ __forceinline__ long long sum_predecessors(
-    unsigned long long *status, unsigned long long *gstatus, int ts, int gs,
-    int tile, Idle idle, GroupSum group_sum) {
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    Idle idle, GroupSum group_sum) {
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   /* the group's earlier tiles, nearest first; before the group's first
@@ -104,7 +104,7 @@ __device__ __forceinline__ long long sum_predecessors(
   const int idx = tile - 1 - lane;
   long long before = sum_back_window(
       [&] {
-        return idx >= first ? tile_status_load(status + ((long long)idx << ts))
+        return idx >= first ? tile_status_load(status + idx)
                             : (first == 0 ? kTilePrefix : kTileCount);
       },
       &found, idle);
@@ -112,10 +112,7 @@ __device__ __forceinline__ long long sum_predecessors(
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
     before += sum_back_window(
-        [&] {
-          return g >= 0 ? tile_status_load(gstatus + ((long long)g << gs))
-                        : kTilePrefix;
-        },
+        [&] { return g >= 0 ? tile_status_load(gstatus + g) : kTilePrefix; },
         &found, idle);
   }
   return before;
@@ -126,36 +123,33 @@ __device__ __forceinline__ long long sum_predecessors(
  * look-back words (status null): nothing would read them. */
 __device__ __forceinline__ void publish_prefix(unsigned long long *status,
                                                unsigned long long *gstatus,
-                                               int ts, int gs, int tile,
-                                               long long inclusive) {
+                                               int tile, long long inclusive) {
   if ((threadIdx.x & 31) != 0 || !status) return;
   const unsigned long long w = kTilePrefix | (unsigned long long)inclusive;
-  tile_status_store(status + ((long long)tile << ts), w);
-  if ((tile & 31) == 31)
-    tile_status_store(gstatus + ((long long)(tile >> 5) << gs), w);
+  tile_status_store(status + tile, w);
+  if ((tile & 31) == 31) tile_status_store(gstatus + (tile >> 5), w);
 }
 
 /* Called by all 32 lanes of one warp of tile `tile` with its count, once
  * the tile has counted; returns (to every lane) the sum of the counts of
  * tiles 0 .. tile-1. */
 __device__ __forceinline__ long long tile_exclusive_prefix(
-    unsigned long long *status, unsigned long long *gstatus, int ts, int gs,
-    int tile, long long count) {
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    long long count) {
   const int lane = threadIdx.x & 31;
   long long before = 0;
   if (tile > 0) {
     if (lane == 0)
-      tile_status_store(status + ((long long)tile << ts),
-                        kTileCount | (unsigned long long)count);
+      tile_status_store(status + tile, kTileCount | (unsigned long long)count);
     before = sum_predecessors(
-        status, gstatus, ts, gs, tile, [] { tile_back_off(); },
+        status, gstatus, tile, [] { tile_back_off(); },
         [&](long long s) {
           if (lane == 0)
-            tile_status_store(gstatus + ((long long)(tile >> 5) << gs),
+            tile_status_store(gstatus + (tile >> 5),
                               kTileCount | (unsigned long long)(s + count));
         });
   }
-  publish_prefix(status, gstatus, ts, gs, tile, before + count);
+  publish_prefix(status, gstatus, tile, before + count);
   return before;
 }
 
@@ -182,8 +176,8 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * of tiles 0 .. tile-1 and sets *count_out. */
 template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
-    unsigned long long *status, unsigned long long *gstatus, int ts, int gs,
-    int tile, Poll poll, long long *count_out) {
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    Poll poll, long long *count_out) {
   const int lane = threadIdx.x & 31;
   long long count = -1;      /* the tile's count, once poll() has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
@@ -194,13 +188,13 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
       if (c >= 0) {
         count = c;
         if (lane == 0)
-          tile_status_store(status + ((long long)tile << ts),
+          tile_status_store(status + tile,
                             kTileCount | (unsigned long long)count);
       }
     }
     if (group_sum >= 0 && count >= 0) {
       if (lane == 0)
-        tile_status_store(gstatus + ((long long)(tile >> 5) << gs),
+        tile_status_store(gstatus + (tile >> 5),
                           kTileCount | (unsigned long long)(group_sum + count));
       group_sum = -1;
     }
@@ -208,7 +202,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
   long long before = 0;
   if (tile > 0)
     before = sum_predecessors(
-        status, gstatus, ts, gs, tile,
+        status, gstatus, tile,
         [&] {
           watch();
           tile_back_off();
@@ -224,7 +218,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     if (c >= 0) count = c;
     else __nanosleep(32);
   }
-  publish_prefix(status, gstatus, ts, gs, tile, before + count);
+  publish_prefix(status, gstatus, tile, before + count);
   *count_out = count;
   return before;
 }
@@ -232,10 +226,10 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
 /* tile_exclusive_prefix_polled with the count handed over in *count_slot
  * (-1 until the other warps write it with write_count_slot). */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
-    unsigned long long *status, unsigned long long *gstatus, int ts, int gs,
-    int tile, int *count_slot, long long *count_out) {
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    int *count_slot, long long *count_out) {
   return tile_exclusive_prefix_polled(
-      status, gstatus, ts, gs, tile,
+      status, gstatus, tile,
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
