@@ -401,7 +401,8 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
   const int tiles = tiles_of((long long)na + nb, P::NV);
   const int status_words = tiles + (tiles + 31) / 32;
   const int ca = samples_of(na, S), cb = samples_of(nb, S);
-  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned long long *status =
+      device_alloc<unsigned long long>(tile_words_bytes(status_words) / 8);
   unsigned *splits = device_alloc<unsigned>(tiles + 1);
   K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
   const auto gather = [&] {
@@ -1165,7 +1166,8 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const int lanes = setop_partition_lanes(tiles + 1, sms, false);
-  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned long long *status =
+      device_alloc<unsigned long long>(tile_words_bytes(status_words) / 8);
   unsigned *splits = device_alloc<unsigned>(tiles + 1);
   K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
   unsigned long long *host_words = nullptr;
@@ -1194,7 +1196,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
   unsigned long long ticket = 1000;
   const auto tile_launch = [&](bool early) {
     setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, na, nb, splits, status,
-                           status + tiles, host_words, ++ticket, d.out,
+                           tile_word(status, tiles), host_words, ++ticket, d.out,
                            HAS_V ? d.outv : nullptr, (long long)d.capacity,
                            set_op_keeps(op), true,
                            sms * P::MIN_BLOCKS * prefetch / 100, nullptr};
@@ -1373,13 +1375,13 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
   int per_sm = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
                                                       P::NT + 32, smem));
-  unsigned long long *total = status + status_words - 2;
+  unsigned long long *total = tile_word(status, status_words - 2);
   setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
-                         status + tiles, total, 1, d.out, d.outv,
+                         tile_word(status, tiles), total, 1, d.out, d.outv,
                          (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
                          true, sms * per_sm * prefetch / 100, nullptr};
   const double ms = time_ms([&] {
-    CHECK(cudaMemsetAsync(status, 0, sizeof(*status) * status_words, stream));
+    CHECK(cudaMemsetAsync(status, 0, tile_words_bytes(status_words), stream));
     if (MODE == 7) {
       CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
       CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
@@ -1423,7 +1425,8 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
   const int tiles = tiles_of((long long)na + nb, P::NV);
   const int status_words = tiles + 2 * ((tiles + 31) / 32) + 3;
   const int ca = samples_of(na, S), cb = samples_of(nb, S);
-  unsigned long long *status = device_alloc<unsigned long long>(status_words);
+  unsigned long long *status =
+      device_alloc<unsigned long long>(tile_words_bytes(status_words) / 8);
   unsigned *splits = device_alloc<unsigned>(tiles + 1);
   K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
   gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,

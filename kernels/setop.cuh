@@ -322,7 +322,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const bool lone =
       tiles == 1 && !holds_output<P>::value && !parks_output<P>::value;
   /* One scratch block: the tiles' look-back words (one a tile and one a
-   * group of 32, and setop_held_kernel's tile counter), their partition
+   * group of 32, and setop_held_kernel's tile counter, each in a sector of
+   * its own: tile_word), their partition
    * points (and, sampled with direct points, a ready flag each), and the
    * samples. */
   const int groups = (tiles + 31) / 32;
@@ -340,7 +341,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                        tiles <= kSetopDirectWaves * wave;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
-  const size_t status_bytes = sizeof(unsigned long long) * (size_t)status_words;
+  const size_t status_bytes = (size_t)tile_words_bytes(status_words);
   const size_t splits_at = status_bytes;
   const size_t ready_at = splits_at + sizeof(unsigned) * ((size_t)tiles + 1);
   const size_t samples_at =
@@ -355,7 +356,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
     base = scratch.as<char>();
     status = (unsigned long long *)base;
-    gstatus = status + tiles;
+    gstatus = tile_word(status, tiles);
     splits = (unsigned *)(base + splits_at);
   }
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
@@ -414,7 +415,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(launch_persistent(ctx, early, setop_held_kernel<P, HAS_V, K, V, Comp>,
                                P::NT + 32, held_smem_bytes<P, K, V>(),
                                resident, s, t, tiles,
-                               (int *)(gstatus + groups), comp));
+                               (int *)tile_word(gstatus, groups), comp));
   } else if constexpr (parks_output<P>::value) {
     static_assert(LOOKBACK_WARP && STAGE_V && HAS_V,
                   "setop_parked_kernel: a look-back warp, values staged");
@@ -423,7 +424,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(launch_persistent(ctx, early, setop_parked_kernel<P, K, V, Comp>,
                                P::NT + 32, parked_smem_bytes<P, K, V>(),
                                resident, s, t, tiles,
-                               (int *)(gstatus + groups), comp));
+                               (int *)tile_word(gstatus, groups), comp));
   } else {
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
     const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();

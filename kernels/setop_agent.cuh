@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(128)
     /* the look-back words are this call's own scratch: zeroed before the
      * wait for the sample launch, which does not touch them */
     for (int w = gid; w < status_words; w += gridDim.x * blockDim.x)
-      status[w] = 0;
+      *tile_word(status, w) = 0;
     allow_dependent_grids();
     wait_for_prior_grid();
   } else if (!direct_block) {
@@ -113,7 +113,7 @@ __global__ void setop_samples_kernel(const K *a, int na, K *sa, const K *b,
   allow_dependent_grids();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int stride = gridDim.x * blockDim.x;
-  for (int w = i; w < status_words; w += stride) status[w] = 0;
+  for (int w = i; w < status_words; w += stride) *tile_word(status, w) = 0;
   for (int w = i; w < points; w += stride) ready[w] = 0;
   gather_sample<S>(i, a, na, sa, b, nb, sb);
 }

@@ -102,7 +102,8 @@ __device__ __forceinline__ void held_hand_count(const setop_tiles<K, V> &t,
                                                 int count) {
   if (threadIdx.x != 0) return;
   if (tile > 0)
-    tile_status_store(t.status + tile, kTileCount | (unsigned long long)count);
+    tile_status_store(tile_word(t.status, tile),
+                      kTileCount | (unsigned long long)count);
   __threadfence_block();
   atomicExch(&sm.handoff[k & 1], (unsigned long long)count);
 }

@@ -9,9 +9,10 @@
  * status[] holds one 64-bit word per tile (and gstatus[] one per group of
  * 32 tiles), zeroed before the launch: the flag in the top two bits and
  * the value below, in one word so that a single relaxed load sees both.
- * Tiles must be numbered in the order running blocks take them (launch
- * order, or a counter): a tile only waits for lower-numbered ones, which
- * running blocks hold.
+ * Each word sits alone in a 32-byte sector (tile_word).  Tiles must be
+ * numbered in the order running blocks take them (launch order, or a
+ * counter): a tile only waits for lower-numbered ones, which running
+ * blocks hold.
  */
 #ifndef MGPU_TILE_PREFIX_CUH
 #define MGPU_TILE_PREFIX_CUH
@@ -23,6 +24,31 @@ namespace mgpu {
 constexpr unsigned long long kTileCount = 1ull << 62;  /* own count only */
 constexpr unsigned long long kTilePrefix = 2ull << 62; /* inclusive prefix */
 constexpr unsigned long long kTileValue = (1ull << 62) - 1;
+
+/* 64-bit words from one tile's look-back word to the next (and from one
+ * group's to the next): each word alone in its 32-byte sector.  Hundreds
+ * of look-back warps poll the few sectors near the front of the scan
+ * while the tiles publish into them; with four tiles' words to a sector
+ * the i32 pairs set operations were ~3% slower (mgpu_tune spread, H200,
+ * two passes, ms, words packed / a sector each / 64 bytes each: pairs
+ * union at 2^26 0.3483-0.3484 / 0.3369-0.3395 / 0.3397-0.3400, at 2^28
+ * 1.294-1.301 / 1.253-1.258 / 1.252-1.253; pairs intersection at 2^26
+ * 0.2021-0.2041 / 0.1958-0.1971 / 0.1977-0.1984; i64 pairs union
+ * 0.5925-0.6033 / 0.5746-0.5767; keys level; polls 50-200 ns apart
+ * level, 400 slower; docs/TUNING.md, thirty-sixth round). */
+constexpr int kTileWordStride = 4;
+
+/* word i of a look-back array (status[] or gstatus[]) */
+__host__ __device__ __forceinline__ unsigned long long *
+tile_word(unsigned long long *words, long long i) {
+  return words + i * kTileWordStride;
+}
+
+/* 64-bit words to allocate for `words` look-back words (tile_word(p, i)
+ * for i < words) */
+__host__ __device__ constexpr long long tile_words_bytes(long long words) {
+  return words > 0 ? ((words - 1) * kTileWordStride + 1) * 8 : 0;
+}
 
 __device__ __forceinline__ unsigned long long
 tile_status_load(unsigned long long *p) {
@@ -104,7 +130,7 @@ __device__ __forceinline__ long long sum_predecessors(
   const int idx = tile - 1 - lane;
   long long before = sum_back_window(
       [&] {
-        return idx >= first ? tile_status_load(status + idx)
+        return idx >= first ? tile_status_load(tile_word(status, idx))
                             : (first == 0 ? kTilePrefix : kTileCount);
       },
       &found, idle);
@@ -112,7 +138,9 @@ __device__ __forceinline__ long long sum_predecessors(
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
     before += sum_back_window(
-        [&] { return g >= 0 ? tile_status_load(gstatus + g) : kTilePrefix; },
+        [&] {
+          return g >= 0 ? tile_status_load(tile_word(gstatus, g)) : kTilePrefix;
+        },
         &found, idle);
   }
   return before;
@@ -126,8 +154,8 @@ __device__ __forceinline__ void publish_prefix(unsigned long long *status,
                                                int tile, long long inclusive) {
   if ((threadIdx.x & 31) != 0 || !status) return;
   const unsigned long long w = kTilePrefix | (unsigned long long)inclusive;
-  tile_status_store(status + tile, w);
-  if ((tile & 31) == 31) tile_status_store(gstatus + (tile >> 5), w);
+  tile_status_store(tile_word(status, tile), w);
+  if ((tile & 31) == 31) tile_status_store(tile_word(gstatus, tile >> 5), w);
 }
 
 /* Called by all 32 lanes of one warp of tile `tile` with its count, once
@@ -140,12 +168,13 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
   long long before = 0;
   if (tile > 0) {
     if (lane == 0)
-      tile_status_store(status + tile, kTileCount | (unsigned long long)count);
+      tile_status_store(tile_word(status, tile),
+                        kTileCount | (unsigned long long)count);
     before = sum_predecessors(
         status, gstatus, tile, [] { tile_back_off(); },
         [&](long long s) {
           if (lane == 0)
-            tile_status_store(gstatus + (tile >> 5),
+            tile_status_store(tile_word(gstatus, tile >> 5),
                               kTileCount | (unsigned long long)(s + count));
         });
   }
@@ -188,13 +217,13 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
       if (c >= 0) {
         count = c;
         if (lane == 0)
-          tile_status_store(status + tile,
+          tile_status_store(tile_word(status, tile),
                             kTileCount | (unsigned long long)count);
       }
     }
     if (group_sum >= 0 && count >= 0) {
       if (lane == 0)
-        tile_status_store(gstatus + (tile >> 5),
+        tile_status_store(tile_word(gstatus, tile >> 5),
                           kTileCount | (unsigned long long)(group_sum + count));
       group_sum = -1;
     }
