@@ -108,7 +108,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  bool direct_count;    /* experiment */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -407,8 +406,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
-                         (int)(wave * opt.prefetch_percent / 100), ready,
-                         opt.direct_count};
+                         (int)(wave * opt.prefetch_percent / 100), ready};
   if constexpr (holds_output<P>::value) {
     static_assert(LOOKBACK_WARP && !STAGE_V,
                   "setop_held_kernel: a look-back warp, values gathered");
@@ -462,7 +460,7 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status run_tile(mgpu_context *ctx, const cuda_setop_call *c,
                               Comp comp, int prefetch) {
     setop_options opt = {prefetch, SP::early_launch, SP::early_count, 0,
-                         SP::direct_points, false};
+                         SP::direct_points};
     if (setop_wide_call<P>(ctx, c->args)) {
       constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
       opt.prefetch_percent = SP::wide_prefetch;

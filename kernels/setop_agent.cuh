@@ -183,7 +183,6 @@ template <typename K, typename V> struct setop_tiles {
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
   const unsigned *ready; /* the points' flags (wait_for_points); null: wait
                             for the partition launch */
-  bool direct_count; /* experiment: a compute thread publishes the count */
 };
 
 /* kept[]'s entries: P::KEPT where the policy bounds the output
@@ -704,7 +703,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, tile, &sm.count_slot, &count, t.direct_count);
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -733,14 +732,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
-    if (tid == 0) {
-      if (t.direct_count && tile > 0) {
-        tile_status_store(tile_word(t.status, tile),
-                          kTileCount | (unsigned long long)tile_count);
-        __threadfence_block();
-      }
-      write_count_slot(&sm.count_slot, tile_count);
-    }
+    if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);

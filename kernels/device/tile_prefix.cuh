@@ -206,7 +206,7 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
 template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    Poll poll, long long *count_out, bool count_published = false) {
+    Poll poll, long long *count_out) {
   const int lane = threadIdx.x & 31;
   long long count = -1;      /* the tile's count, once poll() has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
@@ -216,7 +216,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
       const long long c = poll();
       if (c >= 0) {
         count = c;
-        if (lane == 0 && !count_published)
+        if (lane == 0)
           tile_status_store(tile_word(status, tile),
                             kTileCount | (unsigned long long)count);
       }
@@ -256,11 +256,10 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
  * (-1 until the other warps write it with write_count_slot). */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    int *count_slot, long long *count_out, bool count_published = false) {
+    int *count_slot, long long *count_out) {
   return tile_exclusive_prefix_polled(
       status, gstatus, tile,
-      [&]() -> long long { return read_count_slot(count_slot); }, count_out,
-      count_published);
+      [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
 } // namespace mgpu
