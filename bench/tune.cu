@@ -1345,7 +1345,10 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
                                                  sm.warp_totals, &tile_count);
     if (MODE == 4 && tid == 0)
       sm.base = (long long)atomicAdd(t.status, (unsigned long long)tile_count);
-    if (MODE == 5 && tid == 0) write_count_slot(&sm.count_slot, tile_count);
+    if (MODE == 5 && tid == 0) {
+      publish_count(t.status, tile, tile_count);
+      write_count_slot(&sm.count_slot, tile_count);
+    }
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
     named_sync(1, NT);
     mbarrier_wait(&sm.vloaded, 0);

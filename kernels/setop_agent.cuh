@@ -732,7 +732,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
-    if (tid == 0) write_count_slot(&sm.count_slot, tile_count);
+    if (tid == 0) {
+      publish_count(t.status, tile, tile_count);
+      write_count_slot(&sm.count_slot, tile_count);
+    }
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
                                                   tile_count);

@@ -130,7 +130,7 @@ __device__ __forceinline__ void held_lookback_warp(const setop_tiles<K, V> &t,
           w = __shfl_sync(0xffffffffu, w, 0);
           return w == kHandoffEmpty ? -1 : (long long)w;
         },
-        &count);
+        &count, false);
     if (lane == 0) {
       atomicExch(&sm.base[k & 1], (unsigned long long)base);
       atomicExch(slot, kHandoffEmpty);
