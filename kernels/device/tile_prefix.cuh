@@ -44,8 +44,8 @@ tile_word(unsigned long long *words, long long i) {
   return words + i * kTileWordStride;
 }
 
-/* 64-bit words to allocate for `words` look-back words (tile_word(p, i)
- * for i < words) */
+/* bytes to allocate for `words` look-back words (tile_word(p, i) for
+ * i < words); the array must start on a 32-byte boundary */
 __host__ __device__ constexpr long long tile_words_bytes(long long words) {
   return words > 0 ? ((words - 1) * kTileWordStride + 1) * 8 : 0;
 }
