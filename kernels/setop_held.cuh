@@ -101,10 +101,7 @@ __device__ __forceinline__ void held_hand_count(const setop_tiles<K, V> &t,
                                                 Smem &sm, int tile, int k,
                                                 int count) {
   if (threadIdx.x != 0) return;
-  if (tile > 0)
-    tile_status_store(tile_word(t.status, tile),
-                      kTileCount | (unsigned long long)count);
-  __threadfence_block();
+  publish_count(t.status, tile, count);
   atomicExch(&sm.handoff[k & 1], (unsigned long long)count);
 }
 
@@ -130,7 +127,7 @@ __device__ __forceinline__ void held_lookback_warp(const setop_tiles<K, V> &t,
           w = __shfl_sync(0xffffffffu, w, 0);
           return w == kHandoffEmpty ? -1 : (long long)w;
         },
-        &count, false);
+        &count);
     if (lane == 0) {
       atomicExch(&sm.base[k & 1], (unsigned long long)base);
       atomicExch(slot, kHandoffEmpty);

@@ -183,7 +183,8 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
 }
 
 /* Publishes tile `tile`'s count from the thread that found it, before it
- * hands the count to the tile's look-back warp (write_count_slot), instead
+ * hands the count to the tile's look-back warp (write_count_slot, or
+ * held_hand_count's hand-over in the persistent kernels), instead
  * of the look-back warp publishing it once it has read it: successors see
  * the count one hand-over sooner, ~0.5 us at the median (mgpu_tune dcount,
  * H200, three passes, ms at 2^26, relayed / published here: i32 pairs
@@ -218,16 +219,16 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * the tile's other warps load and walk it: the waiting for predecessors and
  * the round trips overlap the tile's work instead of following it.  The
  * tile's count is not known at the start; poll() returns it once the other
- * warps have handed it over (-1 until then, the same to every lane), and
- * between polls this warp publishes it, unless `count_published` says the
- * thread that handed it over has already done so (publish_count), and for
- * the last tile of a group the group's total, as soon as it is there, so
- * successors never wait on this warp's own waiting.  Returns (to every
- * lane) the sum of the counts of tiles 0 .. tile-1 and sets *count_out. */
+ * warps have handed it over (-1 until then, the same to every lane), the
+ * thread handing it over having published it first (publish_count).
+ * Between polls this warp publishes the group's total, when this is the
+ * last tile of a group, as soon as it is there, so successors never wait
+ * on this warp's own waiting.  Returns (to every lane) the sum of the
+ * counts of tiles 0 .. tile-1 and sets *count_out. */
 template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus, int tile,
-    Poll poll, long long *count_out, bool count_published) {
+    Poll poll, long long *count_out) {
   const int lane = threadIdx.x & 31;
   long long count = -1;      /* the tile's count, once poll() has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
@@ -235,12 +236,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
   const auto watch = [&] {
     if (count < 0) {
       const long long c = poll();
-      if (c >= 0) {
-        count = c;
-        if (lane == 0 && !count_published)
-          tile_status_store(tile_word(status, tile),
-                            kTileCount | (unsigned long long)count);
-      }
+      if (c >= 0) count = c;
     }
     if (group_sum >= 0 && count >= 0) {
       if (lane == 0)
@@ -281,8 +277,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     int *count_slot, long long *count_out) {
   return tile_exclusive_prefix_polled(
       status, gstatus, tile,
-      [&]() -> long long { return read_count_slot(count_slot); }, count_out,
-      true);
+      [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
 } // namespace mgpu
