@@ -62,6 +62,39 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
       v, cuda::memory_order_relaxed);
 }
 
+/* gsum[] (optional): one word per group that each of its tiles adds its
+ * count to, with one arrival in bit 40 and up, as soon as it has counted.
+ * A group whose word holds 32 arrivals has its total there, with no tile's
+ * look-back having to relay it. */
+constexpr unsigned long long kGroupArrival = 1ull << 40;
+constexpr unsigned long long kGroupSumValue = kGroupArrival - 1;
+
+/* Group g's word as a look-back window reads it: its prefix when some tile
+ * published it, else its total once every tile of it has added its count
+ * to gsum[g], else 0 (not yet); g < 0 is "nothing before". */
+__device__ __forceinline__ unsigned long long
+group_word(unsigned long long *gstatus, unsigned long long *gsum, int g) {
+  if (g < 0) return kTilePrefix;
+  const unsigned long long pre = tile_status_load(tile_word(gstatus, g));
+  const unsigned long long sum = tile_status_load(tile_word(gsum, g));
+  if ((pre >> 62) == 2) return pre;
+  return (sum / kGroupArrival) == 32 ? kTileCount | (sum & kGroupSumValue)
+                                     : 0ull;
+}
+
+/* The sum of one window's values, lanes 0 .. nearest prefix (all 32 when
+ * there is none), to every lane. */
+__device__ __forceinline__ long long window_sum(unsigned long long w,
+                                                unsigned prefixes) {
+  const int lane = threadIdx.x & 31;
+  const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
+  long long v = lane <= stop ? (long long)(w & kTileValue) : 0;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, off);
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+
 /* Waits until every lane's word that matters is published, and returns
  * the sum of the values up to and including the nearest lane (lane 0
  * nearest) holding a prefix, or of all 32 when none does; *found says
@@ -84,14 +117,8 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
     if (!(invalid & needed)) break;
     idle();
   }
-  const int lane = threadIdx.x & 31;
-  const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
-  long long v = lane <= stop ? (long long)(w & kTileValue) : 0;
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1)
-    v += __shfl_down_sync(0xffffffffu, v, off);
   *found = prefixes != 0;
-  return __shfl_sync(0xffffffffu, v, 0);
+  return window_sum(w, prefixes);
 }
 
 /* Between polls a waiting warp backs off: without it the spinning warps
@@ -118,10 +145,61 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
  * tile of its group and s, the sum of the group's earlier counts, is known
  * before any prefix was found in the group (its total is then s + the
  * tile's count, for the caller to publish). */
+/* sum_predecessors with gsum[]: each poll reads both windows, the group's
+ * earlier tiles and the 32 groups before, so the base comes one round trip
+ * after the last word it needs, not two; group totals come from gsum[]
+ * (no relay), and a tile that summed whole groups publishes the previous
+ * group's prefix for the tiles after it. */
+template <typename Idle>
+__device__ __forceinline__ long long sum_predecessors_summed(
+    unsigned long long *status, unsigned long long *gstatus,
+    unsigned long long *gsum, int tile, Idle idle) {
+  const int lane = threadIdx.x & 31;
+  const int group = tile >> 5, first = group << 5;
+  const int idx = tile - 1 - lane, g = group - 1 - lane;
+  unsigned long long w, gw = 0;
+  unsigned prefixes, gprefixes = 0;
+  for (;;) {
+    w = idx >= first ? tile_status_load(tile_word(status, idx))
+                     : (first == 0 ? kTilePrefix : kTileCount);
+    /* a group's word, once a prefix or a whole total, never changes: read
+     * again only those not yet there */
+    if (gw == 0) gw = group_word(gstatus, gsum, g);
+    const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
+    prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
+    const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
+    if (!(invalid & needed)) {
+      if (prefixes) break;
+      const unsigned ginvalid = __ballot_sync(0xffffffffu, (gw >> 62) == 0);
+      gprefixes = __ballot_sync(0xffffffffu, (gw >> 62) == 2);
+      const unsigned gneeded =
+          gprefixes ? (gprefixes & (0u - gprefixes)) - 1u : ~0u;
+      if (!(ginvalid & gneeded)) break;
+    }
+    idle();
+  }
+  const long long own = window_sum(w, prefixes);
+  if (prefixes) return own;
+  long long before = own + window_sum(gw, gprefixes);
+  bool found = gprefixes != 0;
+  for (int end = group - 33; !found; end -= 32) {
+    const int h = end - lane;
+    before += sum_back_window([&] { return group_word(gstatus, gsum, h); },
+                              &found, idle);
+  }
+  /* the groups before this one, unless the nearest already had it */
+  const bool had = __shfl_sync(0xffffffffu, (unsigned)(gw >> 62), 0) == 2;
+  if (lane == 0 && !had)
+    tile_status_store(tile_word(gstatus, group - 1),
+                      kTilePrefix | (unsigned long long)(before - own));
+  return before;
+}
+
 template <typename Idle, typename GroupSum>
 __device__ __forceinline__ long long sum_predecessors(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    Idle idle, GroupSum group_sum) {
+    unsigned long long *status, unsigned long long *gstatus,
+    unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum) {
+  if (gsum) return sum_predecessors_summed(status, gstatus, gsum, tile, idle);
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   /* the group's earlier tiles, nearest first; before the group's first
@@ -162,16 +240,19 @@ __device__ __forceinline__ void publish_prefix(unsigned long long *status,
  * the tile has counted; returns (to every lane) the sum of the counts of
  * tiles 0 .. tile-1. */
 __device__ __forceinline__ long long tile_exclusive_prefix(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    long long count) {
+    unsigned long long *status, unsigned long long *gstatus,
+    unsigned long long *gsum, int tile, long long count) {
   const int lane = threadIdx.x & 31;
   long long before = 0;
+  if (lane == 0 && gsum)
+    atomicAdd(tile_word(gsum, tile >> 5),
+              kGroupArrival | (unsigned long long)count);
   if (tile > 0) {
     if (lane == 0)
       tile_status_store(tile_word(status, tile),
                         kTileCount | (unsigned long long)count);
     before = sum_predecessors(
-        status, gstatus, tile, [] { tile_back_off(); },
+        status, gstatus, gsum, tile, [] { tile_back_off(); },
         [&](long long s) {
           if (lane == 0)
             tile_status_store(tile_word(gstatus, tile >> 5),
@@ -196,10 +277,14 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
  * comes after the count in the word's order and is never overwritten by
  * it. */
 __device__ __forceinline__ void publish_count(unsigned long long *status,
+                                              unsigned long long *gsum,
                                               int tile, long long count) {
   if (tile > 0)
     tile_status_store(tile_word(status, tile),
                       kTileCount | (unsigned long long)count);
+  if (gsum)
+    atomicAdd(tile_word(gsum, tile >> 5),
+              kGroupArrival | (unsigned long long)count);
   __threadfence_block();
 }
 
@@ -227,8 +312,8 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * counts of tiles 0 .. tile-1 and sets *count_out. */
 template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    Poll poll, long long *count_out) {
+    unsigned long long *status, unsigned long long *gstatus,
+    unsigned long long *gsum, int tile, Poll poll, long long *count_out) {
   const int lane = threadIdx.x & 31;
   long long count = -1;      /* the tile's count, once poll() has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
@@ -248,7 +333,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
   long long before = 0;
   if (tile > 0)
     before = sum_predecessors(
-        status, gstatus, tile,
+        status, gstatus, gsum, tile,
         [&] {
           watch();
           tile_back_off();
@@ -273,10 +358,11 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
  * (-1 until the other warps write it with write_count_slot, having
  * published it with publish_count). */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    int *count_slot, long long *count_out) {
+    unsigned long long *status, unsigned long long *gstatus,
+    unsigned long long *gsum, int tile, int *count_slot,
+    long long *count_out) {
   return tile_exclusive_prefix_polled(
-      status, gstatus, tile,
+      status, gstatus, gsum, tile,
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
