@@ -67,6 +67,10 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
  * A group whose word holds 32 arrivals has its total there, with no tile's
  * look-back having to relay it. */
 constexpr unsigned long long kGroupArrival = 1ull << 40;
+/* (experiment) 1: sums, both windows a poll; 2: sums, windows one after
+ * the other, totals relayed too; 3: both windows a poll, totals relayed,
+ * no sums; 4: as 1 with the add after the fence */
+static __device__ int g_lookback_mode = 1;
 constexpr unsigned long long kGroupSumValue = kGroupArrival - 1;
 
 /* Group g's word as a look-back window reads it: its prefix when some tile
@@ -76,8 +80,9 @@ __device__ __forceinline__ unsigned long long
 group_word(unsigned long long *gstatus, unsigned long long *gsum, int g) {
   if (g < 0) return kTilePrefix;
   const unsigned long long pre = tile_status_load(tile_word(gstatus, g));
+  if (g_lookback_mode == 3) return pre;
   const unsigned long long sum = tile_status_load(tile_word(gsum, g));
-  if ((pre >> 62) == 2) return pre;
+  if ((pre >> 62) == 2 || (g_lookback_mode == 2 && pre)) return pre;
   return (sum / kGroupArrival) == 32 ? kTileCount | (sum & kGroupSumValue)
                                      : 0ull;
 }
@@ -150,10 +155,11 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
  * after the last word it needs, not two; group totals come from gsum[]
  * (no relay), and a tile that summed whole groups publishes the previous
  * group's prefix for the tiles after it. */
-template <typename Idle>
+template <typename Idle, typename GroupSum>
 __device__ __forceinline__ long long sum_predecessors_summed(
     unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, Idle idle) {
+    unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum) {
+  bool relay = g_lookback_mode == 3 && (tile & 31) == 31;
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   const int idx = tile - 1 - lane, g = group - 1 - lane;
@@ -170,6 +176,10 @@ __device__ __forceinline__ long long sum_predecessors_summed(
     const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
     if (!(invalid & needed)) {
       if (prefixes) break;
+      if (relay) {
+        group_sum(window_sum(w, prefixes));
+        relay = false;
+      }
       const unsigned ginvalid = __ballot_sync(0xffffffffu, (gw >> 62) == 0);
       gprefixes = __ballot_sync(0xffffffffu, (gw >> 62) == 2);
       const unsigned gneeded =
@@ -199,7 +209,9 @@ template <typename Idle, typename GroupSum>
 __device__ __forceinline__ long long sum_predecessors(
     unsigned long long *status, unsigned long long *gstatus,
     unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum) {
-  if (gsum) return sum_predecessors_summed(status, gstatus, gsum, tile, idle);
+  if (gsum && g_lookback_mode != 2)
+    return sum_predecessors_summed(status, gstatus, gsum, tile, idle,
+                                   group_sum);
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   /* the group's earlier tiles, nearest first; before the group's first
@@ -217,6 +229,7 @@ __device__ __forceinline__ long long sum_predecessors(
     const int g = end - lane; /* lane 0 = nearest group */
     before += sum_back_window(
         [&] {
+          if (gsum) return group_word(gstatus, gsum, g);
           return g >= 0 ? tile_status_load(tile_word(gstatus, g)) : kTilePrefix;
         },
         &found, idle);
@@ -244,7 +257,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
     unsigned long long *gsum, int tile, long long count) {
   const int lane = threadIdx.x & 31;
   long long before = 0;
-  if (lane == 0 && gsum)
+  if (lane == 0 && gsum && g_lookback_mode != 3)
     atomicAdd(tile_word(gsum, tile >> 5),
               kGroupArrival | (unsigned long long)count);
   if (tile > 0) {
@@ -282,10 +295,13 @@ __device__ __forceinline__ void publish_count(unsigned long long *status,
   if (tile > 0)
     tile_status_store(tile_word(status, tile),
                       kTileCount | (unsigned long long)count);
-  if (gsum)
+  if (gsum && g_lookback_mode != 3 && g_lookback_mode != 4)
     atomicAdd(tile_word(gsum, tile >> 5),
               kGroupArrival | (unsigned long long)count);
   __threadfence_block();
+  if (gsum && g_lookback_mode == 4)
+    atomicAdd(tile_word(gsum, tile >> 5),
+              kGroupArrival | (unsigned long long)count);
 }
 
 /* The count slot is shared memory written by another warp with no barrier
