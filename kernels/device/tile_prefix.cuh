@@ -69,8 +69,14 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
 constexpr unsigned long long kGroupArrival = 1ull << 40;
 /* (experiment) 1: sums, both windows a poll; 2: sums, windows one after
  * the other, totals relayed too; 3: both windows a poll, totals relayed,
- * no sums; 4: as 1 with the add after the fence */
+ * no sums; 4: as 1 with the add after the fence; 5: as 2 with the group
+ * windows' words read again only while needed and not there; 6: as 5
+ * without sums; 7: as 5 with the own window read only up to its nearest
+ * prefix */
 static __device__ int g_lookback_mode = 1;
+__device__ __forceinline__ bool lookback_sums() {
+  return g_lookback_mode != 3 && g_lookback_mode != 6;
+}
 constexpr unsigned long long kGroupSumValue = kGroupArrival - 1;
 
 /* Group g's word as a look-back window reads it: its prefix when some tile
@@ -80,9 +86,10 @@ __device__ __forceinline__ unsigned long long
 group_word(unsigned long long *gstatus, unsigned long long *gsum, int g) {
   if (g < 0) return kTilePrefix;
   const unsigned long long pre = tile_status_load(tile_word(gstatus, g));
-  if (g_lookback_mode == 3) return pre;
+  if (!lookback_sums()) return pre;
   const unsigned long long sum = tile_status_load(tile_word(gsum, g));
-  if ((pre >> 62) == 2 || (g_lookback_mode == 2 && pre)) return pre;
+  if ((pre >> 62) == 2 || (g_lookback_mode != 1 && g_lookback_mode != 4 && pre))
+    return pre;
   return (sum / kGroupArrival) == 32 ? kTileCount | (sum & kGroupSumValue)
                                      : 0ull;
 }
@@ -120,6 +127,30 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
     prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
     const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
     if (!(invalid & needed)) break;
+    idle();
+  }
+  *found = prefixes != 0;
+  return window_sum(w, prefixes);
+}
+
+/* sum_back_window reading again only the lanes up to the nearest prefix
+ * it has seen, and (keep) not those already there. */
+template <typename Load, typename Idle>
+__device__ __forceinline__ long long sum_back_window_narrow(Load load,
+                                                            bool *found,
+                                                            Idle idle,
+                                                            bool keep) {
+  const int lane = threadIdx.x & 31;
+  unsigned long long w = 0;
+  unsigned prefixes, reach = ~0u;
+  for (;;) {
+    if (((reach >> lane) & 1) && !(keep && (w >> 62))) w = load();
+    const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
+    prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
+    const unsigned low = prefixes & (0u - prefixes);
+    const unsigned needed = prefixes ? low - 1u : ~0u;
+    if (!(invalid & needed)) break;
+    reach = prefixes ? (low << 1) - 1u : ~0u;
     idle();
   }
   *found = prefixes != 0;
@@ -209,7 +240,8 @@ template <typename Idle, typename GroupSum>
 __device__ __forceinline__ long long sum_predecessors(
     unsigned long long *status, unsigned long long *gstatus,
     unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum) {
-  if (gsum && g_lookback_mode != 2)
+  if (gsum && (g_lookback_mode == 1 || g_lookback_mode == 3 ||
+               g_lookback_mode == 4))
     return sum_predecessors_summed(status, gstatus, gsum, tile, idle,
                                    group_sum);
   const int lane = threadIdx.x & 31;
@@ -218,21 +250,24 @@ __device__ __forceinline__ long long sum_predecessors(
    * tile an empty prefix stands for "the groups before" */
   bool found;
   const int idx = tile - 1 - lane;
-  long long before = sum_back_window(
-      [&] {
-        return idx >= first ? tile_status_load(tile_word(status, idx))
-                            : (first == 0 ? kTilePrefix : kTileCount);
-      },
-      &found, idle);
+  const auto own_load = [&] {
+    return idx >= first ? tile_status_load(tile_word(status, idx))
+                        : (first == 0 ? kTilePrefix : kTileCount);
+  };
+  long long before =
+      gsum && g_lookback_mode == 7
+          ? sum_back_window_narrow(own_load, &found, idle, false)
+          : sum_back_window(own_load, &found, idle);
   if (!found && (tile & 31) == 31) group_sum(before);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
-    before += sum_back_window(
-        [&] {
-          if (gsum) return group_word(gstatus, gsum, g);
-          return g >= 0 ? tile_status_load(tile_word(gstatus, g)) : kTilePrefix;
-        },
-        &found, idle);
+    const auto load = [&] {
+      if (gsum) return group_word(gstatus, gsum, g);
+      return g >= 0 ? tile_status_load(tile_word(gstatus, g)) : kTilePrefix;
+    };
+    before += gsum && g_lookback_mode >= 5
+                  ? sum_back_window_narrow(load, &found, idle, true)
+                  : sum_back_window(load, &found, idle);
   }
   return before;
 }
@@ -257,7 +292,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
     unsigned long long *gsum, int tile, long long count) {
   const int lane = threadIdx.x & 31;
   long long before = 0;
-  if (lane == 0 && gsum && g_lookback_mode != 3)
+  if (lane == 0 && gsum && lookback_sums())
     atomicAdd(tile_word(gsum, tile >> 5),
               kGroupArrival | (unsigned long long)count);
   if (tile > 0) {
@@ -295,7 +330,7 @@ __device__ __forceinline__ void publish_count(unsigned long long *status,
   if (tile > 0)
     tile_status_store(tile_word(status, tile),
                       kTileCount | (unsigned long long)count);
-  if (gsum && g_lookback_mode != 3 && g_lookback_mode != 4)
+  if (gsum && lookback_sums() && g_lookback_mode != 4)
     atomicAdd(tile_word(gsum, tile >> 5),
               kGroupArrival | (unsigned long long)count);
   __threadfence_block();
