@@ -704,6 +704,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   __syncthreads();
 
   if (LOOKBACK_WARP && tid >= NT) {
+    if (g_lookback_mode == 9) mbarrier_wait(&sm.loaded, 0);
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
         t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);

@@ -72,7 +72,9 @@ constexpr unsigned long long kGroupArrival = 1ull << 40;
  * no sums; 4: as 1 with the add after the fence; 5: as 2 with the group
  * windows' words read again only while needed and not there; 6: as 5
  * without sums; 7: as 5 with the own window read only up to its nearest
- * prefix */
+ * prefix; 8: sums, relay, both windows a poll once the tile has counted,
+ * group words narrowed; 9: as 5, the look-back warp starting once the
+ * tile's keys are in */
 static __device__ int g_lookback_mode = 1;
 __device__ __forceinline__ bool lookback_sums() {
   return g_lookback_mode != 3 && g_lookback_mode != 6;
@@ -186,36 +188,48 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
  * after the last word it needs, not two; group totals come from gsum[]
  * (no relay), and a tile that summed whole groups publishes the previous
  * group's prefix for the tiles after it. */
-template <typename Idle, typename GroupSum>
+template <typename Idle, typename GroupSum, typename Ahead>
 __device__ __forceinline__ long long sum_predecessors_summed(
     unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum) {
-  bool relay = g_lookback_mode == 3 && (tile & 31) == 31;
+    unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum,
+    Ahead ahead) {
+  const bool m8 = g_lookback_mode == 8;
+  bool relay = (g_lookback_mode == 3 || m8) && (tile & 31) == 31;
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   const int idx = tile - 1 - lane, g = group - 1 - lane;
   unsigned long long w, gw = 0;
-  unsigned prefixes, gprefixes = 0;
+  unsigned prefixes, gprefixes = 0, greach = ~0u;
+  bool own_done = false;
   for (;;) {
     w = idx >= first ? tile_status_load(tile_word(status, idx))
                      : (first == 0 ? kTilePrefix : kTileCount);
     /* a group's word, once a prefix or a whole total, never changes: read
-     * again only those not yet there */
-    if (gw == 0) gw = group_word(gstatus, gsum, g);
+     * again only those not yet there (mode 8: within reach, and only once
+     * the tile has counted or its own window is done) */
+    const bool look = !m8 || own_done || ahead();
+    if (look && ((greach >> lane) & 1) && (gw >> 62) == 0)
+      gw = group_word(gstatus, gsum, g);
     const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
     prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
     const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
+    const unsigned ginvalid = __ballot_sync(0xffffffffu, (gw >> 62) == 0);
+    gprefixes = __ballot_sync(0xffffffffu, (gw >> 62) == 2);
+    const unsigned glow = gprefixes & (0u - gprefixes);
+    const unsigned gneeded = gprefixes ? glow - 1u : ~0u;
+    if (m8) greach = gprefixes ? (glow << 1) - 1u : ~0u;
     if (!(invalid & needed)) {
       if (prefixes) break;
       if (relay) {
         group_sum(window_sum(w, prefixes));
         relay = false;
       }
-      const unsigned ginvalid = __ballot_sync(0xffffffffu, (gw >> 62) == 0);
-      gprefixes = __ballot_sync(0xffffffffu, (gw >> 62) == 2);
-      const unsigned gneeded =
-          gprefixes ? (gprefixes & (0u - gprefixes)) - 1u : ~0u;
       if (!(ginvalid & gneeded)) break;
+      if (m8 && !own_done) {
+        own_done = true;
+        continue; /* the group words at once */
+      }
+      own_done = true;
     }
     idle();
   }
@@ -236,14 +250,15 @@ __device__ __forceinline__ long long sum_predecessors_summed(
   return before;
 }
 
-template <typename Idle, typename GroupSum>
+template <typename Idle, typename GroupSum, typename Ahead>
 __device__ __forceinline__ long long sum_predecessors(
     unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum) {
+    unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum,
+    Ahead ahead) {
   if (gsum && (g_lookback_mode == 1 || g_lookback_mode == 3 ||
-               g_lookback_mode == 4))
+               g_lookback_mode == 4 || g_lookback_mode == 8))
     return sum_predecessors_summed(status, gstatus, gsum, tile, idle,
-                                   group_sum);
+                                   group_sum, ahead);
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   /* the group's earlier tiles, nearest first; before the group's first
@@ -305,7 +320,8 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
           if (lane == 0)
             tile_status_store(tile_word(gstatus, tile >> 5),
                               kTileCount | (unsigned long long)(s + count));
-        });
+        },
+        [] { return true; });
   }
   publish_prefix(status, gstatus, tile, before + count);
   return before;
@@ -392,7 +408,8 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
         [&](long long s) {
           group_sum = s;
           watch();
-        });
+        },
+        [&] { return count >= 0; });
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count (and the group's total) at once. */
   while (count < 0) {
