@@ -74,7 +74,8 @@ constexpr unsigned long long kGroupArrival = 1ull << 40;
  * without sums; 7: as 5 with the own window read only up to its nearest
  * prefix; 8: sums, relay, both windows a poll once the tile has counted,
  * group words narrowed; 9: as 5, the look-back warp starting once the
- * tile's keys are in */
+ * tile's keys are in; 10 and 11: 8 and 1 without the previous group's
+ * prefix published by every tile that summed groups */
 static __device__ int g_lookback_mode = 1;
 __device__ __forceinline__ bool lookback_sums() {
   return g_lookback_mode != 3 && g_lookback_mode != 6;
@@ -90,7 +91,9 @@ group_word(unsigned long long *gstatus, unsigned long long *gsum, int g) {
   const unsigned long long pre = tile_status_load(tile_word(gstatus, g));
   if (!lookback_sums()) return pre;
   const unsigned long long sum = tile_status_load(tile_word(gsum, g));
-  if ((pre >> 62) == 2 || (g_lookback_mode != 1 && g_lookback_mode != 4 && pre))
+  if ((pre >> 62) == 2 ||
+      (g_lookback_mode != 1 && g_lookback_mode != 4 && g_lookback_mode != 11 &&
+       pre))
     return pre;
   return (sum / kGroupArrival) == 32 ? kTileCount | (sum & kGroupSumValue)
                                      : 0ull;
@@ -193,7 +196,7 @@ __device__ __forceinline__ long long sum_predecessors_summed(
     unsigned long long *status, unsigned long long *gstatus,
     unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum,
     Ahead ahead) {
-  const bool m8 = g_lookback_mode == 8;
+  const bool m8 = g_lookback_mode == 8 || g_lookback_mode == 10;
   bool relay = (g_lookback_mode == 3 || m8) && (tile & 31) == 31;
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
@@ -244,7 +247,7 @@ __device__ __forceinline__ long long sum_predecessors_summed(
   }
   /* the groups before this one, unless the nearest already had it */
   const bool had = __shfl_sync(0xffffffffu, (unsigned)(gw >> 62), 0) == 2;
-  if (lane == 0 && !had)
+  if (lane == 0 && !had && g_lookback_mode != 10 && g_lookback_mode != 11)
     tile_status_store(tile_word(gstatus, group - 1),
                       kTilePrefix | (unsigned long long)(before - own));
   return before;
@@ -256,7 +259,8 @@ __device__ __forceinline__ long long sum_predecessors(
     unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum,
     Ahead ahead) {
   if (gsum && (g_lookback_mode == 1 || g_lookback_mode == 3 ||
-               g_lookback_mode == 4 || g_lookback_mode == 8))
+               g_lookback_mode == 4 || g_lookback_mode == 8 ||
+               g_lookback_mode == 10 || g_lookback_mode == 11))
     return sum_predecessors_summed(status, gstatus, gsum, tile, idle,
                                    group_sum, ahead);
   const int lane = threadIdx.x & 31;
