@@ -1121,13 +1121,13 @@ template <typename K, typename V> void tune_setop_gsum(int n, int passes) {
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, un = MGPU_SET_UNION,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < passes; ++pass) {
-    for (int gs : {0, 5, 10, 11}) {
+    for (int gs : {0, 5, 12, 13}) {
       setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
       setop_opt.group_sums = gs != 0;
       CHECK(cudaMemcpyToSymbol(g_lookback_mode, &gs, sizeof gs));
-      static const char *const names[12] = {
+      static const char *const names[14] = {
           "relay", "gsum1", "gsum2", "gsum3", "gsum4",
-          "gsum5", "gsum6", "gsum7", "gsum8", "gsum9", "gsum10", "gsum11"};
+          "gsum5", "gsum6", "gsum7", "gsum8", "gsum9", "gsum10", "gsum11", "gsum12", "gsum13"};
       const char *what = names[gs];
       tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
           d, un, what);

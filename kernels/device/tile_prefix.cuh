@@ -75,7 +75,8 @@ constexpr unsigned long long kGroupArrival = 1ull << 40;
  * prefix; 8: sums, relay, both windows a poll once the tile has counted,
  * group words narrowed; 9: as 5, the look-back warp starting once the
  * tile's keys are in; 10 and 11: 8 and 1 without the previous group's
- * prefix published by every tile that summed groups */
+ * prefix published by every tile that summed groups; 12: 5 without the
+ * relayed totals; 13: 12 with the first group poll over 8 groups */
 static __device__ int g_lookback_mode = 1;
 __device__ __forceinline__ bool lookback_sums() {
   return g_lookback_mode != 3 && g_lookback_mode != 6;
@@ -144,10 +145,11 @@ template <typename Load, typename Idle>
 __device__ __forceinline__ long long sum_back_window_narrow(Load load,
                                                             bool *found,
                                                             Idle idle,
-                                                            bool keep) {
+                                                            bool keep,
+                                                            unsigned first_reach = ~0u) {
   const int lane = threadIdx.x & 31;
   unsigned long long w = 0;
-  unsigned prefixes, reach = ~0u;
+  unsigned prefixes, reach = first_reach;
   for (;;) {
     if (((reach >> lane) & 1) && !(keep && (w >> 62))) w = load();
     const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
@@ -155,7 +157,8 @@ __device__ __forceinline__ long long sum_back_window_narrow(Load load,
     const unsigned low = prefixes & (0u - prefixes);
     const unsigned needed = prefixes ? low - 1u : ~0u;
     if (!(invalid & needed)) break;
-    reach = prefixes ? (low << 1) - 1u : ~0u;
+    reach = prefixes ? (low << 1) - 1u
+                     : ((invalid & first_reach) ? first_reach : ~0u);
     idle();
   }
   *found = prefixes != 0;
@@ -277,7 +280,9 @@ __device__ __forceinline__ long long sum_predecessors(
       gsum && g_lookback_mode == 7
           ? sum_back_window_narrow(own_load, &found, idle, false)
           : sum_back_window(own_load, &found, idle);
-  if (!found && (tile & 31) == 31) group_sum(before);
+  if (!found && (tile & 31) == 31 &&
+      !(gsum && (g_lookback_mode == 12 || g_lookback_mode == 13)))
+    group_sum(before);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
     const auto load = [&] {
@@ -285,7 +290,8 @@ __device__ __forceinline__ long long sum_predecessors(
       return g >= 0 ? tile_status_load(tile_word(gstatus, g)) : kTilePrefix;
     };
     before += gsum && g_lookback_mode >= 5
-                  ? sum_back_window_narrow(load, &found, idle, true)
+                  ? sum_back_window_narrow(load, &found, idle, true,
+                                           g_lookback_mode == 13 ? 0xffu : ~0u)
                   : sum_back_window(load, &found, idle);
   }
   return before;
