@@ -1110,40 +1110,6 @@ template <typename K, typename V> void tune_setop_xop(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Group totals summed by the tiles' atomics and both look-back windows read
- * in one poll (group_sums), against the relayed totals; the library's
- * tiles with the wide calls' options. */
-template <typename K, typename V> void tune_setop_gsum(int n, int passes) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, un = MGPU_SET_UNION,
-                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  for (int pass = 0; pass < passes; ++pass) {
-    for (int gs : {0, 5, 12, 13}) {
-      setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-      setop_opt.group_sums = gs != 0;
-      CHECK(cudaMemcpyToSymbol(g_lookback_mode, &gs, sizeof gs));
-      static const char *const names[14] = {
-          "relay", "gsum1", "gsum2", "gsum3", "gsum4",
-          "gsum5", "gsum6", "gsum7", "gsum8", "gsum9", "gsum10", "gsum11", "gsum12", "gsum13"};
-      const char *what = names[gs];
-      tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
-          d, un, what);
-      tune_setop_lib<no_held_policy, typename SP::staged_symmetric_difference,
-                     true, true, S>(d, sd, what);
-      tune_setop_lib<no_held_policy, typename KP::union_tile, false, false,
-                     S>(d, un, what);
-      tune_setop_lib<typename SP::held_intersection, typename SP::intersection,
-                     true, false, S>(d, x, what);
-      tune_setop_lib<typename KP::held_intersection, typename KP::intersection,
-                     false, false, S>(d, x, what);
-    }
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1345,7 +1311,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     if (MODE == 5) {
       long long count;
       const long long b = tile_exclusive_prefix_ahead(
-          t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
+          t.status, t.gstatus, tile, &sm.count_slot, &count);
       if (tid == NT) sm.base = b;
     }
     return;
@@ -1380,7 +1346,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     if (MODE == 4 && tid == 0)
       sm.base = (long long)atomicAdd(t.status, (unsigned long long)tile_count);
     if (MODE == 5 && tid == 0) {
-      publish_count(t.status, t.gsum, tile, tile_count);
+      publish_count(t.status, tile, tile_count);
       write_count_slot(&sm.count_slot, tile_count);
     }
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
@@ -1697,13 +1663,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "gsum" && only != "gsum8") {
+      only != "xop8") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | gsum | gsum8]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8]\n");
     return 2;
   }
   char err[256];
@@ -1752,8 +1718,6 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
-  if (only == "gsum") tune_setop_gsum<int32_t, uint32_t>(n, 3);
-  if (only == "gsum8") tune_setop_gsum<int64_t, uint64_t>(n, 2);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);

@@ -108,8 +108,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  bool group_sums = false; /* (experiment) group totals summed by the
-                              tiles' atomics, both windows a poll */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -329,7 +327,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * points (and, sampled with direct points, a ready flag each), and the
    * samples. */
   const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + 2 * groups + 1;
+  const int status_words = tiles + groups + 1;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
@@ -408,10 +406,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
-                         (int)(wave * opt.prefetch_percent / 100), ready,
-                         opt.group_sums && gstatus
-                             ? tile_word(gstatus, groups + 1)
-                             : nullptr};
+                         (int)(wave * opt.prefetch_percent / 100), ready};
   if constexpr (holds_output<P>::value) {
     static_assert(LOOKBACK_WARP && !STAGE_V,
                   "setop_held_kernel: a look-back warp, values gathered");

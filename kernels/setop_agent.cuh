@@ -183,9 +183,6 @@ template <typename K, typename V> struct setop_tiles {
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
   const unsigned *ready; /* the points' flags (wait_for_points); null: wait
                             for the partition launch */
-  unsigned long long *gsum = nullptr; /* one word per 32 tiles, zeroed,
-                                         that its tiles add their counts
-                                         to; null: totals relayed */
 };
 
 /* kept[]'s entries: P::KEPT where the policy bounds the output
@@ -704,10 +701,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   __syncthreads();
 
   if (LOOKBACK_WARP && tid >= NT) {
-    if (g_lookback_mode == 9) mbarrier_wait(&sm.loaded, 0);
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
+        t.status, t.gstatus, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -737,7 +733,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid == 0) {
-      publish_count(t.status, t.gsum, tile, tile_count);
+      publish_count(t.status, tile, tile_count);
       write_count_slot(&sm.count_slot, tile_count);
     }
   } else {
@@ -746,7 +742,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid < 32) {
       const long long base =
-          tile_exclusive_prefix(t.status, t.gstatus, t.gsum, tile, tile_count);
+          tile_exclusive_prefix(t.status, t.gstatus, tile, tile_count);
       if (tid == 0) {
         sm.base = base;
         if (tile == (int)gridDim.x - 1)

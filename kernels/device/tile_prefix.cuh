@@ -62,57 +62,6 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
       v, cuda::memory_order_relaxed);
 }
 
-/* gsum[] (optional): one word per group that each of its tiles adds its
- * count to, with one arrival in bit 40 and up, as soon as it has counted.
- * A group whose word holds 32 arrivals has its total there, with no tile's
- * look-back having to relay it. */
-constexpr unsigned long long kGroupArrival = 1ull << 40;
-/* (experiment) 1: sums, both windows a poll; 2: sums, windows one after
- * the other, totals relayed too; 3: both windows a poll, totals relayed,
- * no sums; 4: as 1 with the add after the fence; 5: as 2 with the group
- * windows' words read again only while needed and not there; 6: as 5
- * without sums; 7: as 5 with the own window read only up to its nearest
- * prefix; 8: sums, relay, both windows a poll once the tile has counted,
- * group words narrowed; 9: as 5, the look-back warp starting once the
- * tile's keys are in; 10 and 11: 8 and 1 without the previous group's
- * prefix published by every tile that summed groups; 12: 5 without the
- * relayed totals; 13: 12 with the first group poll over 8 groups */
-static __device__ int g_lookback_mode = 1;
-__device__ __forceinline__ bool lookback_sums() {
-  return g_lookback_mode != 3 && g_lookback_mode != 6;
-}
-constexpr unsigned long long kGroupSumValue = kGroupArrival - 1;
-
-/* Group g's word as a look-back window reads it: its prefix when some tile
- * published it, else its total once every tile of it has added its count
- * to gsum[g], else 0 (not yet); g < 0 is "nothing before". */
-__device__ __forceinline__ unsigned long long
-group_word(unsigned long long *gstatus, unsigned long long *gsum, int g) {
-  if (g < 0) return kTilePrefix;
-  const unsigned long long pre = tile_status_load(tile_word(gstatus, g));
-  if (!lookback_sums()) return pre;
-  const unsigned long long sum = tile_status_load(tile_word(gsum, g));
-  if ((pre >> 62) == 2 ||
-      (g_lookback_mode != 1 && g_lookback_mode != 4 && g_lookback_mode != 11 &&
-       pre))
-    return pre;
-  return (sum / kGroupArrival) == 32 ? kTileCount | (sum & kGroupSumValue)
-                                     : 0ull;
-}
-
-/* The sum of one window's values, lanes 0 .. nearest prefix (all 32 when
- * there is none), to every lane. */
-__device__ __forceinline__ long long window_sum(unsigned long long w,
-                                                unsigned prefixes) {
-  const int lane = threadIdx.x & 31;
-  const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
-  long long v = lane <= stop ? (long long)(w & kTileValue) : 0;
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1)
-    v += __shfl_down_sync(0xffffffffu, v, off);
-  return __shfl_sync(0xffffffffu, v, 0);
-}
-
 /* Waits until every lane's word that matters is published, and returns
  * the sum of the values up to and including the nearest lane (lane 0
  * nearest) holding a prefix, or of all 32 when none does; *found says
@@ -135,34 +84,14 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
     if (!(invalid & needed)) break;
     idle();
   }
-  *found = prefixes != 0;
-  return window_sum(w, prefixes);
-}
-
-/* sum_back_window reading again only the lanes up to the nearest prefix
- * it has seen, and (keep) not those already there. */
-template <typename Load, typename Idle>
-__device__ __forceinline__ long long sum_back_window_narrow(Load load,
-                                                            bool *found,
-                                                            Idle idle,
-                                                            bool keep,
-                                                            unsigned first_reach = ~0u) {
   const int lane = threadIdx.x & 31;
-  unsigned long long w = 0;
-  unsigned prefixes, reach = first_reach;
-  for (;;) {
-    if (((reach >> lane) & 1) && !(keep && (w >> 62))) w = load();
-    const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
-    prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
-    const unsigned low = prefixes & (0u - prefixes);
-    const unsigned needed = prefixes ? low - 1u : ~0u;
-    if (!(invalid & needed)) break;
-    reach = prefixes ? (low << 1) - 1u
-                     : ((invalid & first_reach) ? first_reach : ~0u);
-    idle();
-  }
+  const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
+  long long v = lane <= stop ? (long long)(w & kTileValue) : 0;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, off);
   *found = prefixes != 0;
-  return window_sum(w, prefixes);
+  return __shfl_sync(0xffffffffu, v, 0);
 }
 
 /* Between polls a waiting warp backs off: without it the spinning warps
@@ -189,110 +118,30 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
  * tile of its group and s, the sum of the group's earlier counts, is known
  * before any prefix was found in the group (its total is then s + the
  * tile's count, for the caller to publish). */
-/* sum_predecessors with gsum[]: each poll reads both windows, the group's
- * earlier tiles and the 32 groups before, so the base comes one round trip
- * after the last word it needs, not two; group totals come from gsum[]
- * (no relay), and a tile that summed whole groups publishes the previous
- * group's prefix for the tiles after it. */
-template <typename Idle, typename GroupSum, typename Ahead>
-__device__ __forceinline__ long long sum_predecessors_summed(
-    unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum,
-    Ahead ahead) {
-  const bool m8 = g_lookback_mode == 8 || g_lookback_mode == 10;
-  bool relay = (g_lookback_mode == 3 || m8) && (tile & 31) == 31;
-  const int lane = threadIdx.x & 31;
-  const int group = tile >> 5, first = group << 5;
-  const int idx = tile - 1 - lane, g = group - 1 - lane;
-  unsigned long long w, gw = 0;
-  unsigned prefixes, gprefixes = 0, greach = ~0u;
-  bool own_done = false;
-  for (;;) {
-    w = idx >= first ? tile_status_load(tile_word(status, idx))
-                     : (first == 0 ? kTilePrefix : kTileCount);
-    /* a group's word, once a prefix or a whole total, never changes: read
-     * again only those not yet there (mode 8: within reach, and only once
-     * the tile has counted or its own window is done) */
-    const bool look = !m8 || own_done || ahead();
-    if (look && ((greach >> lane) & 1) && (gw >> 62) == 0)
-      gw = group_word(gstatus, gsum, g);
-    const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
-    prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
-    const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
-    const unsigned ginvalid = __ballot_sync(0xffffffffu, (gw >> 62) == 0);
-    gprefixes = __ballot_sync(0xffffffffu, (gw >> 62) == 2);
-    const unsigned glow = gprefixes & (0u - gprefixes);
-    const unsigned gneeded = gprefixes ? glow - 1u : ~0u;
-    if (m8) greach = gprefixes ? (glow << 1) - 1u : ~0u;
-    if (!(invalid & needed)) {
-      if (prefixes) break;
-      if (relay) {
-        group_sum(window_sum(w, prefixes));
-        relay = false;
-      }
-      if (!(ginvalid & gneeded)) break;
-      if (m8 && !own_done) {
-        own_done = true;
-        continue; /* the group words at once */
-      }
-      own_done = true;
-    }
-    idle();
-  }
-  const long long own = window_sum(w, prefixes);
-  if (prefixes) return own;
-  long long before = own + window_sum(gw, gprefixes);
-  bool found = gprefixes != 0;
-  for (int end = group - 33; !found; end -= 32) {
-    const int h = end - lane;
-    before += sum_back_window([&] { return group_word(gstatus, gsum, h); },
-                              &found, idle);
-  }
-  /* the groups before this one, unless the nearest already had it */
-  const bool had = __shfl_sync(0xffffffffu, (unsigned)(gw >> 62), 0) == 2;
-  if (lane == 0 && !had && g_lookback_mode != 10 && g_lookback_mode != 11)
-    tile_status_store(tile_word(gstatus, group - 1),
-                      kTilePrefix | (unsigned long long)(before - own));
-  return before;
-}
-
-template <typename Idle, typename GroupSum, typename Ahead>
+template <typename Idle, typename GroupSum>
 __device__ __forceinline__ long long sum_predecessors(
-    unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, Idle idle, GroupSum group_sum,
-    Ahead ahead) {
-  if (gsum && (g_lookback_mode == 1 || g_lookback_mode == 3 ||
-               g_lookback_mode == 4 || g_lookback_mode == 8 ||
-               g_lookback_mode == 10 || g_lookback_mode == 11))
-    return sum_predecessors_summed(status, gstatus, gsum, tile, idle,
-                                   group_sum, ahead);
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    Idle idle, GroupSum group_sum) {
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   /* the group's earlier tiles, nearest first; before the group's first
    * tile an empty prefix stands for "the groups before" */
   bool found;
   const int idx = tile - 1 - lane;
-  const auto own_load = [&] {
-    return idx >= first ? tile_status_load(tile_word(status, idx))
-                        : (first == 0 ? kTilePrefix : kTileCount);
-  };
-  long long before =
-      gsum && g_lookback_mode == 7
-          ? sum_back_window_narrow(own_load, &found, idle, false)
-          : sum_back_window(own_load, &found, idle);
-  if (!found && (tile & 31) == 31 &&
-      !(gsum && (g_lookback_mode == 12 || g_lookback_mode == 13)))
-    group_sum(before);
+  long long before = sum_back_window(
+      [&] {
+        return idx >= first ? tile_status_load(tile_word(status, idx))
+                            : (first == 0 ? kTilePrefix : kTileCount);
+      },
+      &found, idle);
+  if (!found && (tile & 31) == 31) group_sum(before);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
-    const auto load = [&] {
-      if (gsum) return group_word(gstatus, gsum, g);
-      return g >= 0 ? tile_status_load(tile_word(gstatus, g)) : kTilePrefix;
-    };
-    before += gsum && g_lookback_mode >= 5
-                  ? sum_back_window_narrow(load, &found, idle, true,
-                                           g_lookback_mode == 13 ? 0xffu : ~0u)
-                  : sum_back_window(load, &found, idle);
+    before += sum_back_window(
+        [&] {
+          return g >= 0 ? tile_status_load(tile_word(gstatus, g)) : kTilePrefix;
+        },
+        &found, idle);
   }
   return before;
 }
@@ -313,25 +162,21 @@ __device__ __forceinline__ void publish_prefix(unsigned long long *status,
  * the tile has counted; returns (to every lane) the sum of the counts of
  * tiles 0 .. tile-1. */
 __device__ __forceinline__ long long tile_exclusive_prefix(
-    unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, long long count) {
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    long long count) {
   const int lane = threadIdx.x & 31;
   long long before = 0;
-  if (lane == 0 && gsum && lookback_sums())
-    atomicAdd(tile_word(gsum, tile >> 5),
-              kGroupArrival | (unsigned long long)count);
   if (tile > 0) {
     if (lane == 0)
       tile_status_store(tile_word(status, tile),
                         kTileCount | (unsigned long long)count);
     before = sum_predecessors(
-        status, gstatus, gsum, tile, [] { tile_back_off(); },
+        status, gstatus, tile, [] { tile_back_off(); },
         [&](long long s) {
           if (lane == 0)
             tile_status_store(tile_word(gstatus, tile >> 5),
                               kTileCount | (unsigned long long)(s + count));
-        },
-        [] { return true; });
+        });
   }
   publish_prefix(status, gstatus, tile, before + count);
   return before;
@@ -351,18 +196,11 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
  * comes after the count in the word's order and is never overwritten by
  * it. */
 __device__ __forceinline__ void publish_count(unsigned long long *status,
-                                              unsigned long long *gsum,
                                               int tile, long long count) {
   if (tile > 0)
     tile_status_store(tile_word(status, tile),
                       kTileCount | (unsigned long long)count);
-  if (gsum && lookback_sums() && g_lookback_mode != 4)
-    atomicAdd(tile_word(gsum, tile >> 5),
-              kGroupArrival | (unsigned long long)count);
   __threadfence_block();
-  if (gsum && g_lookback_mode == 4)
-    atomicAdd(tile_word(gsum, tile >> 5),
-              kGroupArrival | (unsigned long long)count);
 }
 
 /* The count slot is shared memory written by another warp with no barrier
@@ -389,8 +227,8 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * counts of tiles 0 .. tile-1 and sets *count_out. */
 template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
-    unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, Poll poll, long long *count_out) {
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    Poll poll, long long *count_out) {
   const int lane = threadIdx.x & 31;
   long long count = -1;      /* the tile's count, once poll() has it */
   long long group_sum = -1;  /* the group's earlier counts, when this last
@@ -410,7 +248,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
   long long before = 0;
   if (tile > 0)
     before = sum_predecessors(
-        status, gstatus, gsum, tile,
+        status, gstatus, tile,
         [&] {
           watch();
           tile_back_off();
@@ -418,8 +256,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
         [&](long long s) {
           group_sum = s;
           watch();
-        },
-        [&] { return count >= 0; });
+        });
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count (and the group's total) at once. */
   while (count < 0) {
@@ -436,11 +273,10 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
  * (-1 until the other warps write it with write_count_slot, having
  * published it with publish_count). */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
-    unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, int *count_slot,
-    long long *count_out) {
+    unsigned long long *status, unsigned long long *gstatus, int tile,
+    int *count_slot, long long *count_out) {
   return tile_exclusive_prefix_polled(
-      status, gstatus, gsum, tile,
+      status, gstatus, tile,
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
