@@ -1161,7 +1161,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
   const int na = d.na, nb = d.nb;
   const int tiles = tiles_of((long long)na + nb, P::NV);
   const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + groups + 1;
+  const int status_words = tiles + 2 * groups + 1;
   const int ca = samples_of(na, S), cb = samples_of(nb, S);
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -1196,7 +1196,9 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
   unsigned long long ticket = 1000;
   const auto tile_launch = [&](bool early) {
     setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, na, nb, splits, status,
-                           tile_word(status, tiles), host_words, ++ticket, d.out,
+                           tile_word(status, tiles),
+                           tile_word(status, tiles + groups + 1), host_words,
+                           ++ticket, d.out,
                            HAS_V ? d.outv : nullptr, (long long)d.capacity,
                            set_op_keeps(op), true,
                            sms * P::MIN_BLOCKS * prefetch / 100, nullptr};
@@ -1311,7 +1313,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     if (MODE == 5) {
       long long count;
       const long long b = tile_exclusive_prefix_ahead(
-          t.status, t.gstatus, tile, &sm.count_slot, &count);
+          t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
       if (tid == NT) sm.base = b;
     }
     return;
@@ -1346,7 +1348,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     if (MODE == 4 && tid == 0)
       sm.base = (long long)atomicAdd(t.status, (unsigned long long)tile_count);
     if (MODE == 5 && tid == 0) {
-      publish_count(t.status, tile, tile_count);
+      publish_count(t.status, t.gsum, tile, tile_count);
       write_count_slot(&sm.count_slot, tile_count);
     }
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
@@ -1380,7 +1382,9 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
                                                       P::NT + 32, smem));
   unsigned long long *total = tile_word(status, status_words - 2);
   setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
-                         tile_word(status, tiles), total, 1, d.out, d.outv,
+                         tile_word(status, tiles),
+                         tile_word(status, tiles + (tiles + 31) / 32), total, 1,
+                         d.out, d.outv,
                          (long long)d.capacity, set_op_keeps(MGPU_SET_UNION),
                          true, sms * per_sm * prefetch / 100, nullptr};
   const double ms = time_ms([&] {

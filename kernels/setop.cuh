@@ -321,13 +321,13 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * The persistent kernels take tiles from a counter the partition zeroes. */
   const bool lone =
       tiles == 1 && !holds_output<P>::value && !parks_output<P>::value;
-  /* One scratch block: the tiles' look-back words (one a tile and one a
-   * group of 32, and setop_held_kernel's tile counter, each in a sector of
-   * its own: tile_word), their partition
+  /* One scratch block: the tiles' look-back words (one a tile, one a
+   * group of 32, setop_held_kernel's tile counter, then the groups' sums,
+   * each in a sector of its own: tile_word), their partition
    * points (and, sampled with direct points, a ready flag each), and the
    * samples. */
   const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + groups + 1;
+  const int status_words = tiles + 2 * groups + 1;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
@@ -350,13 +350,14 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
       ~(size_t)15;
   cuda_scratch scratch;
   char *base = nullptr;
-  unsigned long long *status = nullptr, *gstatus = nullptr;
+  unsigned long long *status = nullptr, *gstatus = nullptr, *gsum = nullptr;
   unsigned *splits = nullptr;
   if (!lone) {
     MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
     base = scratch.as<char>();
     status = (unsigned long long *)base;
     gstatus = tile_word(status, tiles);
+    gsum = tile_word(gstatus, groups + 1);
     splits = (unsigned *)(base + splits_at);
   }
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
@@ -402,7 +403,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   }
   const unsigned long long ticket = ++st->tickets;
   setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
-                         na, nb, splits, status, gstatus, st->word,
+                         na, nb, splits, status, gstatus, gsum, st->word,
                          ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,

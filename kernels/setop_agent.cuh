@@ -172,6 +172,7 @@ template <typename K, typename V> struct setop_tiles {
   unsigned long long *status;  /* one word per tile, zeroed; null with
                                   one tile, which has no successor */
   unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
+  unsigned long long *gsum;    /* one word per 32 tiles, zeroed (group_word) */
   unsigned long long *total;   /* pinned host words: the total, then the
                                   ticket, written by the last tile */
   unsigned long long ticket;   /* this call's, to tell its total from older */
@@ -703,7 +704,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
     const long long base = tile_exclusive_prefix_ahead(
-        t.status, t.gstatus, tile, &sm.count_slot, &count);
+        t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
@@ -733,7 +734,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid == 0) {
-      publish_count(t.status, tile, tile_count);
+      publish_count(t.status, t.gsum, tile, tile_count);
       write_count_slot(&sm.count_slot, tile_count);
     }
   } else {
@@ -742,7 +743,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
     if (tid < 32) {
       const long long base =
-          tile_exclusive_prefix(t.status, t.gstatus, tile, tile_count);
+          tile_exclusive_prefix(t.status, t.gstatus, t.gsum, tile, tile_count);
       if (tid == 0) {
         sm.base = base;
         if (tile == (int)gridDim.x - 1)

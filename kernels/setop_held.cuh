@@ -101,7 +101,7 @@ __device__ __forceinline__ void held_hand_count(const setop_tiles<K, V> &t,
                                                 Smem &sm, int tile, int k,
                                                 int count) {
   if (threadIdx.x != 0) return;
-  publish_count(t.status, tile, count);
+  publish_count(t.status, t.gsum, tile, count);
   atomicExch(&sm.handoff[k & 1], (unsigned long long)count);
 }
 
@@ -120,7 +120,7 @@ __device__ __forceinline__ void held_lookback_warp(const setop_tiles<K, V> &t,
     unsigned long long *slot = &sm.handoff[k & 1];
     long long count;
     const long long base = tile_exclusive_prefix_polled(
-        t.status, t.gstatus, tile,
+        t.status, t.gstatus, t.gsum, tile,
         [&]() -> long long {
           unsigned long long w = 0;
           if (lane == 0) w = read_shared_word(slot);

@@ -9,7 +9,9 @@
  * status[] holds one 64-bit word per tile (and gstatus[] one per group of
  * 32 tiles), zeroed before the launch: the flag in the top two bits and
  * the value below, in one word so that a single relaxed load sees both.
- * Each word sits alone in a 32-byte sector (tile_word).  Tiles must be
+ * gsum[] holds one more word per group, which each of its tiles adds its
+ * count to (group_word).  Each word sits alone in a 32-byte sector
+ * (tile_word).  Tiles must be
  * numbered in the order running blocks take them (launch order, or a
  * counter): a tile only waits for lower-numbered ones, which running
  * blocks hold.
@@ -62,6 +64,37 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
       v, cuda::memory_order_relaxed);
 }
 
+/* gsum[g]: the counts of group g's tiles, each added by its tile with one
+ * arrival (kGroupArrival) as soon as it has counted.  Once 32 have
+ * arrived the group's total is there with no tile having to relay it. */
+constexpr unsigned long long kGroupArrival = 1ull << 40;
+
+/* Group g's words as a look-back window reads them: the prefix some tile
+ * published in gstatus[g], else the total once all 32 counts are in
+ * gsum[g], else 0 (not yet); g < 0 is "nothing before".  Either, once
+ * there, never changes. */
+__device__ __forceinline__ unsigned long long
+group_word(unsigned long long *gstatus, unsigned long long *gsum, int g) {
+  if (g < 0) return kTilePrefix;
+  const unsigned long long pre = tile_status_load(tile_word(gstatus, g));
+  const unsigned long long sum = tile_status_load(tile_word(gsum, g));
+  if (pre) return pre;
+  return sum / kGroupArrival == 32 ? kTileCount | (sum % kGroupArrival) : 0ull;
+}
+
+/* The sum of one window's values, lane 0 up to the nearest lane holding
+ * a prefix (all 32 when none does), to every lane. */
+__device__ __forceinline__ long long window_sum(unsigned long long w,
+                                                unsigned prefixes) {
+  const int lane = threadIdx.x & 31;
+  const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
+  long long v = lane <= stop ? (long long)(w & kTileValue) : 0;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, off);
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+
 /* Waits until every lane's word that matters is published, and returns
  * the sum of the values up to and including the nearest lane (lane 0
  * nearest) holding a prefix, or of all 32 when none does; *found says
@@ -84,14 +117,33 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
     if (!(invalid & needed)) break;
     idle();
   }
-  const int lane = threadIdx.x & 31;
-  const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
-  long long v = lane <= stop ? (long long)(w & kTileValue) : 0;
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1)
-    v += __shfl_down_sync(0xffffffffu, v, off);
   *found = prefixes != 0;
-  return __shfl_sync(0xffffffffu, v, 0);
+  return window_sum(w, prefixes);
+}
+
+/* sum_back_window for words that never change once there (group_word):
+ * after the first poll a lane reads again only while its word is missing
+ * and nearer than the nearest prefix seen.  Every look-back in flight
+ * polls the same few group words, so each load not made is one fewer on
+ * their sectors (1% on i32 pairs at 2^26, docs/TUNING.md). */
+template <typename Load, typename Idle>
+__device__ __forceinline__ long long sum_back_settled(Load load, bool *found,
+                                                      Idle idle) {
+  const int lane = threadIdx.x & 31;
+  unsigned long long w = 0;
+  unsigned prefixes, reach = ~0u;
+  for (;;) {
+    if (((reach >> lane) & 1) && !w) w = load();
+    const unsigned invalid = __ballot_sync(0xffffffffu, w == 0);
+    prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
+    const unsigned nearest = prefixes & (0u - prefixes);
+    const unsigned needed = prefixes ? nearest - 1u : ~0u;
+    if (!(invalid & needed)) break;
+    reach = prefixes ? (nearest << 1) - 1u : ~0u;
+    idle();
+  }
+  *found = prefixes != 0;
+  return window_sum(w, prefixes);
 }
 
 /* Between polls a waiting warp backs off: without it the spinning warps
@@ -99,29 +151,36 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
  * slots from the warps doing the work. */
 __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
 
-/* The look-back in two levels.  Tiles form groups of 32; the last tile of
- * a group publishes the group's total in gstatus[] as soon as it has seen
- * the counts of the group's other tiles, and later its inclusive prefix.
- * A tile sums its own group's earlier counts (one window), then whole
- * groups, 32 a window, back to the nearest group holding a prefix.
+/* The look-back in two levels.  Tiles form groups of 32; each tile adds
+ * its count to its group's gsum[] word as it publishes it, and the last
+ * tile of a group publishes the group's inclusive prefix in gstatus[]
+ * with its own.  A tile sums its own group's earlier counts (one window),
+ * then whole groups, 32 a window, back to the nearest group holding a
+ * prefix.
  *
  * Why: with one level a tile reads 32 predecessors a round trip, and when
  * hundreds of tiles reach their look-back nearly together the nearest
  * prefix is often hundreds of tiles back (ncu, in a persistent
  * set-operation kernel since dropped: ~50 polls a tile, 29% of all warp
  * samples waiting for the look-back).  A group window covers 1024 tiles;
- * the one-tile-per-block kernel gained 1-2% (docs/TUNING.md).
+ * the one-tile-per-block kernel gained 1-2% (docs/TUNING.md).  The group
+ * totals were relayed before: the group's last tile published its total
+ * once its look-back warp had seen the group's counts and its own.  Summed
+ * by the tiles' atomic adds they come a poll sooner: i32 pairs
+ * intersection and symmetric difference ~2% faster at 2^26, pairs union
+ * 1.5%, i64 intersections 4-5% (mgpu_tune gsum, H200, docs/TUNING.md
+ * thirty-seventh round).  Reading both windows in every poll instead of
+ * one after the other, or every tile that summed groups publishing the
+ * previous group's prefix, put more loads or stores on the few group words
+ * that every look-back polls and was 10-20% slower.
  *
  * sum_predecessors: called by all 32 lanes of one warp of tile `tile` > 0;
  * returns (to every lane) the sum of the counts of tiles 0 .. tile-1.
- * idle() runs between polls; group_sum(s) runs once, when this is the last
- * tile of its group and s, the sum of the group's earlier counts, is known
- * before any prefix was found in the group (its total is then s + the
- * tile's count, for the caller to publish). */
-template <typename Idle, typename GroupSum>
+ * idle() runs between polls. */
+template <typename Idle>
 __device__ __forceinline__ long long sum_predecessors(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    Idle idle, GroupSum group_sum) {
+    unsigned long long *status, unsigned long long *gstatus,
+    unsigned long long *gsum, int tile, Idle idle) {
   const int lane = threadIdx.x & 31;
   const int group = tile >> 5, first = group << 5;
   /* the group's earlier tiles, nearest first; before the group's first
@@ -134,14 +193,10 @@ __device__ __forceinline__ long long sum_predecessors(
                             : (first == 0 ? kTilePrefix : kTileCount);
       },
       &found, idle);
-  if (!found && (tile & 31) == 31) group_sum(before);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
-    before += sum_back_window(
-        [&] {
-          return g >= 0 ? tile_status_load(tile_word(gstatus, g)) : kTilePrefix;
-        },
-        &found, idle);
+    before += sum_back_settled([&] { return group_word(gstatus, gsum, g); },
+                               &found, idle);
   }
   return before;
 }
@@ -158,26 +213,31 @@ __device__ __forceinline__ void publish_prefix(unsigned long long *status,
   if ((tile & 31) == 31) tile_status_store(tile_word(gstatus, tile >> 5), w);
 }
 
+/* The tile's count in its status[] word (tile 0 publishes only its
+ * prefix), and into its group's gsum[] word with one arrival. */
+__device__ __forceinline__ void store_count(unsigned long long *status,
+                                            unsigned long long *gsum, int tile,
+                                            long long count) {
+  if (tile > 0)
+    tile_status_store(tile_word(status, tile),
+                      kTileCount | (unsigned long long)count);
+  atomicAdd(tile_word(gsum, tile >> 5),
+            kGroupArrival | (unsigned long long)count);
+}
+
 /* Called by all 32 lanes of one warp of tile `tile` with its count, once
  * the tile has counted; returns (to every lane) the sum of the counts of
- * tiles 0 .. tile-1. */
+ * tiles 0 .. tile-1.  A call of one tile has no look-back words (status
+ * null). */
 __device__ __forceinline__ long long tile_exclusive_prefix(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    long long count) {
-  const int lane = threadIdx.x & 31;
-  long long before = 0;
-  if (tile > 0) {
-    if (lane == 0)
-      tile_status_store(tile_word(status, tile),
-                        kTileCount | (unsigned long long)count);
-    before = sum_predecessors(
-        status, gstatus, tile, [] { tile_back_off(); },
-        [&](long long s) {
-          if (lane == 0)
-            tile_status_store(tile_word(gstatus, tile >> 5),
-                              kTileCount | (unsigned long long)(s + count));
-        });
-  }
+    unsigned long long *status, unsigned long long *gstatus,
+    unsigned long long *gsum, int tile, long long count) {
+  if (!status) return 0;
+  if ((threadIdx.x & 31) == 0) store_count(status, gsum, tile, count);
+  const long long before =
+      tile > 0 ? sum_predecessors(status, gstatus, gsum, tile,
+                                  [] { tile_back_off(); })
+               : 0;
   publish_prefix(status, gstatus, tile, before + count);
   return before;
 }
@@ -194,12 +254,11 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
  * round).  The fence orders the word before the hand-over, so that the
  * look-back warp's inclusive prefix, written after it has read the slot,
  * comes after the count in the word's order and is never overwritten by
- * it. */
+ * it.  The group's sum needs no order: it is read only once whole. */
 __device__ __forceinline__ void publish_count(unsigned long long *status,
+                                              unsigned long long *gsum,
                                               int tile, long long count) {
-  if (tile > 0)
-    tile_status_store(tile_word(status, tile),
-                      kTileCount | (unsigned long long)count);
+  if (status) store_count(status, gsum, tile, count);
   __threadfence_block();
 }
 
@@ -221,44 +280,21 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * tile's count is not known at the start; poll() returns it once the other
  * warps have handed it over (-1 until then, the same to every lane), the
  * thread handing it over having published it first (publish_count).
- * Between polls this warp publishes the group's total, when this is the
- * last tile of a group, as soon as it is there, so successors never wait
- * on this warp's own waiting.  Returns (to every lane) the sum of the
- * counts of tiles 0 .. tile-1 and sets *count_out. */
+ * Returns (to every lane) the sum of the counts of tiles 0 .. tile-1 and
+ * sets *count_out. */
 template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    Poll poll, long long *count_out) {
-  const int lane = threadIdx.x & 31;
-  long long count = -1;      /* the tile's count, once poll() has it */
-  long long group_sum = -1;  /* the group's earlier counts, when this last
-                                tile of its group must publish the total */
-  const auto watch = [&] {
-    if (count < 0) {
-      const long long c = poll();
-      if (c >= 0) count = c;
-    }
-    if (group_sum >= 0 && count >= 0) {
-      if (lane == 0)
-        tile_status_store(tile_word(gstatus, tile >> 5),
-                          kTileCount | (unsigned long long)(group_sum + count));
-      group_sum = -1;
-    }
-  };
+    unsigned long long *status, unsigned long long *gstatus,
+    unsigned long long *gsum, int tile, Poll poll, long long *count_out) {
+  long long count = -1; /* the tile's count, once poll() has it */
   long long before = 0;
   if (tile > 0)
-    before = sum_predecessors(
-        status, gstatus, tile,
-        [&] {
-          watch();
-          tile_back_off();
-        },
-        [&](long long s) {
-          group_sum = s;
-          watch();
-        });
+    before = sum_predecessors(status, gstatus, gsum, tile, [&] {
+      if (count < 0) count = poll();
+      tile_back_off();
+    });
   /* Predecessors are done; the tile's own count may still be coming.  The
-   * inclusive prefix replaces the count (and the group's total) at once. */
+   * inclusive prefix replaces the count at once. */
   while (count < 0) {
     const long long c = poll();
     if (c >= 0) count = c;
@@ -273,10 +309,11 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
  * (-1 until the other warps write it with write_count_slot, having
  * published it with publish_count). */
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
-    unsigned long long *status, unsigned long long *gstatus, int tile,
-    int *count_slot, long long *count_out) {
+    unsigned long long *status, unsigned long long *gstatus,
+    unsigned long long *gsum, int tile, int *count_slot,
+    long long *count_out) {
   return tile_exclusive_prefix_polled(
-      status, gstatus, tile,
+      status, gstatus, gsum, tile,
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
