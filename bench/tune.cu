@@ -1110,6 +1110,26 @@ template <typename K, typename V> void tune_setop_xop(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* The staged pairs' prefetch distance again, after the group sums
+ * (thirty-seventh round): % of a wave, samples every wide_stride keys. */
+template <typename K, typename V> void tune_setop_pfu(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
+  for (int pass = 0; pass < 3; ++pass) {
+    for (int pf : {25, 35, 45}) {
+      setop_opt = {pf, true, true, 0, SP::direct_points};
+      char what[16];
+      snprintf(what, sizeof what, "pf%d", pf);
+      tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
+          d, MGPU_SET_UNION, what);
+      tune_setop_lib<no_held_policy, typename SP::staged_symmetric_difference,
+                     true, true, S>(d, MGPU_SET_SYMMETRIC_DIFFERENCE, what);
+    }
+  }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1667,13 +1687,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1722,6 +1742,7 @@ int main(int argc, char **argv) {
   if (only == "xop") tune_setop_xop<int32_t, uint32_t>(n);
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
+  if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
