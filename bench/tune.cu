@@ -1130,42 +1130,6 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Copies of each group's look-back words (g_copies, g_cstride words
- * apart from one copy to the next group's), each tile reading the copy
- * its number picks; the library's tiles with the wide calls' options. */
-template <typename K, typename V> void tune_setop_copies(int n, int passes) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  const mgpu_setop_kind x = MGPU_SET_INTERSECTION, un = MGPU_SET_UNION,
-                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  static const int cfg[5][2] = {{1, 1}, {2, 1}, {4, 1}, {4, 4}, {8, 1}};
-  for (int pass = 0; pass < passes; ++pass) {
-    for (const auto &rc : cfg) {
-      CHECK(cudaMemcpyToSymbol(g_copies, &rc[0], sizeof(int)));
-      CHECK(cudaMemcpyToSymbol(g_cstride, &rc[1], sizeof(int)));
-      setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-      char what[16];
-      snprintf(what, sizeof what, "c%dx%d", rc[0], rc[1]);
-      tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
-          d, un, what);
-      tune_setop_lib<no_held_policy, typename SP::staged_symmetric_difference,
-                     true, true, S>(d, sd, what);
-      tune_setop_lib<no_held_policy, typename KP::union_tile, false, false,
-                     S>(d, un, what);
-      tune_setop_lib<typename SP::held_intersection, typename SP::intersection,
-                     true, false, S>(d, x, what);
-      tune_setop_lib<typename KP::held_intersection, typename KP::intersection,
-                     false, false, S>(d, x, what);
-    }
-  }
-  const int one = 1;
-  CHECK(cudaMemcpyToSymbol(g_copies, &one, sizeof(int)));
-  CHECK(cudaMemcpyToSymbol(g_cstride, &one, sizeof(int)));
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1723,8 +1687,7 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "copies" &&
-      only != "copies8") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
@@ -1780,8 +1743,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
-  if (only == "copies") tune_setop_copies<int32_t, uint32_t>(n, 3);
-  if (only == "copies8") tune_setop_copies<int64_t, uint64_t>(n, 2);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);

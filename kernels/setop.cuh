@@ -327,7 +327,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * points (and, sampled with direct points, a ready flag each), and the
    * samples. */
   const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + 32 * groups + 1;
+  const int status_words = tiles + 2 * groups + 1;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
@@ -357,7 +357,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     base = scratch.as<char>();
     status = (unsigned long long *)base;
     gstatus = tile_word(status, tiles);
-    gsum = tile_word(gstatus, 16 * groups + 1);
+    gsum = tile_word(gstatus, groups + 1);
     splits = (unsigned *)(base + splits_at);
   }
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
@@ -416,7 +416,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(launch_persistent(ctx, early, setop_held_kernel<P, HAS_V, K, V, Comp>,
                                P::NT + 32, held_smem_bytes<P, K, V>(),
                                resident, s, t, tiles,
-                               (int *)tile_word(gstatus, 16 * groups), comp));
+                               (int *)tile_word(gstatus, groups), comp));
   } else if constexpr (parks_output<P>::value) {
     static_assert(LOOKBACK_WARP && STAGE_V && HAS_V,
                   "setop_parked_kernel: a look-back warp, values staged");
@@ -425,7 +425,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(launch_persistent(ctx, early, setop_parked_kernel<P, K, V, Comp>,
                                P::NT + 32, parked_smem_bytes<P, K, V>(),
                                resident, s, t, tiles,
-                               (int *)tile_word(gstatus, 16 * groups), comp));
+                               (int *)tile_word(gstatus, groups), comp));
   } else {
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
     const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();

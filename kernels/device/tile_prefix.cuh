@@ -69,25 +69,15 @@ __device__ __forceinline__ void tile_status_store(unsigned long long *p,
  * arrived the group's total is there with no tile having to relay it. */
 constexpr unsigned long long kGroupArrival = 1ull << 40;
 
-/* (experiment) copies of each group's words: copy c of group g at word
- * (g * g_copies + c) * g_cstride; a tile reads copy tile % g_copies */
-static __device__ int g_copies = 1, g_cstride = 1;
-__device__ __forceinline__ long long group_slot(int g, int c) {
-  return ((long long)g * g_copies + c) * g_cstride;
-}
-
 /* Group g's words as a look-back window reads them: the prefix some tile
  * published in gstatus[g], else the total once all 32 counts are in
  * gsum[g], else 0 (not yet); g < 0 is "nothing before".  Either, once
  * there, never changes. */
 __device__ __forceinline__ unsigned long long
-group_word(unsigned long long *gstatus, unsigned long long *gsum, int g,
-           int c) {
+group_word(unsigned long long *gstatus, unsigned long long *gsum, int g) {
   if (g < 0) return kTilePrefix;
-  const unsigned long long pre =
-      tile_status_load(tile_word(gstatus, group_slot(g, c)));
-  const unsigned long long sum =
-      tile_status_load(tile_word(gsum, group_slot(g, c)));
+  const unsigned long long pre = tile_status_load(tile_word(gstatus, g));
+  const unsigned long long sum = tile_status_load(tile_word(gsum, g));
   if (pre) return pre;
   return sum / kGroupArrival == 32 ? kTileCount | (sum % kGroupArrival) : 0ull;
 }
@@ -205,8 +195,7 @@ __device__ __forceinline__ long long sum_predecessors(
       &found, idle);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
-    const int c = tile % g_copies;
-    before += sum_back_settled([&] { return group_word(gstatus, gsum, g, c); },
+    before += sum_back_settled([&] { return group_word(gstatus, gsum, g); },
                                &found, idle);
   }
   return before;
@@ -221,9 +210,7 @@ __device__ __forceinline__ void publish_prefix(unsigned long long *status,
   if ((threadIdx.x & 31) != 0 || !status) return;
   const unsigned long long w = kTilePrefix | (unsigned long long)inclusive;
   tile_status_store(tile_word(status, tile), w);
-  if ((tile & 31) == 31)
-    for (int c = 0; c < g_copies; ++c)
-      tile_status_store(tile_word(gstatus, group_slot(tile >> 5, c)), w);
+  if ((tile & 31) == 31) tile_status_store(tile_word(gstatus, tile >> 5), w);
 }
 
 /* The tile's count in its status[] word (tile 0 publishes only its
@@ -234,9 +221,8 @@ __device__ __forceinline__ void store_count(unsigned long long *status,
   if (tile > 0)
     tile_status_store(tile_word(status, tile),
                       kTileCount | (unsigned long long)count);
-  for (int c = 0; c < g_copies; ++c)
-    atomicAdd(tile_word(gsum, group_slot(tile >> 5, c)),
-              kGroupArrival | (unsigned long long)count);
+  atomicAdd(tile_word(gsum, tile >> 5),
+            kGroupArrival | (unsigned long long)count);
 }
 
 /* Called by all 32 lanes of one warp of tile `tile` with its count, once
