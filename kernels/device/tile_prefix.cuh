@@ -124,8 +124,8 @@ __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
 /* sum_back_window for words that never change once there (group_word):
  * after the first poll a lane reads again only while its word is missing
  * and nearer than the nearest prefix seen.  Every look-back in flight
- * polls the same few group words, so each load not made is one fewer on
- * their sectors (1% on i32 pairs at 2^26, docs/TUNING.md). */
+ * polls the group words, and each request not made pays (0.5-1% on i32
+ * pairs at 2^26; docs/TUNING.md, thirty-seventh round). */
 template <typename Load, typename Idle>
 __device__ __forceinline__ long long sum_back_settled(Load load, bool *found,
                                                       Idle idle) {
@@ -171,8 +171,8 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
  * 1.5%, i64 intersections 4-5% (mgpu_tune gsum, H200, docs/TUNING.md
  * thirty-seventh round).  Reading both windows in every poll instead of
  * one after the other, or every tile that summed groups publishing the
- * previous group's prefix, put more loads or stores on the few group words
- * that every look-back polls and was 10-20% slower.
+ * previous group's prefix, put more loads or stores on the group words
+ * that every look-back polls and was 10-30% slower.
  *
  * sum_predecessors: called by all 32 lanes of one warp of tile `tile` > 0;
  * returns (to every lane) the sum of the counts of tiles 0 .. tile-1.
