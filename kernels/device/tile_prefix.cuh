@@ -99,47 +99,32 @@ __device__ __forceinline__ long long window_sum(unsigned long long w,
  * the sum of the values up to and including the nearest lane (lane 0
  * nearest) holding a prefix, or of all 32 when none does; *found says
  * whether one did.  load() gives the lane's word; a lane with nothing to
- * read passes kTilePrefix (nothing before it) or kTileCount (adds 0). */
-template <typename Load, typename Idle>
+ * read passes kTilePrefix (nothing before it) or kTileCount (adds 0).
+ *
+ * SETTLED: the words never change once there (group_word), so after the
+ * first poll a lane reads again only while its word is missing and nearer
+ * than the nearest prefix seen.  Every look-back in flight polls the group
+ * words, and each request not made pays (0.5-1% on i32 pairs at 2^26;
+ * docs/TUNING.md, thirty-seventh round).  A tile's own words change from
+ * count to prefix and are read again each poll. */
+template <bool SETTLED = false, typename Load, typename Idle>
 __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
                                                      Idle idle) {
-  unsigned long long w;
-  unsigned prefixes;
+  const int lane = threadIdx.x & 31;
+  unsigned long long w = 0;
+  unsigned prefixes, reach = ~0u;
   /* Wait only for the words nearer than the nearest published prefix (all
    * 32 when there is none): waiting for the whole window made each
    * set-operation tile spin ~36 times on the H200, for predecessors whose
    * counts it did not need. */
   for (;;) {
-    w = load();
+    if (!SETTLED || (((reach >> lane) & 1) && (w >> 62) == 0)) w = load();
     const unsigned invalid = __ballot_sync(0xffffffffu, (w >> 62) == 0);
-    prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
-    const unsigned needed = prefixes ? (prefixes & (0u - prefixes)) - 1u : ~0u;
-    if (!(invalid & needed)) break;
-    idle();
-  }
-  *found = prefixes != 0;
-  return window_sum(w, prefixes);
-}
-
-/* sum_back_window for words that never change once there (group_word):
- * after the first poll a lane reads again only while its word is missing
- * and nearer than the nearest prefix seen.  Every look-back in flight
- * polls the group words, and each request not made pays (0.5-1% on i32
- * pairs at 2^26; docs/TUNING.md, thirty-seventh round). */
-template <typename Load, typename Idle>
-__device__ __forceinline__ long long sum_back_settled(Load load, bool *found,
-                                                      Idle idle) {
-  const int lane = threadIdx.x & 31;
-  unsigned long long w = 0;
-  unsigned prefixes, reach = ~0u;
-  for (;;) {
-    if (((reach >> lane) & 1) && !w) w = load();
-    const unsigned invalid = __ballot_sync(0xffffffffu, w == 0);
     prefixes = __ballot_sync(0xffffffffu, (w >> 62) == 2);
     const unsigned nearest = prefixes & (0u - prefixes);
     const unsigned needed = prefixes ? nearest - 1u : ~0u;
     if (!(invalid & needed)) break;
-    reach = prefixes ? (nearest << 1) - 1u : ~0u;
+    if (SETTLED) reach = prefixes ? (nearest << 1) - 1u : ~0u;
     idle();
   }
   *found = prefixes != 0;
@@ -195,8 +180,8 @@ __device__ __forceinline__ long long sum_predecessors(
       &found, idle);
   for (int end = group - 1; !found; end -= 32) {
     const int g = end - lane; /* lane 0 = nearest group */
-    before += sum_back_settled([&] { return group_word(gstatus, gsum, g); },
-                               &found, idle);
+    before += sum_back_window<true>(
+        [&] { return group_word(gstatus, gsum, g); }, &found, idle);
   }
   return before;
 }
@@ -295,11 +280,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     });
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count at once. */
-  while (count < 0) {
-    const long long c = poll();
-    if (c >= 0) count = c;
-    else __nanosleep(32);
-  }
+  while (count < 0 && (count = poll()) < 0) __nanosleep(32);
   publish_prefix(status, gstatus, tile, before + count);
   *count_out = count;
   return before;
