@@ -696,10 +696,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   /* launched in clusters (cluster_prefix.cuh) with the look-back warp */
   const unsigned csize = LOOKBACK_WARP ? cluster_tiles() : 1;
   if (tile >= tiles) { /* past the last tile: the grid's last cluster */
-    if (csize > 1) {
-      cluster_arrive();
-      cluster_wait();
-    }
+    if (csize > 1) cluster_arrive();
     return;
   }
   /* launched early (grid_dependency.cuh): the splits come from the
@@ -753,7 +750,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
-    if (csize > 1) cluster_wait();
     if (tid == 0) {
       publish_count(t.status, t.gsum, tile, tile_count);
       write_count_slot(&sm.count_slot, tile_count);

@@ -49,11 +49,10 @@ __device__ __forceinline__ unsigned cluster_tiles() {
   return n;
 }
 
-/* Every thread of every block arrives once its slots are zeroed (release)
- * and waits (acquire) before its block first sends to another, so that no
- * zeroing lands after what is sent.  Every thread that arrives must wait
- * too, all of a warp together: on the H200 a wait by one thread of a block
- * whose other threads had arrived and gone on (or left) never returned. */
+/* Every thread of every block arrives once its slots are zeroed (release);
+ * a thread waits (acquire) before it first sends to another block, so that
+ * no zeroing lands after what it sends.  Threads that have exited do not
+ * hold the wait up. */
 __device__ __forceinline__ void cluster_arrive() {
   asm volatile("barrier.cluster.arrive.release;" ::: "memory");
 }
@@ -87,12 +86,12 @@ cluster_slot_load(unsigned long long *local) {
 }
 
 /* The tile's count to the cluster's later tiles (ranks rank+1 .. up to the
- * last tile); by the thread that publishes it (publish_count), its warp
- * having waited (cluster_wait). */
+ * last tile); by the thread that publishes it (publish_count). */
 __device__ __forceinline__ void cluster_send_count(cluster_slots &s,
                                                    unsigned rank,
                                                    unsigned size, int tile,
                                                    int tiles, long long count) {
+  cluster_wait();
   for (unsigned r = rank + 1; r < size && tile + (int)(r - rank) < tiles; ++r)
     cluster_send(&s.count[rank], r, kTileCount | (unsigned long long)count);
 }
@@ -110,7 +109,6 @@ __device__ __forceinline__ long long cluster_exclusive_prefix(
   const int lane = threadIdx.x & 31;
   long long count = -1;
   long long before = 0;
-  cluster_wait();
   if (rank == 0) {
     if (tile > 0)
       before = sum_predecessors(status, gstatus, gsum, tile, [&] {
@@ -118,6 +116,7 @@ __device__ __forceinline__ long long cluster_exclusive_prefix(
         tile_back_off();
       });
     if (lane == 0) {
+      cluster_wait();
       for (unsigned r = 1; r < size && tile + (int)r < tiles; ++r)
         cluster_send(&s.first, r, kTilePrefix | (unsigned long long)before);
     }
