@@ -244,7 +244,7 @@ void tune_sort(sort_data<K, V> &d, const char *what) {
 
 /* How the candidates launch (setop_run): prefetch distance, early
  * launches, early return with the count. */
-setop_options setop_opt = {50, false, false, 0, 0, 0};
+setop_options setop_opt = {50, false, false, 0, 0};
 
 const char *setop_name(mgpu_setop_kind op) {
   switch (op) {
@@ -446,7 +446,7 @@ template <typename K, typename V> void tune_setop_lanes(int n) {
   const int lanes[] = {0, 32, 16, 8};
   for (int pass = 0; pass < 2; ++pass) {
     for (int ln : lanes) {
-      setop_opt = {KP::prefetch, true, true, ln, 0, 0};
+      setop_opt = {KP::prefetch, true, true, ln, 0};
       printf("lanes %d\n", ln);
       tune_setop<typename KP::intersection, false, false, true>(
           d, MGPU_SET_INTERSECTION, "keys");
@@ -461,7 +461,7 @@ template <typename K, typename V> void tune_setop_lanes(int n) {
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
     for (int ln : lanes) {
-      setop_opt = {SP::prefetch, true, true, ln, 0, 0};
+      setop_opt = {SP::prefetch, true, true, ln, 0};
       printf("lanes %d\n", ln);
       tune_setop<typename SP::intersection, true, false, true>(
           d, MGPU_SET_INTERSECTION, "pairs");
@@ -473,7 +473,7 @@ template <typename K, typename V> void tune_setop_lanes(int n) {
           d, MGPU_SET_SYMMETRIC_DIFFERENCE, "stage");
     }
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 template <typename K, typename V> void tune_all_merge(int n) {
@@ -540,7 +540,7 @@ template <int NT, int VT, int MB = 1> using I = intersection_policy<NT, VT, MB>;
  * The policy's tiles first, as the reference. */
 template <typename K, typename V> void tune_setop_half(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION;
   if constexpr (sizeof(K) == 8) {
     for (int pass = 0; pass < 2; ++pass) {
@@ -587,7 +587,7 @@ using HI = held_intersection_policy<NT, VT, MB, HOLD>;
  * HOLD, the outputs a thread holds. */
 template <typename K, typename V> void tune_setop_held(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
@@ -620,7 +620,7 @@ using R = rounds_policy<NT, VT, MB, PM>;
  * (first, the references). */
 template <typename K, typename V> void tune_setop_rounds3(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<R<256, 27, 5, 850>, false, false, true>(d, u, "r850");
@@ -632,7 +632,7 @@ template <typename K, typename V> void tune_setop_rounds3(int n) {
 
 template <typename K, typename V> void tune_setop_rounds2(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<T<256, 31, 4>, false, false, true>(d, u, "keys");
@@ -649,7 +649,7 @@ template <typename K, typename V> void tune_setop_rounds2(int n) {
  * references: union, symmetric difference and difference. */
 template <typename K, typename V> void tune_setop_rounds(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE,
                         df = MGPU_SET_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
@@ -678,7 +678,7 @@ template <typename P> using E = early_values_policy<P>;
  * the references), in the tiles and held tiles the policy uses for them. */
 template <typename K, typename V> void tune_setop_early(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, df = MGPU_SET_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<I<256, 31, 5>, true, false, true>(d, x, "pairs");
@@ -700,7 +700,7 @@ template <typename P, int N> using EO = early_outputs_policy<P, N>;
  * values for 8-byte pairs, which need the look-back warp. */
 template <typename K, typename V> void tune_setop_loaded(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
@@ -745,7 +745,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
   setop_data<K, V> d(n);
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {50, true, true, 0, 0, 0};
+    setop_opt = {50, true, true, 0, 0};
     tune_setop<EO<R<256, 29, 5, 850>, 8>, false, false, true>(d, u, "eo8");
     tune_setop<EO<R<256, 27, 5, 850>, 8>, false, false, true>(d, u, "eo8");
     tune_setop<EO<R<256, 29, 5, 850>, 12>, false, false, true>(d, u, "eo12");
@@ -765,7 +765,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
     for (mgpu_setop_kind op : {u, sd}) {
-      setop_opt = {50, true, true, 0, 0, 0};
+      setop_opt = {50, true, true, 0, 0};
       tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, op, "eo16");
       tune_setop<EO<T<128, 27, 6>, 8>, true, true, true>(d, op, "eo8");
       tune_setop<EO<T<128, 27, 6>, 12>, true, true, true>(d, op, "eo12");
@@ -776,7 +776,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
       }
     }
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* 8-byte pairs union and symmetric difference (values gathered): warp 0
@@ -784,7 +784,7 @@ template <typename K, typename V> void tune_setop_union(int n) {
  * and outputs (with their values) loaded early, EO<..., N>. */
 template <typename K, typename V> void tune_setop_loaded8(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     for (mgpu_setop_kind op : {u, sd}) {
@@ -807,7 +807,7 @@ template <typename K, typename V> void tune_setop_stage8(int n) {
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass)
     for (int pf : {50, 35}) {
-      setop_opt = {pf, true, true, 0, SP::direct_points, 0};
+      setop_opt = {pf, true, true, 0, SP::direct_points};
       printf("prefetch %d%%\n", pf);
       tune_setop<typename SP::union_tile, true, false, true>(d, u, "lib");
       tune_setop<EO<T<128, 15, 6>, 8>, true, true, true>(d, u, "s15/6");
@@ -822,7 +822,7 @@ template <typename K, typename V> void tune_setop_stage8(int n) {
       tune_setop<EO<T<128, 23, 4>, 8>, true, true, true>(d, sd, "s23/4");
       tune_setop<EO<R<128, 19, 6, 700>, 8>, true, true, true>(d, sd, "r19/6");
     }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* stage8's best (128 x 23, four an SM) against longer and wider staged
@@ -832,7 +832,7 @@ template <typename K, typename V> void tune_setop_stage8b(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  setop_opt = {SP::prefetch, true, true, 0, SP::direct_points, 0};
+  setop_opt = {SP::prefetch, true, true, 0, SP::direct_points};
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<typename SP::union_tile, true, false, true>(d, u, "lib");
     tune_setop<EO<T<128, 23, 4>, 8>, true, true, true>(d, u, "s23/4");
@@ -848,7 +848,7 @@ template <typename K, typename V> void tune_setop_stage8b(int n) {
     tune_setop<EO<R<128, 25, 4, 700>, 8>, true, true, true>(d, sd, "r25/4");
     tune_setop<EO<T<128, 31, 3>, 8>, true, true, true>(d, sd, "s31/3");
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* The staged tiles stage8b chose (union 128 x 31 / 3 with 16 outputs read
@@ -858,7 +858,7 @@ template <typename K, typename V> void tune_setop_stage8c(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  setop_opt = {SP::prefetch, true, true, 0, SP::direct_points, 0};
+  setop_opt = {SP::prefetch, true, true, 0, SP::direct_points};
   for (int pass = 0; pass < 3; ++pass) {
     tune_setop<typename SP::union_tile, true, false, true>(d, u, "lib");
     tune_setop<EO<T<128, 31, 3>, 16>, true, true, true>(d, u, "s31/3e16");
@@ -866,7 +866,7 @@ template <typename K, typename V> void tune_setop_stage8c(int n) {
         d, sd, "lib");
     tune_setop<EO<T<128, 31, 3>, 8>, true, true, true>(d, sd, "s31/3");
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* 4-byte pairs union and symmetric difference: the staged tile (first,
@@ -876,7 +876,7 @@ template <typename K, typename V> void tune_setop_stage8c(int n) {
  * the tile ahead or as the tile starts, were slower still: e71db59.) */
 template <typename K, typename V> void tune_setop_gunion(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "eo16");
@@ -895,7 +895,7 @@ template <typename P, int U> using SU = unrolled_store_policy<P, U>;
  * time, in the policy's tiles (first, the references). */
 template <typename K, typename V> void tune_setop_ustore(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
@@ -928,7 +928,7 @@ template <typename P> using AL = aligned_store_policy<P>;
  * early, whose stores cannot be aligned (the base is not known yet). */
 template <typename K, typename V> void tune_setop_align(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION, df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 2; ++pass) {
@@ -961,7 +961,7 @@ template <typename K, typename V> void tune_setop_align(int n) {
 /* The same for 8-byte keys and pairs, in the policy's tiles. */
 template <typename K, typename V> void tune_setop_align8(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind x = MGPU_SET_INTERSECTION, u = MGPU_SET_UNION,
                         df = MGPU_SET_DIFFERENCE,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
@@ -990,7 +990,7 @@ template <typename K, typename V> void tune_setop_align8(int n) {
  * reference), with early outputs, or aligned stores two at a time. */
 template <typename K, typename V> void tune_setop_sunion(int n) {
   setop_data<K, V> d(n);
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
   const mgpu_setop_kind u = MGPU_SET_UNION;
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<EO<T<128, 31, 5>, 16>, true, true, true>(d, u, "pol");
@@ -1013,7 +1013,7 @@ template <typename K, typename V> void tune_setop_parked(int n) {
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
   const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   const bool wide = n >= (1 << 26);
-  setop_opt = {wide ? 35 : 50, true, true, 0, setop_policy<sizeof(K), 0>::direct_points, 0};
+  setop_opt = {wide ? 35 : 50, true, true, 0, setop_policy<sizeof(K), 0>::direct_points};
   const auto all = [&](auto stride) {
     constexpr int S = decltype(stride)::value;
     tune_setop<typename SP::staged, true, true, true, S>(d, un, "pol");
@@ -1032,7 +1032,7 @@ template <typename K, typename V> void tune_setop_parked(int n) {
     else
       all(std::integral_constant<int, 512>());
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* How far ahead (percent of a wave) intersections and differences prefetch,
@@ -1069,7 +1069,7 @@ template <typename K, typename V> void tune_setop_xop(int n) {
         static const int pfs[5] = {50, 35, 50, 35, 25};
         const int pf = pfs[c];
         const bool wide = c >= 2;
-        setop_opt = {pf, true, true, 0, dp, 0};
+        setop_opt = {pf, true, true, 0, dp};
         char what[16];
         snprintf(what, sizeof what, "%d/%d", pf, wide ? 1024 : 512);
         /* every operation's library tile, samples every S keys */
@@ -1107,7 +1107,7 @@ template <typename K, typename V> void tune_setop_xop(int n) {
     }
     d.reset_refs();
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* The staged pairs' prefetch distance again, after the group sums
@@ -1118,7 +1118,7 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
   constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
   for (int pass = 0; pass < 3; ++pass) {
     for (int pf : {25, 35, 45}) {
-      setop_opt = {pf, true, true, 0, SP::direct_points, 0};
+      setop_opt = {pf, true, true, 0, SP::direct_points};
       char what[16];
       snprintf(what, sizeof what, "pf%d", pf);
       tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
@@ -1127,31 +1127,7 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
                      true, true, S>(d, MGPU_SET_SYMMETRIC_DIFFERENCE, what);
     }
   }
-  setop_opt = {50, true, true, 0, 0, 0};
-}
-
-/* Thirty-eighth round: tiles of a cluster sharing one look-back
- * (cluster_prefix.cuh), 1 (the library), 2, 4 or 8 tiles a cluster, on the
- * library's wide options; the operations whose tiles are setop_kernel's. */
-template <typename K, typename V> void tune_setop_cluster(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  for (int pass = 0; pass < 3; ++pass) {
-    for (int c : {1, 2, 4, 8}) {
-      setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points, c};
-      char what[16];
-      snprintf(what, sizeof what, "cl%d", c);
-      tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
-          d, MGPU_SET_UNION, what);
-      tune_setop_lib<no_held_policy, typename SP::staged_symmetric_difference,
-                     true, true, S>(d, MGPU_SET_SYMMETRIC_DIFFERENCE, what);
-      tune_setop_lib<no_held_policy, typename KP::union_tile, false, false, S>(
-          d, MGPU_SET_UNION, what);
-    }
-  }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 template <typename K, typename V> void tune_setop_xpf(int n) {
@@ -1162,7 +1138,7 @@ template <typename K, typename V> void tune_setop_xpf(int n) {
   for (int v : {0, 1}) {
     for (int pass = 0; pass < 2; ++pass) {
       for (int pf : {50, 35, 25, 40}) {
-        setop_opt = {pf, true, true, 0, 0, 0};
+        setop_opt = {pf, true, true, 0, 0};
         printf("prefetch %d\n", pf);
         if (v) {
           tune_setop<typename SP::intersection, true, false, true>(d, x, "pairs");
@@ -1173,7 +1149,7 @@ template <typename K, typename V> void tune_setop_xpf(int n) {
         }
       }
       for (int pf : {50, 35}) {
-        setop_opt = {pf, true, true, 0, 0, 0};
+        setop_opt = {pf, true, true, 0, 0};
         printf("prefetch %d, stride 1024\n", pf);
         if (v) {
           tune_setop<typename SP::intersection, true, false, true, 1024>(d, x, "pairs");
@@ -1186,7 +1162,7 @@ template <typename K, typename V> void tune_setop_xpf(int n) {
     }
     d.reset_refs();
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* Where a call's time goes (policy tiles P, look-back warp): the whole
@@ -1246,8 +1222,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
                            HAS_V ? d.outv : nullptr, (long long)d.capacity,
                            set_op_keeps(op), true,
                            sms * P::MIN_BLOCKS * prefetch / 100, nullptr};
-    CHECK(launch_early(early, kernel, tiles, P::NT + 32, smem, stream, t, tiles,
-                       C()));
+    CHECK(launch_early(early, kernel, tiles, P::NT + 32, smem, stream, t, C()));
   };
   const auto none = [] {};
   const double g = time_ms(none, gather);
@@ -1299,7 +1274,7 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  setop_opt = {KP::prefetch, true, true, 0, 0, 0};
+  setop_opt = {KP::prefetch, true, true, 0, 0};
   if (prof) {
     /* for ncu: three calls of each, nothing else launched between them */
     tune_setop<typename KP::union_tile, false, false, true>(d, MGPU_SET_UNION,
@@ -1318,7 +1293,7 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
   setop_opt.prefetch_percent = SP::staged_prefetch;
   setop_where<typename SP::staged, true, true>(d, MGPU_SET_UNION,
                                                SP::staged_prefetch, "stage");
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* ---- the staged tile's ceiling (twenty-first round) ---------------------
@@ -1450,7 +1425,7 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
     }
   }, [&] {
     if (MODE == 7)
-      real<<<tiles, P::NT + 32, smem, stream>>>(t, tiles, C());
+      real<<<tiles, P::NT + 32, smem, stream>>>(t, C());
     else
       kernel<<<tiles, P::NT + 32, smem, stream>>>(t, C());
     CHECK(cudaGetLastError());
@@ -1521,14 +1496,14 @@ template <typename K, typename V> void tune_setop_ceil(int n) {
   printf("memcpy of the inputs (%zu bytes): %.4f ms, %.2f TB/s\n",
          (size_t)n * (sizeof(K) + sizeof(V)), d.memcpy_pairs,
          2.0 * n * (sizeof(K) + sizeof(V)) / (d.memcpy_pairs * 1e-3) / 1e12);
-  setop_opt = {SP::staged_prefetch, true, true, 0, 0, 0};
+  setop_opt = {SP::staged_prefetch, true, true, 0, 0};
   for (int pass = 0; pass < 2; ++pass) {
     tune_setop<typename SP::staged, true, true, true>(d, MGPU_SET_UNION,
                                                       "stage");
     ceil_shape<T<128, 31, 5>>(d, SP::staged_prefetch, true);
     ceil_shape<T<128, 23, 7>>(d, SP::staged_prefetch, false);
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* The sample stride of the partition (kSetopSampleStride first, the
@@ -1563,7 +1538,7 @@ template <typename K, typename V> void tune_setop_stride(int n) {
   typedef std::integral_constant<int, 512> S512;
   typedef std::integral_constant<int, 1024> S1K;
   typedef std::integral_constant<int, 2048> S2K;
-  setop_opt = {KP::prefetch, true, true, 0, 0, 0};
+  setop_opt = {KP::prefetch, true, true, 0, 0};
   for (int pass = 0; pass < 2; ++pass) {
     keys(S512());
     keys(S1K());
@@ -1575,7 +1550,7 @@ template <typename K, typename V> void tune_setop_stride(int n) {
     pairs(S1K());
     pairs(S2K());
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* Direct points (setop_options::direct_percent; 0 first, the old
@@ -1591,7 +1566,7 @@ template <typename K, typename V> void tune_setop_direct(int n) {
   const int runs[][2] = {{0, 0}, {100, 0}, {50, 0}, {150, 0}, {100, 8}};
   for (int pass = 0; pass < 2; ++pass)
     for (const auto &r : runs) {
-      setop_opt = {KP::prefetch, true, true, r[1], r[0], 0};
+      setop_opt = {KP::prefetch, true, true, r[1], r[0]};
       printf("direct %d lanes %d\n", r[0], r[1]);
       tune_setop<typename KP::union_tile, false, false, true>(d, u, "keys");
       tune_setop<typename KP::intersection, false, false, true>(d, x, "keys");
@@ -1602,7 +1577,7 @@ template <typename K, typename V> void tune_setop_direct(int n) {
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass)
     for (const auto &r : runs) {
-      setop_opt = {SP::staged_prefetch, true, true, r[1], r[0], 0};
+      setop_opt = {SP::staged_prefetch, true, true, r[1], r[0]};
       printf("direct %d lanes %d\n", r[0], r[1]);
       tune_setop<typename SP::staged, true, true, true>(d, u, "stage");
       tune_setop<typename SP::staged_symmetric_difference, true, true, true>(
@@ -1611,7 +1586,7 @@ template <typename K, typename V> void tune_setop_direct(int n) {
       tune_setop<typename SP::intersection, true, false, true>(d, x, "pairs");
       tune_setop<typename SP::difference, true, false, true>(d, df, "pairs");
     }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* Direct points with 8 lanes a point against none, for the tiles the
@@ -1627,12 +1602,12 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   const int runs[][2] = {{0, 0}, {100, 8}, {100, 16}};
   for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {KP::prefetch, true, true, 0, 0, 0};
+    setop_opt = {KP::prefetch, true, true, 0, 0};
     printf("held\n");
     tune_setop<typename KP::held_intersection, false, false, true>(d, x, "held");
     tune_setop<typename KP::held_difference, false, false, true>(d, df, "held");
     for (const auto &r : runs) {
-      setop_opt = {KP::prefetch, true, true, r[1], r[0], 0};
+      setop_opt = {KP::prefetch, true, true, r[1], r[0]};
       printf("direct %d lanes %d\n", r[0], r[1]);
       tune_setop<typename KP::intersection, false, false, true>(d, x, "keys");
       tune_setop<typename KP::difference, false, false, true>(d, df, "keys");
@@ -1643,11 +1618,11 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   }
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {SP::prefetch, true, true, 0, 0, 0};
+    setop_opt = {SP::prefetch, true, true, 0, 0};
     printf("held\n");
     tune_setop<typename SP::held_intersection, true, false, true>(d, x, "held");
     for (const auto &r : runs) {
-      setop_opt = {SP::prefetch, true, true, r[1], r[0], 0};
+      setop_opt = {SP::prefetch, true, true, r[1], r[0]};
       printf("direct %d lanes %d\n", r[0], r[1]);
       tune_setop<typename SP::intersection, true, false, true>(d, x, "pairs");
       tune_setop<typename SP::difference, true, false, true>(d, df, "pairs");
@@ -1657,7 +1632,7 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
           d, sd, "stage");
     }
   }
-  setop_opt = {50, true, true, 0, 0, 0};
+  setop_opt = {50, true, true, 0, 0};
 }
 
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
@@ -1665,7 +1640,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
   /* W: a look-back warp, L: early launches, C: early count; each candidate
    * with the policy's launch options, then the old kernel (no W) */
-  const setop_options all = {50, true, true, 0, 0, 0};
+  const setop_options all = {50, true, true, 0, 0};
   setop_opt = all;
   if (sizeof(K) == 4) {
     setop_phases<T<256, 31, 4>>(d, "keys");
@@ -1686,7 +1661,7 @@ template <typename K, typename V> void tune_all_setop(int n) {
     tune_setop_ops<T<192, 23, 7>, true, true>(d, "pairs");
     tune_setop_staged<T<128, 27, 6>, true>(d);
     tune_setop_staged<T<128, 23, 7>, true>(d);
-    setop_opt = {50, false, false, 0, 0, 0};
+    setop_opt = {50, false, false, 0, 0};
     tune_setop_ops<T<128, 23, 10>, true, false>(d, "pairs");
     tune_setop_staged<T<128, 31, 5>, false>(d);
   } else {
@@ -1720,13 +1695,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "cluster") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | cluster]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1776,7 +1751,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
-  if (only == "cluster") tune_setop_cluster<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);

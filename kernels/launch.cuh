@@ -49,34 +49,6 @@ cudaError_t launch_early(bool early, void (*kernel)(Params...), unsigned grid,
   return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 
-/* launch_early in clusters of `cluster` blocks (grid a multiple of it) */
-template <typename... Params, typename... Args>
-cudaError_t launch_early_clustered(bool early, int cluster,
-                                   void (*kernel)(Params...), unsigned grid,
-                                   unsigned block, size_t smem, cudaStream_t s,
-                                   Args... args) {
-  cudaLaunchAttribute attr[2];
-  int n = 0;
-  if (early) {
-    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[n++].val.programmaticStreamSerializationAllowed = 1;
-  }
-  if (cluster > 1) {
-    attr[n].id = cudaLaunchAttributeClusterDimension;
-    attr[n].val.clusterDim.x = (unsigned)cluster;
-    attr[n].val.clusterDim.y = 1;
-    attr[n++].val.clusterDim.z = 1;
-  }
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(block);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = s;
-  cfg.attrs = attr;
-  cfg.numAttrs = n;
-  return cudaLaunchKernelEx(&cfg, kernel, args...);
-}
-
 template <typename T> __device__ __forceinline__ T *shared_as() {
   extern __shared__ __align__(16) unsigned char mgpu_dynamic_smem[];
   return reinterpret_cast<T *>(mgpu_dynamic_smem);

@@ -594,9 +594,6 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * not for 8-byte pairs, where it was 1-2% slower, except in the tiles
    * that gather values early, which need it (setop_launch). */
   static constexpr bool lookback_warp = !(KEY_BYTES == 8 && VALUE_BYTES != 0);
-  /* Tiles a thread-block cluster sharing one look-back
-   * (device/cluster_prefix.cuh); 1: none. */
-  static constexpr int lookback_cluster = 1;
   /* The partition and tile launches start early (grid_dependency.cuh). */
   static constexpr bool early_launch = true;
   /* In calls of at most kSetopDirectWaves waves of tiles (setop.cuh has

@@ -108,8 +108,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  int cluster;          /* setop_kernel with the look-back warp: tiles a
-                           cluster (cluster_prefix.cuh); 0 or 1: none */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -432,11 +430,9 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
     const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();
     MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-    const int c = LOOKBACK_WARP && opt.cluster > 1 && !lone ? opt.cluster : 1;
-    CUDA_TRY(ctx, launch_early_clustered(
-                      early, c, kernel, (tiles + c - 1) / c * c,
-                      P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t, tiles,
-                      comp));
+    CUDA_TRY(ctx, launch_early(early, kernel, tiles,
+                               P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
+                               comp));
   }
   CUDA_LAUNCHED(ctx, "setop kernel");
   unsigned long long n = 0;
@@ -465,7 +461,7 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status run_tile(mgpu_context *ctx, const cuda_setop_call *c,
                               Comp comp, int prefetch) {
     setop_options opt = {prefetch, SP::early_launch, SP::early_count, 0,
-                         SP::direct_points, SP::lookback_cluster};
+                         SP::direct_points};
     if (setop_wide_call<P>(ctx, c->args)) {
       constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
       opt.prefetch_percent = SP::wide_prefetch;

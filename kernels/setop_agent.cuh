@@ -15,7 +15,6 @@
 #include "merge.cuh"
 #include "device/balanced_path.cuh"
 #include "device/bulk_copy.cuh"
-#include "device/cluster_prefix.cuh"
 #include "device/grid_dependency.cuh"
 #include "device/named_barrier.cuh"
 #include "device/serial_set_op.cuh"
@@ -275,7 +274,6 @@ struct setop_smem : setop_tile_smem<NT, VT, STAGE_V, K, V, KEPT> {
                             char>::type scan;
   int count_slot; /* the tile's count for the look-back warp; -1: not yet */
   long long base;
-  cluster_slots cl; /* launched in clusters: what the cluster's tiles send */
 };
 
 /* The exclusive sum of x over a block's NT compute threads, with barrier 1
@@ -675,7 +673,7 @@ template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
           typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
                                   P::MIN_BLOCKS)
-    setop_kernel(setop_tiles<K, V> t, int tiles, Comp comp) {
+    setop_kernel(setop_tiles<K, V> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   constexpr int THREADS = NT + (LOOKBACK_WARP ? 32 : 0);
   static_assert(VT <= 32, "a thread's slots are bits of one word");
@@ -693,12 +691,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
-  /* launched in clusters (cluster_prefix.cuh) with the look-back warp */
-  const unsigned csize = LOOKBACK_WARP ? cluster_tiles() : 1;
-  if (tile >= tiles) { /* past the last tile: the grid's last cluster */
-    if (csize > 1) cluster_arrive();
-    return;
-  }
   /* launched early (grid_dependency.cuh): the splits come from the
    * partition launch (the zeroed look-back words too, or from the sample
    * launch, which ended before it let this one start) */
@@ -706,25 +698,16 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
-  if (LOOKBACK_WARP && csize > 1 && tid <= kMaxClusterTiles)
-    (&sm.cl.count[0])[tid] = 0;
-  setop_start_load<NT, STAGE_V>(t, sm, p, tile, tiles, true);
+  setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
-  if (csize > 1) cluster_arrive();
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    const long long base =
-        csize > 1
-            ? cluster_exclusive_prefix(
-                  t.status, t.gstatus, t.gsum, sm.cl, tile, tiles,
-                  [&]() -> long long { return read_count_slot(&sm.count_slot); },
-                  &count)
-            : tile_exclusive_prefix_ahead(t.status, t.gstatus, t.gsum, tile,
-                                          &sm.count_slot, &count);
+    const long long base = tile_exclusive_prefix_ahead(
+        t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
-      if (tile == tiles - 1)
+      if (tile == (int)gridDim.x - 1)
         publish_total(t.total, base + count, t.ticket);
     }
     __threadfence_block();
@@ -753,9 +736,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     if (tid == 0) {
       publish_count(t.status, t.gsum, tile, tile_count);
       write_count_slot(&sm.count_slot, tile_count);
-      if (csize > 1)
-        cluster_send_count(sm.cl, cluster_rank(), csize, tile, tiles,
-                           tile_count);
     }
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,
@@ -766,7 +746,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
           tile_exclusive_prefix(t.status, t.gstatus, t.gsum, tile, tile_count);
       if (tid == 0) {
         sm.base = base;
-        if (tile == tiles - 1)
+        if (tile == (int)gridDim.x - 1)
           publish_total(t.total, base + tile_count, t.ticket);
       }
     }
