@@ -1130,37 +1130,6 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Thirty-eighth round: inclusive prefixes published by only the tiles with
- * (tile & mask) == mask (tile_exclusive_prefix_polled's tune_prefix_mask),
- * so that fewer stores land in the words every look-back polls. */
-template <typename K, typename V> void tune_setop_pmask(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-  for (int pass = 0; pass < 3; ++pass) {
-    for (int mask : {0, 1, 3, 7, 31}) {
-      CHECK(cudaMemcpyToSymbol(tune_prefix_mask, &mask, sizeof mask));
-      char what[16];
-      snprintf(what, sizeof what, "m%d", mask);
-      tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
-          d, MGPU_SET_UNION, what);
-      tune_setop_lib<no_held_policy, typename SP::staged_symmetric_difference,
-                     true, true, S>(d, MGPU_SET_SYMMETRIC_DIFFERENCE, what);
-      tune_setop_lib<typename SP::held_intersection, typename SP::intersection,
-                     true, false, S>(d, MGPU_SET_INTERSECTION, what);
-      tune_setop_lib<no_held_policy, typename KP::union_tile, false, false, S>(
-          d, MGPU_SET_UNION, what);
-      tune_setop_lib<typename KP::held_intersection, typename KP::intersection,
-                     false, false, S>(d, MGPU_SET_INTERSECTION, what);
-    }
-  }
-  const int none = 0;
-  CHECK(cudaMemcpyToSymbol(tune_prefix_mask, &none, sizeof none));
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1726,13 +1695,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "pmask") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | pmask]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1782,7 +1751,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
-  if (only == "pmask") tune_setop_pmask<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);

@@ -267,10 +267,6 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * thread handing it over having published it first (publish_count).
  * Returns (to every lane) the sum of the counts of tiles 0 .. tile-1 and
  * sets *count_out. */
-/* experiment (mgpu_tune pmask): only tiles with (tile & mask) == mask, and
- * tile 0, publish their inclusive prefix */
-static __device__ int tune_prefix_mask = 0;
-
 template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus,
@@ -285,9 +281,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count at once. */
   while (count < 0 && (count = poll()) < 0) __nanosleep(32);
-  const int mask = tune_prefix_mask;
-  if (tile == 0 || (tile & mask) == mask)
-    publish_prefix(status, gstatus, tile, before + count);
+  publish_prefix(status, gstatus, tile, before + count);
   *count_out = count;
   return before;
 }
