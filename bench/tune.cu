@@ -1319,9 +1319,6 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
  *           the look-back warp), checked against the policy's output
  *   MODE 8  MODE 3 with every count published (publish_count), no polls
  *   MODE 9  MODE 6 with every second tile polling
- *   MODE 11 MODE 8 with the look-back warp polling 32 words a poll (those
- *           of the 32 tiles before, in a zeroed copy no tile writes) until
- *           the tile has stored: the polls' loads without a longer life
  * (docs/TUNING.md, twenty-first round; a relay-free look-back and counts
  * found a wave ahead were modes 6 and 8 of 09e4dad.)
  * Overlapping stores between neighbouring tiles (MODE 1-3 estimate their
@@ -1340,20 +1337,9 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
                      (MODE == 9 && (tile & 1) == 1) ||
                      (POLLS && tile == 0);
   if (POLLS && tid == 0) sm.count_slot = -1;
-  if (MODE == 11 && tid == 0) sm.base = 0;
   setop_start_load<NT, true>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
   if (tid >= NT) {
-    if (MODE == 11) {
-      volatile long long *stored = &sm.base;
-      const int idx = tile - 1 - (tid & 31);
-      while (!*stored) {
-        const unsigned long long w =
-            idx >= 0 ? tile_status_load(tile_word(t.total, idx)) : 0ull;
-        if (__any_sync(0xffffffffu, w != 0)) break; /* never: all zero */
-        tile_back_off();
-      }
-    }
     if (polls) {
       long long count;
       const long long b = tile_exclusive_prefix_ahead(
@@ -1391,7 +1377,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
                                                  sm.warp_totals, &tile_count);
     if (MODE == 4 && tid == 0)
       sm.base = (long long)atomicAdd(t.status, (unsigned long long)tile_count);
-    if ((POLLS || MODE == 8 || MODE == 11) && tid == 0) {
+    if ((POLLS || MODE == 8) && tid == 0) {
       publish_count(t.status, t.gsum, tile, tile_count);
       if (POLLS) write_count_slot(&sm.count_slot, tile_count);
     }
@@ -1401,10 +1387,6 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     store_kept<NT, true, true, K, V, smem_t>(t, sm, p,
                                              MODE == 4 ? sm.base : base,
                                              tile_count);
-    if (MODE == 11) {
-      named_sync(1, NT);
-      if (tid == 0) *(volatile long long *)&sm.base = 1;
-    }
   }
 }
 
@@ -1429,15 +1411,6 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
                                                       P::NT + 32, smem));
   unsigned long long *total = tile_word(status, status_words - 2);
-  /* MODE 11 polls a zeroed copy of the tiles' words */
-  static unsigned long long *ghost = nullptr;
-  if (MODE == 11) {
-    if (!ghost) {
-      ghost = device_alloc<unsigned long long>(tile_words_bytes(tiles) / 8);
-      CHECK(cudaMemset(ghost, 0, tile_words_bytes(tiles)));
-    }
-    total = ghost;
-  }
   setop_tiles<K, V> t = {d.a, d.b, d.av, d.bv, d.na, d.nb, splits, status,
                          tile_word(status, tiles),
                          tile_word(status, tiles + (tiles + 31) / 32), total, 1,
@@ -1509,7 +1482,6 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
     ceil_time<P, 6>(d, splits, prefetch, status, status_words);
     ceil_time<P, 9>(d, splits, prefetch, status, status_words);
     ceil_time<P, 8>(d, splits, prefetch, status, status_words);
-    ceil_time<P, 11>(d, splits, prefetch, status, status_words);
   }
   ceil_time<P, 7>(d, splits, prefetch, status, status_words);
   CHECK(cudaFree(status));
