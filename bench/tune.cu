@@ -1332,10 +1332,8 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   const int tid = threadIdx.x, tile = blockIdx.x;
   const setop_place p = place_of_tile<NV, true>(t, tile);
   constexpr bool POLLS = MODE == 5 || MODE == 6 || MODE == 9;
-  /* tile 0 publishes its prefix only from its look-back warp */
   const bool polls = MODE == 5 || (MODE == 6 && (tile & 3) == 3) ||
-                     (MODE == 9 && (tile & 1) == 1) ||
-                     (POLLS && tile == 0);
+                     (MODE == 9 && (tile & 1) == 1);
   if (POLLS && tid == 0) sm.count_slot = -1;
   setop_start_load<NT, true>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
@@ -1475,6 +1473,11 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
                      tiles + 1, true, splits, status, status_words,
                      (unsigned *)nullptr, 0, C()));
   CHECK(cudaStreamSynchronize(stream));
+  if (full) {
+    ceil_time<P, 0>(d, splits, prefetch, status, status_words);
+    ceil_time<P, 1>(d, splits, prefetch, status, status_words);
+    ceil_time<P, 2>(d, splits, prefetch, status, status_words);
+  }
   ceil_time<P, 3>(d, splits, prefetch, status, status_words);
   if (full) {
     ceil_time<P, 4>(d, splits, prefetch, status, status_words);
