@@ -1312,13 +1312,8 @@ template <typename K, typename V> void tune_setop_where(int n, bool prof) {
  *   MODE 5  MODE 3 with the look-back warp running the real protocol
  *           (tile_exclusive_prefix_ahead) beside it; the compute warps do
  *           not wait for its base, but the block ends with that warp
- *   MODE 6  MODE 5 with only every fourth tile's look-back warp polling
- *           (tiles 3, 7, ...; the others publish their counts and their
- *           warp ends): the polls' traffic a quarter of MODE 5's
  *   MODE 7  the library's staged tile (setop_kernel, early outputs and
  *           the look-back warp), checked against the policy's output
- *   MODE 8  MODE 3 with every count published (publish_count), no polls
- *   MODE 9  MODE 6 with every second tile polling
  * (docs/TUNING.md, twenty-first round; a relay-free look-back and counts
  * found a wave ahead were modes 6 and 8 of 09e4dad.)
  * Overlapping stores between neighbouring tiles (MODE 1-3 estimate their
@@ -1331,14 +1326,11 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
   const setop_place p = place_of_tile<NV, true>(t, tile);
-  constexpr bool POLLS = MODE == 5 || MODE == 6 || MODE == 9;
-  const bool polls = MODE == 5 || (MODE == 6 && (tile & 3) == 3) ||
-                     (MODE == 9 && (tile & 1) == 1);
-  if (POLLS && tid == 0) sm.count_slot = -1;
+  if (MODE == 5 && tid == 0) sm.count_slot = -1;
   setop_start_load<NT, true>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
   if (tid >= NT) {
-    if (polls) {
+    if (MODE == 5) {
       long long count;
       const long long b = tile_exclusive_prefix_ahead(
           t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
@@ -1375,9 +1367,9 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
                                                  sm.warp_totals, &tile_count);
     if (MODE == 4 && tid == 0)
       sm.base = (long long)atomicAdd(t.status, (unsigned long long)tile_count);
-    if ((POLLS || MODE == 8) && tid == 0) {
+    if (MODE == 5 && tid == 0) {
       publish_count(t.status, t.gsum, tile, tile_count);
-      if (POLLS) write_count_slot(&sm.count_slot, tile_count);
+      write_count_slot(&sm.count_slot, tile_count);
     }
     list_kept<VT, NV, NV>(sm.kept, offset, commit, w);
     named_sync(1, NT);
@@ -1482,9 +1474,6 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
   if (full) {
     ceil_time<P, 4>(d, splits, prefetch, status, status_words);
     ceil_time<P, 5>(d, splits, prefetch, status, status_words);
-    ceil_time<P, 6>(d, splits, prefetch, status, status_words);
-    ceil_time<P, 9>(d, splits, prefetch, status, status_words);
-    ceil_time<P, 8>(d, splits, prefetch, status, status_words);
   }
   ceil_time<P, 7>(d, splits, prefetch, status, status_words);
   CHECK(cudaFree(status));
