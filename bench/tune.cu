@@ -1130,33 +1130,6 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Thirty-eighth round: how many outputs each thread of a staged tile reads
- * into registers while it waits for its base (outputs_loaded_early), on the
- * library's wide options; 16 is the policy's. */
-template <typename K, typename V> void tune_setop_early20(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-  const auto both = [&](auto e) {
-    constexpr int E = decltype(e)::value;
-    char what[16];
-    snprintf(what, sizeof what, "e%d", E);
-    tune_setop_lib<no_held_policy,
-                   early_outputs_policy<tile_policy<128, 31, 5>, E>, true,
-                   true, S>(d, MGPU_SET_UNION, what);
-    tune_setop_lib<no_held_policy,
-                   early_outputs_policy<rounds_policy<128, 29, 6, 700>, E>,
-                   true, true, S>(d, MGPU_SET_SYMMETRIC_DIFFERENCE, what);
-  };
-  for (int pass = 0; pass < 3; ++pass) {
-    both(std::integral_constant<int, 16>());
-    both(std::integral_constant<int, 12>());
-    both(std::integral_constant<int, 20>());
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1714,13 +1687,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "early20") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | early20]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1770,7 +1743,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
-  if (only == "early20") tune_setop_early20<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
