@@ -1393,7 +1393,9 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
                              (int)smem));
   /* MODE 7: the library's staged tile (early outputs, look-back warp),
    * whose shared memory is the same setop_smem */
-  typedef early_outputs_policy<P, 16> RP;
+  typedef early_outputs_policy<
+      P, outputs_loaded_early<typename setop_policy<sizeof(K), sizeof(V)>::staged>::value>
+      RP;
   auto real = setop_kernel<RP, true, true, true, K, V, C>;
   CHECK(cudaFuncSetAttribute(real, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)smem));

@@ -452,12 +452,22 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * gathered instead (fifteenth round: 0.3875-0.4007 ms
    * at 2^26 for keys-only 256 x 29 / 5 tiles, the first 4 or 8 values a
    * thread gathered during the wait, against 0.3487-0.3521).
-   * Each thread reads its first 16 outputs into registers while the tile
-   * waits for its place (fourteenth round, mgpu_tune loaded, ms at 2^26 /
-   * 2^28): union 0.3467-0.3473 / 1.2892-1.3034 against 0.3612-0.3655 /
+   * Each thread reads its first outputs into registers while the tile
+   * waits for its place (16 at first: fourteenth round, mgpu_tune loaded,
+   * ms at 2^26 / 2^28): union 0.3467-0.3473 / 1.2892-1.3034 against 0.3612-0.3655 /
    * 1.3424-1.3456, symmetric difference 0.3281-0.3292 / 1.2108-1.2171
    * against 0.3360-0.3367 / 1.2459-1.2495 (8: 0.3538-0.3562 / 0.3292-
    * 0.3309; 24: 0.3548-0.3549 / 0.3297-0.3460).
+   * Measured again with today's tiles (thirty-eighth round, mgpu_tune
+   * early20, H200, three passes, ms at 2^24 / 2^26 / 2^28, 16 / 12 / 20
+   * early; no spills at 20):
+   *   union: 0.1011-0.1017 / 0.3187-0.3194 / 1.1770-1.1814, 12
+   *     0.0998-0.1007 / 0.3153-0.3160 / 1.1604-1.1619, 20 0.1016-0.1024
+   *     / 0.3186-0.3189 / 1.1689-1.1788
+   *   symmetric difference: 0.0950-0.0967 / 0.2873-0.2894 /
+   *     1.0420-1.0452, 12 0.0950-0.0954 / 0.2896-0.2913 / 1.0497-1.0529,
+   *     20 0.0941-0.0949 / 0.2821-0.2833 / 1.0220-1.0243
+   * so the union reads 12 and the symmetric difference 20.
    * 8-byte pairs stage theirs too since the thirty-first round (the fifth
    * round's staged tile, without the later rounds' changes, had not
    * gained: below, at `staged`); other widths of values keep gathering
@@ -501,7 +511,7 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 0.6457-0.6514.  Between one and four rounds of resident tiles the
    * gathered tiles are faster (staged_gather_below). */
   typedef typename std::conditional<
-      KEY_BYTES == 4, early_outputs_policy<tile_policy<128, 31, 5>, 16>,
+      KEY_BYTES == 4, early_outputs_policy<tile_policy<128, 31, 5>, 12>,
       early_outputs_policy<tile_policy<128, 31, 3>, 16>>::type staged;
   /* Staged calls (union and symmetric difference) of fewer than 16 tiles
    * a resident block park each tile's output in shared memory of its own
@@ -555,7 +565,7 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * slower at 2^22, 128 x 23 / 4 0.5506-0.5547 / 2.112-2.128. */
   typedef typename std::conditional<
       KEY_BYTES == 4,
-      early_outputs_policy<rounds_policy<128, 29, 6, 700>, 16>,
+      early_outputs_policy<rounds_policy<128, 29, 6, 700>, 20>,
       early_outputs_policy<tile_policy<128, 31, 3>, 8>>::type
       staged_symmetric_difference;
   /* How far ahead (percent of a wave of resident tiles) a tile asks L2 for
