@@ -1393,9 +1393,8 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
                              (int)smem));
   /* MODE 7: the library's staged tile (early outputs, look-back warp),
    * whose shared memory is the same setop_smem */
-  typedef early_outputs_policy<
-      P, outputs_loaded_early<typename setop_policy<sizeof(K), sizeof(V)>::staged>::value>
-      RP;
+  typedef typename setop_policy<sizeof(K), sizeof(V)>::staged SP;
+  typedef early_outputs_policy<P, outputs_loaded_early<SP>::value> RP;
   auto real = setop_kernel<RP, true, true, true, K, V, C>;
   CHECK(cudaFuncSetAttribute(real, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)smem));

@@ -454,8 +454,8 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * thread gathered during the wait, against 0.3487-0.3521).
    * Each thread reads its first outputs into registers while the tile
    * waits for its place (16 at first: fourteenth round, mgpu_tune loaded,
-   * ms at 2^26 / 2^28): union 0.3467-0.3473 / 1.2892-1.3034 against 0.3612-0.3655 /
-   * 1.3424-1.3456, symmetric difference 0.3281-0.3292 / 1.2108-1.2171
+   * ms at 2^26 / 2^28): union 0.3467-0.3473 / 1.2892-1.3034 against
+   * 0.3612-0.3655 / 1.3424-1.3456, symmetric difference 0.3281-0.3292 / 1.2108-1.2171
    * against 0.3360-0.3367 / 1.2459-1.2495 (8: 0.3538-0.3562 / 0.3292-
    * 0.3309; 24: 0.3548-0.3549 / 0.3297-0.3460).
    * Measured again with today's tiles (thirty-eighth round, mgpu_tune
