@@ -1130,40 +1130,6 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The Fenwick-tree look-back (tree_lookback_policy) against the windowed
- * one, each operation's library tile that runs setop_kernel, with the
- * wide calls' options; the library's first (the reference). */
-template <typename K, typename V> void tune_setop_tree(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  constexpr int KS = KP::wide_stride ? KP::wide_stride : kSetopSampleStride;
-  const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<typename SP::staged, true, true, true, S>(d, un, "lib");
-    tune_setop<tree_lookback_policy<typename SP::staged>, true, true, true, S>(
-        d, un, "tree");
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(
-        d, sd, "lib");
-    tune_setop<tree_lookback_policy<typename SP::staged_symmetric_difference>,
-               true, true, true, S>(d, sd, "tree");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
-    tune_setop<typename KP::union_tile, false, false, true, KS>(d, un, "lib");
-    tune_setop<tree_lookback_policy<typename KP::union_tile>, false, false,
-               true, KS>(d, un, "tree");
-    tune_setop<typename KP::symmetric_difference_tile, false, false, true, KS>(
-        d, sd, "lib");
-    tune_setop<tree_lookback_policy<typename KP::symmetric_difference_tile>,
-               false, false, true, KS>(d, sd, "tree");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1722,13 +1688,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "tree") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | tree]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1778,7 +1744,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
-  if (only == "tree") tune_setop_tree<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);

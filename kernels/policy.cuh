@@ -115,13 +115,6 @@ template <typename P> struct aligned_store_policy : P {
   static constexpr bool ALIGNED_STORES = true;
 };
 
-/* A set-operation tile P (with a look-back warp) whose place comes from
- * the Fenwick-tree look-back (tree_add_count, tree_sum_before in
- * tile_prefix.cuh) instead of the windowed one. */
-template <typename P> struct tree_lookback_policy : P {
-  static constexpr bool TREE_LOOKBACK = true;
-};
-
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192

@@ -237,14 +237,6 @@ template <typename P>
 struct stores_aligned<P, decltype((void)P::ALIGNED_STORES)>
     : std::integral_constant<bool, P::ALIGNED_STORES> {};
 
-/* Whether a tile finds its place by the Fenwick-tree look-back
- * (tree_lookback_policy); false by default. */
-template <typename P, typename = void>
-struct looks_back_by_tree : std::false_type {};
-template <typename P>
-struct looks_back_by_tree<P, decltype((void)P::TREE_LOOKBACK)>
-    : std::integral_constant<bool, P::TREE_LOOKBACK> {};
-
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -709,24 +701,14 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
 
-  constexpr bool TREE = looks_back_by_tree<P>::value;
-  static_assert(!TREE || LOOKBACK_WARP, "the tree is read by a look-back warp");
   if (LOOKBACK_WARP && tid >= NT) {
-    if constexpr (TREE) {
-      const long long base =
-          tile > 0 && t.status
-              ? tree_sum_before(t.status, tile, [] { tile_back_off(); })
-              : 0;
-      if (tid == NT) sm.base = base;
-    } else {
-      long long count;
-      const long long base = tile_exclusive_prefix_ahead(
-          t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
-      if (tid == NT) {
-        sm.base = base;
-        if (tile == (int)gridDim.x - 1)
-          publish_total(t.total, base + count, t.ticket);
-      }
+    long long count;
+    const long long base = tile_exclusive_prefix_ahead(
+        t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
+    if (tid == NT) {
+      sm.base = base;
+      if (tile == (int)gridDim.x - 1)
+        publish_total(t.total, base + count, t.ticket);
     }
     __threadfence_block();
     named_arrive(2, THREADS);
@@ -751,10 +733,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
                                        &tile_count);
     if (KEPT < NV && !ROUNDS) tile_count = min(tile_count, KEPT);
-    if constexpr (TREE) {
-      if (tid < 32 && t.status)
-        tree_add_count(t.status, (int)gridDim.x, tile, tile_count);
-    } else if (tid == 0) {
+    if (tid == 0) {
       publish_count(t.status, t.gsum, tile, tile_count);
       write_count_slot(&sm.count_slot, tile_count);
     }
@@ -808,8 +787,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
   const long long base = sm.base;
-  if (TREE && tid == 0 && tile == (int)gridDim.x - 1)
-    publish_total(t.total, base + tile_count, t.ticket);
   if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
   constexpr int SU = store_unroll<P>::value;
   constexpr bool AL = stores_aligned<P>::value;

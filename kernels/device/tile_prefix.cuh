@@ -298,64 +298,6 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
-/* The look-back as a Fenwick tree over the tiles: node j (1 <= j <= tiles,
- * at tile_word(nodes, j - 1), zeroed) sums the counts of tiles
- * [j - lowbit(j), j), each added by its tile with an arrival counted from
- * bit kTreeArrivalShift up; the node is whole once lowbit(j) have arrived,
- * and never changes after.  A tile adds its count to the nodes above it
- * (at most log2(tiles) + 1, one lane each, fire and forget), and the sum
- * of the tiles before tile t is the sum of the nodes t, t - lowbit(t), ...
- * (popc(t) of them, one lane each), read in one round trip.
- *
- * Why: the windowed look-back reads its group's window, then the group
- * words, one round trip after the other, and a group's prefix comes from
- * another tile's look-back; here a tile's base is one round trip after
- * the last count it needs has landed, whoever else is still waiting. */
-constexpr int kTreeArrivalShift = 40;
-constexpr unsigned long long kTreeValue = (1ull << kTreeArrivalShift) - 1;
-
-/* Called by all 32 lanes of one warp of tile `tile` (of `tiles`) with its
- * count.  tiles < 2^23 (the arrivals of the top node fit above bit 40). */
-__device__ __forceinline__ void tree_add_count(unsigned long long *nodes,
-                                               int tiles, int tile,
-                                               long long count) {
-  const int lane = threadIdx.x & 31;
-  int j = tile + 1;
-  for (int k = 0; k < lane && j <= tiles; ++k) j += j & -j;
-  if (j <= tiles)
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
-        *tile_word(nodes, j - 1))
-        .fetch_add((1ull << kTreeArrivalShift) | (unsigned long long)count,
-                   cuda::memory_order_relaxed);
-}
-
-/* Called by all 32 lanes of one warp of tile `tile`: the sum of the counts
- * of tiles 0 .. tile-1 (to every lane), once every node it reads is whole.
- * A lane reads its node again only while it is not. */
-template <typename Idle>
-__device__ __forceinline__ long long tree_sum_before(unsigned long long *nodes,
-                                                     int tile, Idle idle) {
-  const int lane = threadIdx.x & 31;
-  int j = tile; /* lane k: tile with its k lowest set bits cleared */
-  for (int k = 0; k < lane && j > 0; ++k) j &= j - 1;
-  const unsigned long long need = j > 0 ? (unsigned long long)(j & -j) : 0;
-  unsigned long long w = 0;
-  bool whole = j == 0;
-  for (;;) {
-    if (!whole) {
-      w = tile_status_load(tile_word(nodes, j - 1));
-      whole = (w >> kTreeArrivalShift) == need;
-    }
-    if (__all_sync(0xffffffffu, whole)) break;
-    idle();
-  }
-  long long v = j > 0 ? (long long)(w & kTreeValue) : 0;
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1)
-    v += __shfl_down_sync(0xffffffffu, v, off);
-  return __shfl_sync(0xffffffffu, v, 0);
-}
-
 } // namespace mgpu
 
 #endif
