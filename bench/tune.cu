@@ -1130,38 +1130,6 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Sample strides past the wide calls' 1,024 (a fine search of 8 lanes
- * takes 4 rounds up to ~6,500 keys, and the gather reads a key every S),
- * and a 128 x 32 staged union; the library's first (the reference). */
-template <typename K, typename V> void tune_setop_stride2(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  typedef early_outputs_policy<tile_policy<128, 32, 5>, 12> U32;
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<typename SP::staged, true, true, true, 1024>(d, un, "1024");
-    tune_setop<typename SP::staged, true, true, true, 2048>(d, un, "2048");
-    tune_setop<typename SP::staged, true, true, true, 4096>(d, un, "4096");
-    tune_setop<U32, true, true, true, 1024>(d, un, "x32");
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true,
-               1024>(d, sd, "1024");
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true,
-               2048>(d, sd, "2048");
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true,
-               4096>(d, sd, "4096");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
-    tune_setop<typename KP::union_tile, false, false, true, 1024>(d, un, "1024");
-    tune_setop<typename KP::union_tile, false, false, true, 2048>(d, un, "2048");
-    tune_setop<typename KP::union_tile, false, false, true, 4096>(d, un, "4096");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1720,13 +1688,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "stride2") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | stride2]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1776,7 +1744,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
-  if (only == "stride2") tune_setop_stride2<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
