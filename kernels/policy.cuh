@@ -399,7 +399,7 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *     0.2123 / 0.7396-0.7413 against 0.0792-0.0793 / 0.2211-0.2217 /
    *     0.7856-0.7944 (256 x 31, 2/3: 0.0776-0.0780 / 0.2167-0.2173 /
    *     0.7705-0.7764)
-   * Staged pairs keep 128 x 31 / 5 (a sixth tile does not fit).
+   * Staged pairs kept 128 x 31 / 5 then (a sixth tile does not fit).
    * Fourteenth round (mgpu_tune loaded, ms at 2^26 / 2^28): each thread
    * reads its first 8 outputs into registers while the tile waits for
    * its place (early_outputs_policy): union 0.2259-0.2281 / 0.7832-0.7907
@@ -510,8 +510,13 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * x 15 / 6 0.6197-0.6267, 256 x 15 / 3 0.6140, 128 x 11 / 8
    * 0.6457-0.6514.  Between one and four rounds of resident tiles the
    * gathered tiles are faster (staged_gather_below). */
+  /* The 4-byte union's tile is 128 x 32 (thirty-ninth round, mgpu_tune
+   * stride2, H200, three passes, ms at 2^24 / 2^26 / 2^28, 128 x 31 /
+   * 128 x 32, both 5 an SM with 12 early): 0.1012-0.1020 / 0.1006-0.1007,
+   * 0.3149-0.3167 / 0.3129-0.3175, 1.1583-1.1619 / 1.1531-1.1537: a
+   * thirty-second of fewer tiles and points, 42 KB a tile. */
   typedef typename std::conditional<
-      KEY_BYTES == 4, early_outputs_policy<tile_policy<128, 31, 5>, 12>,
+      KEY_BYTES == 4, early_outputs_policy<tile_policy<128, 32, 5>, 12>,
       early_outputs_policy<tile_policy<128, 31, 3>, 16>>::type staged;
   /* Staged calls (union and symmetric difference) of fewer than 16 tiles
    * a resident block park each tile's output in shared memory of its own
