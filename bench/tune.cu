@@ -1130,31 +1130,6 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The staged tiles' stores after the base two or four outputs a thread
- * at a time (unrolled_store_policy), with the early outputs as in the
- * policy or fewer; the library's first (the reference). */
-template <typename K, typename V> void tune_setop_sust(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  typedef typename SP::staged U;
-  typedef typename SP::staged_symmetric_difference D;
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<U, true, true, true, S>(d, un, "lib");
-    tune_setop<unrolled_store_policy<U, 2>, true, true, true, S>(d, un, "u2");
-    tune_setop<unrolled_store_policy<U, 4>, true, true, true, S>(d, un, "u4");
-    tune_setop<unrolled_store_policy<
-                   early_outputs_policy<tile_policy<128, 32, 5>, 8>, 4>,
-               true, true, true, S>(d, un, "e8u4");
-    tune_setop<D, true, true, true, S>(d, sd, "lib");
-    tune_setop<unrolled_store_policy<D, 2>, true, true, true, S>(d, sd, "u2");
-    tune_setop<unrolled_store_policy<D, 4>, true, true, true, S>(d, sd, "u4");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1713,13 +1688,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "sust") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | sust]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1769,7 +1744,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
-  if (only == "sust") tune_setop_sust<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
