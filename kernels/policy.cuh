@@ -467,7 +467,9 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    *   symmetric difference: 0.0950-0.0967 / 0.2873-0.2894 /
    *     1.0420-1.0452, 12 0.0950-0.0954 / 0.2896-0.2913 / 1.0497-1.0529,
    *     20 0.0941-0.0949 / 0.2821-0.2833 / 1.0220-1.0243
-   * so the union reads 12 and the symmetric difference 20.
+   * so the union read 12 (8 since the thirty-ninth round, with its
+   * stores four at a time: at `staged` below) and the symmetric
+   * difference reads 20.
    * 8-byte pairs stage theirs too since the thirty-first round (the fifth
    * round's staged tile, without the later rounds' changes, had not
    * gained: below, at `staged`); other widths of values keep gathering
@@ -514,9 +516,19 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * stride2, H200, three passes, ms at 2^24 / 2^26 / 2^28, 128 x 31 /
    * 128 x 32, both 5 an SM with 12 early): 0.1012-0.1020 / 0.1006-0.1007,
    * 0.3149-0.3167 / 0.3129-0.3175, 1.1583-1.1619 / 1.1531-1.1537: a
-   * thirty-second of fewer tiles and points, 42 KB a tile. */
+   * thirty-second of fewer tiles and points, 42 KB a tile.
+   * After its base it stores four outputs a thread at a time, having read
+   * 8 early (same round, mgpu_tune sust, three passes, ms at 2^24 / 2^26
+   * / 2^28, one at a time with 12 early / four with 8): 0.1018-0.1028 /
+   * 0.0998-0.1012, 0.3184-0.3196 / 0.3142-0.3148, 1.1694-1.1742 /
+   * 1.1503-1.1517; two at a time with 12 early 0.0999-0.1016,
+   * 0.3144-0.3153, 1.1499-1.1540.  Each output's place and key are
+   * dependent shared loads, ~0.9 us a tile one at a time (thirty-third
+   * round's stamps). */
   typedef typename std::conditional<
-      KEY_BYTES == 4, early_outputs_policy<tile_policy<128, 32, 5>, 12>,
+      KEY_BYTES == 4,
+      unrolled_store_policy<
+          early_outputs_policy<tile_policy<128, 32, 5>, 8>, 4>,
       early_outputs_policy<tile_policy<128, 31, 3>, 16>>::type staged;
   /* Staged calls (union and symmetric difference) of fewer than 16 tiles
    * a resident block park each tile's output in shared memory of its own
@@ -573,6 +585,8 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
       early_outputs_policy<rounds_policy<128, 29, 6, 700>, 20>,
       early_outputs_policy<tile_policy<128, 31, 3>, 8>>::type
       staged_symmetric_difference;
+  /* (Its stores two or four at a time were 0.5-1% slower at 2^24-2^28:
+   * thirty-ninth round, mgpu_tune sust.) */
   /* How far ahead (percent of a wave of resident tiles) a tile asks L2 for
    * the keys (and staged values) of a later tile; 0: no prefetch. */
   static constexpr int prefetch = 50;
