@@ -1130,36 +1130,6 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The staged tiles' early outputs against their stores' unroll, around
- * the union's 8 early / four at a time; the library's first. */
-template <typename K, typename V> void tune_setop_sust2(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  typedef tile_policy<128, 32, 5> T32;
-  typedef rounds_policy<128, 29, 6, 700> R29;
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<typename SP::staged, true, true, true, S>(d, un, "lib");
-    tune_setop<unrolled_store_policy<early_outputs_policy<T32, 8>, 8>, true,
-               true, true, S>(d, un, "e8u8");
-    tune_setop<unrolled_store_policy<early_outputs_policy<T32, 4>, 4>, true,
-               true, true, S>(d, un, "e4u4");
-    tune_setop<unrolled_store_policy<T32, 4>, true, true, true, S>(d, un,
-                                                                  "e0u4");
-    tune_setop<unrolled_store_policy<early_outputs_policy<T32, 16>, 4>, true,
-               true, true, S>(d, un, "e16u4");
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(
-        d, sd, "lib");
-    tune_setop<unrolled_store_policy<early_outputs_policy<R29, 12>, 4>, true,
-               true, true, S>(d, sd, "e12u4");
-    tune_setop<unrolled_store_policy<early_outputs_policy<R29, 8>, 4>, true,
-               true, true, S>(d, sd, "e8u4");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1718,13 +1688,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "sust2") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | sust2]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1774,7 +1744,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
-  if (only == "sust2") tune_setop_sust2<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
