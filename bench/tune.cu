@@ -1130,34 +1130,6 @@ template <typename K, typename V> void tune_setop_pfu(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Samples every 512 keys against the wide calls' 1,024 now that the
- * 2^26 staged union's partition has 16 lanes a point, and the union's
- * stores aligned to lines after its early outputs; the library's first. */
-template <typename K, typename V> void tune_setop_s512(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  const mgpu_setop_kind un = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<typename SP::staged, true, true, true, 1024>(d, un, "1024");
-    tune_setop<typename SP::staged, true, true, true, 512>(d, un, "512");
-    tune_setop<aligned_store_policy<typename SP::staged>, true, true, true,
-               1024>(d, un, "align");
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true,
-               1024>(d, sd, "1024");
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true,
-               512>(d, sd, "512");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
-    tune_setop<typename KP::union_tile, false, false, true, 1024>(d, un, "1024");
-    tune_setop<typename KP::union_tile, false, false, true, 512>(d, un, "512");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 template <typename K, typename V> void tune_setop_xpf(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), 0> KP;
@@ -1716,13 +1688,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "s512") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | s512]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1772,7 +1744,6 @@ int main(int argc, char **argv) {
   if (only == "xop8") tune_setop_xop<int64_t, uint64_t>(n);
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
-  if (only == "s512") tune_setop_s512<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
