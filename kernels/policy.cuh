@@ -524,11 +524,16 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * 1.1503-1.1517; two at a time with 12 early 0.0999-0.1016,
    * 0.3144-0.3153, 1.1499-1.1540.  Each output's place and key are
    * dependent shared loads, ~0.9 us a tile one at a time (thirty-third
-   * round's stamps). */
+   * round's stamps).  Those stores go in whole lines, each warp's first
+   * at a line's first key (aligned_store_policy; same round, mgpu_tune
+   * s512, three passes, ms at 2^24 / 2^26 / 2^28, without / with):
+   * 0.0989-0.1017 / 0.0984-0.0989, 0.3106-0.3114 / 0.3050-0.3072,
+   * 1.1387-1.1453 / 1.1213-1.1242 (with 16 early and one at a time,
+   * seventeenth round, they had been slower). */
   typedef typename std::conditional<
       KEY_BYTES == 4,
-      unrolled_store_policy<
-          early_outputs_policy<tile_policy<128, 32, 5>, 8>, 4>,
+      aligned_store_policy<unrolled_store_policy<
+          early_outputs_policy<tile_policy<128, 32, 5>, 8>, 4>>,
       early_outputs_policy<tile_policy<128, 31, 3>, 16>>::type staged;
   /* Staged calls (union and symmetric difference) of fewer than 16 tiles
    * a resident block park each tile's output in shared memory of its own
