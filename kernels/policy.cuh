@@ -516,7 +516,8 @@ template <int KEY_BYTES, int VALUE_BYTES> struct setop_policy {
    * stride2, H200, three passes, ms at 2^24 / 2^26 / 2^28, 128 x 31 /
    * 128 x 32, both 5 an SM with 12 early): 0.1012-0.1020 / 0.1006-0.1007,
    * 0.3149-0.3167 / 0.3129-0.3175, 1.1583-1.1619 / 1.1531-1.1537: a
-   * thirty-second of fewer tiles and points, 42 KB a tile.
+   * thirty-second of fewer tiles and points, 42 KB a tile (and at 2^26
+   * its 16,385 points fit setop_partition_lanes' 16 lanes a point).
    * After its base it stores four outputs a thread at a time, having read
    * 8 early (same round, mgpu_tune sust, three passes, ms at 2^24 / 2^26
    * / 2^28, one at a time with 12 early / four with 8): 0.1018-0.1028 /
