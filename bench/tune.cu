@@ -1391,10 +1391,16 @@ double ceil_time(setop_data<K, V> &d, const unsigned *splits, int prefetch,
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, true, K, V, P::NV, false>);
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)smem));
-  /* MODE 7: the library's staged tile (early outputs, look-back warp),
-   * whose shared memory is the same setop_smem */
+  /* MODE 7: the library's staged tile in P's shape (its early outputs
+   * and stores, look-back warp), whose shared memory is the same
+   * setop_smem */
   typedef typename setop_policy<sizeof(K), sizeof(V)>::staged SP;
-  typedef early_outputs_policy<P, outputs_loaded_early<SP>::value> RP;
+  typedef unrolled_store_policy<
+      early_outputs_policy<P, outputs_loaded_early<SP>::value>,
+      store_unroll<SP>::value>
+      UP;
+  typedef typename std::conditional<stores_aligned<SP>::value,
+                                    aligned_store_policy<UP>, UP>::type RP;
   auto real = setop_kernel<RP, true, true, true, K, V, C>;
   CHECK(cudaFuncSetAttribute(real, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              (int)smem));
