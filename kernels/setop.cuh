@@ -108,9 +108,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  int ordered = 0;      /* >0: the partition as this many blocks an SM,
-                           looping over the points in order, each tile
-                           waiting for its own two (no direct points) */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -339,11 +336,9 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * not for the persistent kernels (held, parked), which wait for the
    * whole partition */
   const long long wave = (long long)st->sm_count * P::MIN_BLOCKS;
-  const bool ordered = sampled && opt.ordered > 0 &&
-                       !holds_output<P>::value && !parks_output<P>::value;
-  const bool flagged = ordered || (sampled && opt.direct_percent > 0 &&
+  const bool flagged = sampled && opt.direct_percent > 0 &&
                        !holds_output<P>::value && !parks_output<P>::value &&
-                       tiles <= kSetopDirectWaves * wave);
+                       tiles <= kSetopDirectWaves * wave;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
   const size_t status_bytes = (size_t)tile_words_bytes(status_words);
@@ -391,18 +386,15 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                                                 flagged);
   /* direct points: those of the first direct_percent of a wave of tiles */
   const int direct =
-      flagged && !ordered ? (int)min((long long)tiles + 1,
+      flagged ? (int)min((long long)tiles + 1,
                          wave * opt.direct_percent / 100 + 1)
               : 0;
   auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
                    : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
                                  : setop_partition_kernel<S, 8, K, Comp>;
   if (!lone) {
-    unsigned pgrid = grid_for((size_t)lanes * (tiles + 1), 128);
-    if (ordered)
-      pgrid = (unsigned)min((long long)pgrid,
-                            (long long)opt.ordered * st->sm_count);
-    CUDA_TRY(ctx, launch_early(early && sampled, partition, pgrid, 128,
+    CUDA_TRY(ctx, launch_early(early && sampled, partition,
+                               grid_for((size_t)lanes * (tiles + 1), 128), 128,
                                0, s, a, (const K *)sa, na, b, (const K *)sb,
                                nb, (int)P::NV, tiles + 1, m->duplicates != 0,
                                splits, status, status_words, ready, direct,

@@ -65,13 +65,9 @@ __global__ void __launch_bounds__(128)
   }
   /* whole warps leave or stay: the search ballots across the warp, so a
    * group past the last point searches for the last one again and keeps
-   * quiet.  A grid smaller than the points (setop_options::ordered) loops,
-   * each warp's groups in order, so that the early points come first. */
-  constexpr int PER_WARP = 32 / LANES;
-  const int warps = (int)(gridDim.x * blockDim.x / 32);
-  for (int g = gid >> 5; (long long)g * PER_WARP < count; g += warps) {
-  const int i_own = g * PER_WARP + (threadIdx.x & 31) / LANES,
-            l = threadIdx.x & (LANES - 1);
+   * quiet */
+  if ((gid >> 5) * (32 / LANES) >= count) return;
+  const int i_own = gid / LANES, l = threadIdx.x & (LANES - 1);
   const bool live = i_own < count;
   const int i = live ? i_own : count - 1;
   const long long total = (long long)na + nb;
@@ -94,13 +90,12 @@ __global__ void __launch_bounds__(128)
     wait_for_prior_grid();
     allow_dependent_grids();
   }
-  if (l != 0 || !live) continue;
+  if (l != 0 || !live) return;
   splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
   if (ready) {
     __threadfence();
     cuda::atomic_ref<unsigned, cuda::thread_scope_device>(ready[i]).store(
         1u, cuda::memory_order_release);
-  }
   }
 }
 
