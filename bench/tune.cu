@@ -1634,27 +1634,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The staged union's early outputs read in warp rows and stored in whole
- * lines (early_rows_policy), and 12 early instead of 8; the library's
- * tile first (the reference). */
-template <typename K, typename V> void tune_setop_erows(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  typedef typename SP::staged L;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<tile_policy<128, 32, 5>, 12>, 4>> L12;
-  setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-  const mgpu_setop_kind u = MGPU_SET_UNION;
-  for (int pass = 0; pass < 3; ++pass) {
-    tune_setop<L, true, true, true, S>(d, u, "lib");
-    tune_setop<early_rows_policy<L>, true, true, true, S>(d, u, "rows");
-    tune_setop<L12, true, true, true, S>(d, u, "e12");
-    tune_setop<early_rows_policy<L12>, true, true, true, S>(d, u, "r12");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1715,13 +1694,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "erows") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | erows]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1772,7 +1751,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "erows") tune_setop_erows<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -649,74 +649,6 @@ store_loaded(const setop_tiles<K, V> &t,
   }
 }
 
-/* As load_outputs, in rows: warp w reads outputs w * 32 * N + 32 * j +
- * lane, j < N, so that store_loaded_rows can put them in whole lines by
- * shuffles within the warp once the base says where lines start. */
-template <int NT, int N, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Smem>
-__device__ __forceinline__ void
-load_outputs_rows(loaded_outputs<K, V, N, HAS_V> &r, const setop_tiles<K, V> &t,
-                  const Smem &sm, const setop_place &p, int count) {
-  const int lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5;
-#pragma unroll
-  for (int j = 0; j < N; ++j) {
-    const int i = w * 32 * N + 32 * j + lane;
-    if (i < count) {
-      const int s = sm.kept[i];
-      r.key[j] = sm.keys[s];
-      if (STAGE_V) r.val[j] = staged_value(sm, p, s);
-      else if (HAS_V) r.val[j] = input_value(t, value_source(p, s));
-    }
-  }
-}
-
-/* Stores load_outputs_rows' outputs at base: the warp's k-th store covers
- * outputs [32 k - sh, 32 k - sh + 32) of its rows, sh = where out + base
- * lies in its line, so that only the lines at the ends of a warp's rows
- * are shared with another warp's stores. */
-template <int NT, int N, bool HAS_V, typename K, typename V>
-__device__ __forceinline__ void
-store_loaded_rows(const setop_tiles<K, V> &t,
-                  const loaded_outputs<K, V, N, HAS_V> &r, long long base,
-                  int count) {
-  constexpr int LINE = 128 / (int)sizeof(K);
-  static_assert(32 % LINE == 0, "a warp's 32 outputs are whole lines");
-  const int room = (int)min((long long)count, t.capacity - base);
-  const int lane = (int)threadIdx.x & 31, w = (int)threadIdx.x >> 5;
-  const int sh = (int)(((size_t)(t.out + base) / sizeof(K)) & (LINE - 1));
-  const int src = (lane - sh) & 31;
-  const bool high = lane >= sh; /* takes row k, else row k - 1 */
-  K *out = t.out + base + w * 32 * N - sh + lane;
-  V *outv = HAS_V ? t.outv + base + w * 32 * N - sh + lane : nullptr;
-  const int o0 = w * 32 * N - sh + lane;
-  K kprev = K();
-  V vprev = V();
-#pragma unroll
-  for (int k = 0; k <= N; ++k) {
-    K kk = kprev;
-    V vv = vprev;
-    if (k < N) {
-      kk = __shfl_sync(0xffffffffu, r.key[k], src);
-      if (HAS_V) vv = __shfl_sync(0xffffffffu, r.val[k], src);
-    }
-    const bool mine = high ? k < N : k > 0;
-    if (mine && o0 + 32 * k < room) {
-      out[32 * k] = high ? kk : kprev;
-      if (HAS_V) outv[32 * k] = high ? vv : vprev;
-    }
-    kprev = kk;
-    vprev = vv;
-  }
-}
-
-/* A tile P whose early outputs are read in rows and stored in lines
- * (load_outputs_rows); false by default. */
-template <typename P, typename = void>
-struct early_rows : std::false_type {};
-template <typename P>
-struct early_rows<P, decltype((void)P::EARLY_ROWS)>
-    : std::integral_constant<bool, P::EARLY_ROWS> {};
-
 /* STAGE_V: the values come into shared memory by bulk copy with the keys
  * (set_union and set_symmetric_difference, which emit most of the tile:
  * i32 pairs union 0.49 -> 0.43 ms); otherwise the stores gather the kept
@@ -848,21 +780,14 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   /* staged values, first read by load_outputs or store_kept */
   if (STAGE_V) mbarrier_wait(&sm.vloaded, 0);
   loaded_outputs<K, V, LOADED, HAS_V> r;
-  constexpr bool ROWS = early_rows<P>::value;
   if constexpr (LOADED > 0) {
     named_sync(1, NT); /* kept[] */
-    if constexpr (ROWS)
-      load_outputs_rows<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, listed);
-    else
-      load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, listed);
+    load_outputs<NT, LOADED, HAS_V, STAGE_V>(r, t, sm, p, listed);
   }
   if (LOOKBACK_WARP) named_sync(2, THREADS);
   else __syncthreads();
   const long long base = sm.base;
-  if constexpr (LOADED > 0) {
-    if constexpr (ROWS) store_loaded_rows<NT>(t, r, base, listed);
-    else store_loaded<NT>(t, r, base, listed);
-  }
+  if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
   constexpr int SU = store_unroll<P>::value;
   constexpr bool AL = stores_aligned<P>::value;
   store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU, AL>(t, sm, p, base, listed,
