@@ -82,6 +82,73 @@ __device__ __forceinline__ path_point balanced_path(It a, I na, It b, I nb,
   return r;
 }
 
+
+/* Leading set bits of a group's ballot bits (bit 0 first), LANES if all. */
+template <int LANES>
+__device__ __forceinline__ int leading_ones(unsigned bits) {
+  constexpr unsigned all = LANES == 32 ? 0xffffffffu : (1u << LANES) - 1;
+  bits &= all;
+  return bits == all ? LANES : __ffs(~bits) - 1;
+}
+
+/* balanced_path(a, na, b, nb, diag, p, duplicates, comp) found by the
+ * LANES lanes of a group of the warp together (8, 16 or 32; the lanes of a
+ * group pass the same arguments and every lane of the warp calls it, since
+ * it ballots): each lane reads one key of each window next to the point
+ * (below it in A and B, from it up in B), all in one round, and the runs
+ * of the key waiting in B are counted from the ballots.  Runs that fill a
+ * window go on serially, as balanced_path does; what it returns is
+ * balanced_path's for sorted inputs, and in the same bounds for any. */
+template <int LANES, typename K, typename Comp>
+__device__ __forceinline__ path_point group_balanced_path(const K *a, int na,
+                                                          const K *b, int nb,
+                                                          int diag, int p,
+                                                          bool duplicates,
+                                                          Comp comp) {
+  (void)na;
+  const int lane = threadIdx.x & 31, l = lane & (LANES - 1);
+  const int first = lane & ~(LANES - 1);
+  const int ai = p, bi = diag - p;
+  const bool has_x = bi < nb;
+  const bool a_in = has_x && ai - 1 - l >= 0;
+  const bool b_in = has_x && duplicates && bi - 1 - l >= 0;
+  const bool u_in = has_x && duplicates && bi + l < nb;
+  K x = K(), av = K(), bv = K(), uv = K();
+  if (has_x) x = b[bi];
+  if (a_in && (duplicates || l == 0)) av = a[ai - 1 - l];
+  if (b_in) bv = b[bi - 1 - l];
+  if (u_in) uv = b[bi + l];
+  const unsigned a_eq =
+      __ballot_sync(0xffffffffu, a_in && (duplicates || l == 0) && !comp(av, x)) >> first;
+  const unsigned b_eq = __ballot_sync(0xffffffffu, b_in && !comp(bv, x)) >> first;
+  const unsigned u_eq = __ballot_sync(0xffffffffu, u_in && !comp(x, uv)) >> first;
+  path_point r = {(long long)p, 0};
+  if (!has_x) return r;
+  if (!duplicates) {
+    r.star = a_eq & 1;
+    return r;
+  }
+  int a_run = leading_ones<LANES>(a_eq), b_run = leading_ones<LANES>(b_eq);
+  int a_start = ai - a_run, b_start = bi - b_run;
+  if (a_run == LANES) a_start = run_start_before(a, 0, a_start, x, comp);
+  if (b_run == LANES) b_start = run_start_before(b, 0, b_start, x, comp);
+  a_run = ai - a_start;
+  b_run = bi - b_start;
+  const int xc = a_run + b_run;
+  int b_take = (xc >> 1) > xc - a_run ? (xc >> 1) : xc - a_run;
+  const int b_end = b_start + b_take + 1 < nb ? b_start + b_take + 1 : nb;
+  const int u_run = leading_ones<LANES>(u_eq);
+  int ub = bi + u_run;
+  if (ub >= b_end) ub = b_end;
+  else if (u_run == LANES) ub = upper_bound_in(b, ub, b_end, x, comp);
+  const int b_have = ub - b_start;
+  if (b_take > b_have) b_take = b_have;
+  const int a_take = xc - b_take;
+  r.a = (long long)(a_start + a_take);
+  r.star = a_take == b_take + 1 && b_take < b_have;
+  return r;
+}
+
 } // namespace mgpu
 
 #endif
