@@ -1634,96 +1634,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The partition's Balanced Path found by each point's group in one round
- * (group_balanced_path) and its blocks of 256 or 512 threads, against the
- * library's launch (first: the reference).  {threads, group_bp}. */
-template <typename K, typename V> void tune_setop_pbp(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  const int runs[][2] = {{0, 0}, {0, 1}, {256, 0}, {512, 0}, {512, 1}};
-  for (int pass = 0; pass < 3; ++pass)
-    for (const auto &r : runs) {
-      setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-      setop_opt.partition_threads = r[0];
-      setop_opt.group_bp = r[1] != 0;
-      char what[16];
-      snprintf(what, sizeof what, "%d/%d", r[0], r[1]);
-      tune_setop_lib<no_held_policy, typename SP::staged, true, true, S>(
-          d, MGPU_SET_UNION, what);
-    }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass)
-    for (const auto &r : runs) {
-      setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
-      setop_opt.partition_threads = r[0];
-      setop_opt.group_bp = r[1] != 0;
-      char what[16];
-      snprintf(what, sizeof what, "%d/%d", r[0], r[1]);
-      tune_setop_lib<no_held_policy, typename KP::union_tile, false, false, S>(
-          d, MGPU_SET_UNION, what);
-    }
-  setop_opt = {50, true, true, 0, 0};
-}
-
-/* The library's own calls (mgpu_setop) for every operation, keys and
- * pairs, with the partition's blocks of 128 or 512 threads and its
- * Balanced Path serial or by groups (exp_*; first: the reference). */
-template <typename K, typename V>
-void tune_setop_api(setop_data<K, V> &d, mgpu_setop_kind op, bool pairs,
-                    int slot, const char *what) {
-  size_t count = 0;
-  double ms = time_ms([&] {
-    CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
-    if (pairs)
-      CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
-  }, [&] {
-    MCHECK(mgpu_setop(ctx, op, dtype_of<K>(), MGPU_LESS, 1, d.a, d.na, d.b,
-                      d.nb, d.out, pairs ? sizeof(V) : 0,
-                      pairs ? d.av : nullptr, pairs ? d.bv : nullptr,
-                      pairs ? d.outv : nullptr, &count));
-  });
-  static K *ref[8];
-  static V *refv[8];
-  static size_t refc[8];
-  bool ok = true;
-  if (!ref[slot]) {
-    ref[slot] = device_alloc<K>(d.capacity);
-    refv[slot] = device_alloc<V>(d.capacity);
-    CHECK(cudaMemcpy(ref[slot], d.out, sizeof(K) * count, cudaMemcpyDeviceToDevice));
-    if (pairs)
-      CHECK(cudaMemcpy(refv[slot], d.outv, sizeof(V) * count, cudaMemcpyDeviceToDevice));
-    refc[slot] = count;
-  } else {
-    ok = count == refc[slot] && same_bytes(d.out, ref[slot], sizeof(K) * count) &&
-         (!pairs || same_bytes(d.outv, refv[slot], sizeof(V) * count));
-  }
-  if (!ok) ++failures;
-  printf("setop     %-20s %-5s %-8s %8.4f ms%s\n", setop_name(op),
-         pairs ? "pairs" : "keys", what, ms, ok ? "" : "  MISMATCH");
-}
-
-template <typename K, typename V> void tune_setop_pbpx(int n) {
-  setop_data<K, V> d(n);
-  const int runs[][2] = {{0, 0}, {512, 0}, {0, 1}, {512, 1}};
-  for (int pass = 0; pass < 2; ++pass)
-    for (const auto &r : runs) {
-      exp_partition_threads = r[0];
-      exp_group_bp = r[1] != 0;
-      char what[16];
-      snprintf(what, sizeof what, "%d/%d", r[0], r[1]);
-      int slot = 0;
-      for (int pairs = 0; pairs < 2; ++pairs)
-        for (mgpu_setop_kind op :
-             {MGPU_SET_INTERSECTION, MGPU_SET_UNION, MGPU_SET_DIFFERENCE,
-              MGPU_SET_SYMMETRIC_DIFFERENCE})
-          tune_setop_api(d, op, pairs != 0, slot++, what);
-    }
-  exp_partition_threads = 0;
-  exp_group_bp = false;
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1784,13 +1694,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "pbp" && only != "pbpx") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | pbp]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1841,8 +1751,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "pbp") tune_setop_pbp<int32_t, uint32_t>(n);
-  if (only == "pbpx") tune_setop_pbpx<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

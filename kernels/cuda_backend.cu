@@ -9,11 +9,6 @@
 
 #include "cuda_internal.cuh"
 
-namespace mgpu {
-int exp_partition_threads = 0;
-bool exp_group_bp = false;
-} // namespace mgpu
-
 namespace {
 
 /* Live contexts, so that an allocation failure on one can return the cached

@@ -97,10 +97,6 @@ constexpr int kSetopDirectWaves = 5;
  * every call). */
 constexpr int kMaxCachedDevices = 16;
 
-/* experiment: mgpu_tune pbpx sets these for the library's own calls */
-extern int exp_partition_threads;
-extern bool exp_group_bp;
-
 /* How a set operation is launched, beyond its tile shape: the policy's
  * choices, which mgpu_tune varies. */
 struct setop_options {
@@ -112,8 +108,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  int partition_threads = 0; /* a partition block's; 0: 128 */
-  bool group_bp = false;     /* group_balanced_path in the partition */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -395,20 +389,12 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
       flagged ? (int)min((long long)tiles + 1,
                          wave * opt.direct_percent / 100 + 1)
               : 0;
-  auto partition =
-      opt.group_bp || exp_group_bp
-          ? (lanes == 32   ? setop_partition_kernel<S, 32, K, Comp, true>
-             : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp, true>
-                           : setop_partition_kernel<S, 8, K, Comp, true>)
-          : (lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
-             : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
-                           : setop_partition_kernel<S, 8, K, Comp>);
-  const unsigned pt = opt.partition_threads ? opt.partition_threads
-                      : exp_partition_threads ? exp_partition_threads
-                                              : 128;
+  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
+                   : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
+                                 : setop_partition_kernel<S, 8, K, Comp>;
   if (!lone) {
     CUDA_TRY(ctx, launch_early(early && sampled, partition,
-                               grid_for((size_t)lanes * (tiles + 1), pt), pt,
+                               grid_for((size_t)lanes * (tiles + 1), 128), 128,
                                0, s, a, (const K *)sa, na, b, (const K *)sb,
                                nb, (int)P::NV, tiles + 1, m->duplicates != 0,
                                splits, status, status_words, ready, direct,

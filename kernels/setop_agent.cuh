@@ -41,8 +41,8 @@ namespace mgpu {
  * launch, so that the tile kernel sees the zeroed words; a direct block
  * waits after its search, before it writes (the zeroing of ready[] must
  * not come after its flag). */
-template <int S, int LANES, typename K, typename Comp, bool GBP = false>
-__global__ void __launch_bounds__(512)
+template <int S, int LANES, typename K, typename Comp>
+__global__ void __launch_bounds__(128)
     setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
                            const K *sb, int nb, int nv, int count,
                            bool duplicates, unsigned *splits,
@@ -79,9 +79,7 @@ __global__ void __launch_bounds__(512)
     const int p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
                                             b, direct_block ? nullptr : sb, nb,
                                             diag, comp);
-    if constexpr (GBP)
-      bp = group_balanced_path<LANES>(a, na, b, nb, diag, p, duplicates, comp);
-    else if (l == 0 && live)
+    if (l == 0 && live)
       bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
   } else if (l == 0 && live) {
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
