@@ -412,7 +412,9 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
   };
   const auto part = [&](bool sampled) {
     CHECK(launch_early(sampled, setop_partition_kernel<S, LANES, K, C>,
-                       grid_for((size_t)LANES * (tiles + 1), 128), 128, 0,
+                       grid_for((size_t)LANES * (tiles + 1),
+                                kSetopPartitionThreads),
+                       kSetopPartitionThreads, 0,
                        stream, d.a, (const K *)(sampled ? sa : nullptr), na,
                        d.b, (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
                        tiles + 1, true, splits, status, status_words,
@@ -1203,7 +1205,9 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
   };
   const auto part = [&] {
     CHECK(launch_early(true, partition,
-                       grid_for((size_t)lanes * (tiles + 1), 128), 128, 0,
+                       grid_for((size_t)lanes * (tiles + 1),
+                                kSetopPartitionThreads),
+                       kSetopPartitionThreads, 0,
                        stream, d.a, (const K *)sa, na, d.b, (const K *)sb, nb,
                        (int)P::NV, tiles + 1, true, splits, status,
                        status_words, (unsigned *)nullptr, 0, C()));

@@ -394,7 +394,9 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                                  : setop_partition_kernel<S, 8, K, Comp>;
   if (!lone) {
     CUDA_TRY(ctx, launch_early(early && sampled, partition,
-                               grid_for((size_t)lanes * (tiles + 1), 128), 128,
+                               grid_for((size_t)lanes * (tiles + 1),
+                                        kSetopPartitionThreads),
+                               kSetopPartitionThreads,
                                0, s, a, (const K *)sa, na, b, (const K *)sb,
                                nb, (int)P::NV, tiles + 1, m->duplicates != 0,
                                splits, status, status_words, ready, direct,

@@ -23,6 +23,14 @@
 
 namespace mgpu {
 
+/* setop_partition_kernel's block: 512 threads, not 128, so that a
+ * quarter as many blocks start (fortieth round, mgpu_tune pbp and pbpx,
+ * H200, i32, ms, 128 / 512 threads, two or three passes): keys union at
+ * 2^24 (direct points) 0.0703-0.0715 / 0.0666-0.0681; every other
+ * operation, keys and pairs, at 2^22, 2^24, 2^26 and 2^28 level (the
+ * staged pairs union at 2^26 0.3042-0.3091 / 0.3057-0.3075). */
+constexpr int kSetopPartitionThreads = 512;
+
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
  * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
  * one, two or four points a warp).
@@ -42,7 +50,7 @@ namespace mgpu {
  * waits after its search, before it writes (the zeroing of ready[] must
  * not come after its flag). */
 template <int S, int LANES, typename K, typename Comp>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(kSetopPartitionThreads)
     setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
                            const K *sb, int nb, int nv, int count,
                            bool duplicates, unsigned *splits,
