@@ -1638,60 +1638,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The staged union's sample gather and partition alone (wide stride,
- * the rule's lanes) with the fine search stopped once its bracket is at
- * most `stop` keys wide, and without the Balanced Path: what the partition
- * would cost if tiles finished their points in shared memory (the points
- * are wrong then; timing only). */
-template <typename K, typename V> void tune_setop_fstop(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  typedef typename SP::staged P;
-  constexpr int S = SP::wide_stride;
-  typedef ascending<K> C;
-  const int na = d.na, nb = d.nb;
-  const int tiles = tiles_of((long long)na + nb, P::NV);
-  const int status_words = tiles + 2 * ((tiles + 31) / 32) + 1;
-  const int ca = samples_of(na, S), cb = samples_of(nb, S);
-  unsigned long long *status =
-      device_alloc<unsigned long long>(tile_words_bytes(status_words) / 8);
-  unsigned *splits = device_alloc<unsigned>(tiles + 1);
-  K *sa = device_alloc<K>(ca), *sb = device_alloc<K>(cb);
-  int sm_count = 0;
-  CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
-  const int lanes = setop_partition_lanes(tiles + 1, sm_count, false);
-  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, C>
-                   : lanes == 16 ? setop_partition_kernel<S, 16, K, C>
-                                 : setop_partition_kernel<S, 8, K, C>;
-  const auto run = [&] {
-    gather_samples_kernel<S><<<grid_for((size_t)std::max(ca, cb), 256), 256, 0,
-                               stream>>>(d.a, na, sa, d.b, nb, sb);
-    CHECK(launch_early(true, partition,
-                       grid_for((size_t)lanes * (tiles + 1),
-                                kSetopPartitionThreads),
-                       kSetopPartitionThreads, 0, stream, d.a, (const K *)sa,
-                       na, d.b, (const K *)sb, nb, (int)P::NV, tiles + 1, true,
-                       splits, status, status_words, (unsigned *)nullptr, 0,
-                       C()));
-  };
-  const int runs[][2] = {{0, 0}, {0, 1}, {16, 1}, {64, 1}, {128, 1}, {256, 1}, {2048, 1}};
-  for (int pass = 0; pass < 3; ++pass)
-    for (const auto &r : runs) {
-      CHECK(cudaMemcpyToSymbol(exp_fine_stop, &r[0], sizeof(int)));
-      CHECK(cudaMemcpyToSymbol(exp_skip_bp, &r[1], sizeof(int)));
-      printf("fstop     n=%d points=%d lanes=%d stop %4d skip_bp %d: gather + "
-             "partition %.4f ms\n",
-             na + nb, tiles + 1, lanes, r[0], r[1], time_ms([] {}, run));
-    }
-  const int zero = 0;
-  CHECK(cudaMemcpyToSymbol(exp_fine_stop, &zero, sizeof(int)));
-  CHECK(cudaMemcpyToSymbol(exp_skip_bp, &zero, sizeof(int)));
-  CHECK(cudaFree(status));
-  CHECK(cudaFree(splits));
-  CHECK(cudaFree(sa));
-  CHECK(cudaFree(sb));
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1752,13 +1698,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "fstop") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | fstop]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1809,7 +1755,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "fstop") tune_setop_fstop<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
