@@ -1638,42 +1638,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Tiles finishing their own points from the partition's brackets
- * (bracket_policy: at most W keys wide, R more for runs) against the
- * library's staged union (first: the reference). */
-template <typename P, typename K, typename V>
-void bracket_occupancy(const char *what) {
-  typedef ascending<K> C;
-  int per_sm = 0;
-  auto kernel = setop_kernel<P, true, true, true, K, V, C>;
-  const size_t smem = tile_smem_bytes<P, true, true, K, V>();
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem));
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                      P::NT + 32, smem));
-  printf("occupancy %-6s %zu bytes, %d blocks an SM\n", what, smem, per_sm);
-}
-
-template <typename K, typename V> void tune_setop_bracket(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  typedef typename SP::staged L;
-  typedef bracket_policy<L, 228, 16> B1;
-  typedef bracket_policy<L, 120, 16> B2;
-  bracket_occupancy<L, K, V>("lib");
-  bracket_occupancy<B1, K, V>("b228");
-  bracket_occupancy<B2, K, V>("b120");
-  setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-  const mgpu_setop_kind u = MGPU_SET_UNION;
-  for (int pass = 0; pass < 3; ++pass) {
-    tune_setop<L, true, true, true, S>(d, u, "lib");
-    tune_setop<B1, true, true, true, S>(d, u, "b228");
-    tune_setop<B2, true, true, true, S>(d, u, "b120");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1734,13 +1698,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "bracket") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | bracket]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1791,7 +1755,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "bracket") tune_setop_bracket<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -115,13 +115,6 @@ template <typename P> struct aligned_store_policy : P {
   static constexpr bool ALIGNED_STORES = true;
 };
 
-/* experiment: a set-operation tile P that finishes its points from
- * brackets of at most W keys (setop_kernel), R keys more for runs. */
-template <typename P, int W, int R> struct bracket_policy : P {
-  static constexpr int BRACKET_W = W;
-  static constexpr int BRACKET_R = R;
-};
-
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
 /* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192

@@ -152,8 +152,8 @@ template <typename P, typename K, typename V> constexpr size_t parked_smem_bytes
 }
 template <typename P, bool STAGE_V, bool W, typename K, typename V>
 constexpr size_t tile_smem_bytes() {
-  return sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V, kept_room<P>::value,
-                           !W, bracket_extra<P>::value>);
+  return sizeof(
+      setop_smem<P::NT, P::VT, STAGE_V, K, V, kept_room<P>::value, !W>);
 }
 
 /* How many blocks of a tile kernel (setop_held_kernel, setop_parked_kernel
@@ -389,12 +389,9 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
       flagged ? (int)min((long long)tiles + 1,
                          wave * opt.direct_percent / 100 + 1)
               : 0;
-  constexpr int BW = holds_output<P>::value || parks_output<P>::value
-                         ? 0
-                         : bracket_width<P>::value;
-  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp, BW>
-                   : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp, BW>
-                                 : setop_partition_kernel<S, 8, K, Comp, BW>;
+  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
+                   : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
+                                 : setop_partition_kernel<S, 8, K, Comp>;
   if (!lone) {
     CUDA_TRY(ctx, launch_early(early && sampled, partition,
                                grid_for((size_t)lanes * (tiles + 1),

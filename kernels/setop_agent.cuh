@@ -49,7 +49,7 @@ constexpr int kSetopPartitionThreads = 512;
  * launch, so that the tile kernel sees the zeroed words; a direct block
  * waits after its search, before it writes (the zeroing of ready[] must
  * not come after its flag). */
-template <int S, int LANES, typename K, typename Comp, int BW = 0>
+template <int S, int LANES, typename K, typename Comp>
 __global__ void __launch_bounds__(kSetopPartitionThreads)
     setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
                            const K *sb, int nb, int nv, int count,
@@ -86,16 +86,13 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
     const int diag = (int)d;
     const int p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
                                             b, direct_block ? nullptr : sb, nb,
-                                            diag, comp, BW);
-    if (BW > 0) bp.a = p; /* a bracket's low end: the tile finishes it */
-    else if (l == 0 && live)
+                                            diag, comp);
+    if (l == 0 && live)
       bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
   } else if (l == 0 && live) {
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
-    if (BW > 0) bp.a = p;
-    else
-      bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
-                                    duplicates, comp);
+    bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
+                                  duplicates, comp);
   }
   if (direct_block) {
     wait_for_prior_grid();
@@ -248,39 +245,9 @@ template <typename P>
 struct stores_aligned<P, decltype((void)P::ALIGNED_STORES)>
     : std::integral_constant<bool, P::ALIGNED_STORES> {};
 
-/* experiment: a tile P that finishes its own points from brackets the
- * partition leaves at most BRACKET_W keys wide (bracket_policy), loading
- * a superset of its share with BRACKET_R keys more for runs. */
-template <typename P, typename = void>
-struct bracket_width : std::integral_constant<int, 0> {};
-template <typename P>
-struct bracket_width<P, decltype((void)P::BRACKET_W)>
-    : std::integral_constant<int, P::BRACKET_W> {};
-template <typename P, typename = void>
-struct bracket_runs : std::integral_constant<int, 0> {};
-template <typename P>
-struct bracket_runs<P, decltype((void)P::BRACKET_R)>
-    : std::integral_constant<int, P::BRACKET_R> {};
-template <typename P>
-struct bracket_extra
-    : std::integral_constant<int, (bracket_width<P>::value > 0
-                                       ? 2 * bracket_width<P>::value +
-                                             3 * bracket_runs<P>::value + 1
-                                       : 0)> {};
-
-/* keys of an input: the loaded range [lo, lo + n) from shared memory, the
- * rest from global memory */
-template <typename K> struct split_view {
-  const K *sm, *g;
-  int lo, n;
-  __device__ __forceinline__ K operator[](int i) const {
-    return i >= lo && i < lo + n ? sm[i - lo] : g[i];
-  }
-};
-
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
-          int KEPT = NT * VT, int EXTRA = 0>
+          int KEPT = NT * VT>
 struct setop_tile_smem {
   static constexpr int NV = NT * VT;
   static constexpr int E = 16 / sizeof(K); /* keys per 16 bytes */
@@ -290,7 +257,7 @@ struct setop_tile_smem {
    * keys, one more for a starred end, the two alignment offsets, and two
    * spare slots (serial_set_op reads the key at the end of a range and
    * the one after it). */
-  static constexpr int BUF = NV + 3 + 2 * (E - 1) + EXTRA;
+  static constexpr int BUF = NV + 3 + 2 * (E - 1);
   alignas(16) K keys[BUF];
   /* With STAGE_V, the tile's values, laid out like its keys (A's at
    * vals[va], B's at vals[vb]) but at their own alignment; no spare slot. */
@@ -308,14 +275,13 @@ struct setop_tile_smem {
  * look-back warp the block scan is compute_exclusive_sum's (CUB_SCAN
  * false): cub's storage (1.2 KB at 256 threads) would only cost room. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
-          int KEPT = NT * VT, bool CUB_SCAN = true, int EXTRA = 0>
-struct setop_smem : setop_tile_smem<NT, VT, STAGE_V, K, V, KEPT, EXTRA> {
+          int KEPT = NT * VT, bool CUB_SCAN = true>
+struct setop_smem : setop_tile_smem<NT, VT, STAGE_V, K, V, KEPT> {
   typename std::conditional<CUB_SCAN,
                             typename cub::BlockScan<int, NT>::TempStorage,
                             char>::type scan;
   int count_slot; /* the tile's count for the look-back warp; -1: not yet */
   long long base;
-  int pt_a[2], pt_star[2]; /* bracket mode: the tile's two points */
 };
 
 /* The exclusive sum of x over a block's NT compute threads, with barrier 1
@@ -360,12 +326,12 @@ struct setop_place {
   int sa, sb, va, vb;
 };
 
-template <bool STAGE_V, typename K, typename V>
-__device__ __forceinline__ setop_place place_of_span(const setop_tiles<K, V> &t,
-                                                     setop_span span) {
+template <int NV, bool STAGE_V, typename K, typename V>
+__device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
+                                                     int tile) {
   constexpr int E = 16 / sizeof(K), EV = 16 / sizeof(V);
   setop_place p;
-  p.span = span;
+  p.span = span_of_tile<NV>(t.splits, tile, t.na, t.nb);
   const setop_span &s = p.span;
   p.sa = stage_offset(t.a + s.a0);
   p.sb = p.sa + s.na + ((stage_offset(t.b + s.b0) - (p.sa + s.na)) & (E - 1));
@@ -374,12 +340,6 @@ __device__ __forceinline__ setop_place place_of_span(const setop_tiles<K, V> &t,
                        ((stage_offset(t.bv + s.b0) - (p.va + s.na)) & (EV - 1))
                  : 0;
   return p;
-}
-
-template <int NV, bool STAGE_V, typename K, typename V>
-__device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
-                                                     int tile) {
-  return place_of_span<STAGE_V>(t, span_of_tile<NV>(t.splits, tile, t.na, t.nb));
 }
 
 /* Starts a tile's load: thread 0 announces the bytes on sm.loaded (the
@@ -735,10 +695,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   static_assert(LOADED == 0 || (LOOKBACK_WARP && !EARLY),
                 "outputs are loaded early with the look-back warp, values "
                 "not gathered early as well");
-  constexpr int BW = bracket_width<P>::value, BR = bracket_runs<P>::value;
-  typedef setop_smem<NT, VT, STAGE_V, K, V, KEPT, !LOOKBACK_WARP,
-                     bracket_extra<P>::value>
-      smem_t;
+  typedef setop_smem<NT, VT, STAGE_V, K, V, KEPT, !LOOKBACK_WARP> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
   const int tid = threadIdx.x, tile = blockIdx.x;
@@ -747,36 +704,9 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
    * launch, which ended before it let this one start) */
   wait_for_points(t.ready, tile);
 
-  const bool bracket = BW > 0 && t.splits != nullptr;
-  setop_place p;
-  int d0 = 0, d1 = 0, lo0 = 0, lo1 = 0;
-  if (BW > 0 && bracket) {
-    const long long total = (long long)t.na + t.nb;
-    d0 = tile * NV;
-    d1 = (int)min((long long)d0 + NV, total);
-    lo0 = (int)(t.splits[tile] & 0x7fffffffu);
-    lo1 = (int)(t.splits[tile + 1] & 0x7fffffffu);
-    constexpr int CAP = NV + 2 * BW + 3 * BR + 1;
-    const int a_lo = max(0, lo0 - BR), a_hi = min(t.na, lo1 + BW + 1);
-    const int b_lo = max(0, d0 - lo0 - BW - BR),
-              b_hi = min(t.nb, d1 - lo1 + BR + 1);
-    const int n_a = max(0, min(a_hi - a_lo, CAP));
-    const int n_b = max(0, min(b_hi - b_lo, CAP - n_a));
-    p = place_of_span<false>(t, {a_lo, n_a, b_lo, n_b});
-    if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
-    if (STAGE_V && tid == 0) mbarrier_init(&sm.vloaded, 1);
-    setop_start_load<NT, false>(t, sm, p, tile, (int)gridDim.x, true);
-    const int ahead = tile + t.prefetch;
-    if (STAGE_V && t.prefetch > 0 && tid == NT - 1 && ahead < (int)gridDim.x) {
-      const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
-      bulk_prefetch_l2(t.av + n.a0, n.na);
-      bulk_prefetch_l2(t.bv + n.b0, n.nb);
-    }
-  } else {
-    p = place_of_tile<NV, STAGE_V>(t, tile);
-    if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
-    setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
-  }
+  const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
+  if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
+  setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
 
   if (LOOKBACK_WARP && tid >= NT) {
@@ -794,64 +724,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   }
 
   mbarrier_wait(&sm.loaded, 0);
-  if (BW > 0 && bracket) {
-    /* the tile's two points, from their brackets: Merge Path by half a
-     * warp each, then the Balanced Path by its first lane */
-    if (tid < 32) {
-      const int which = tid >> 4, l16 = tid & 15;
-      const int d = which ? d1 : d0, lo = which ? lo1 : lo0;
-      const split_view<K> va = {sm.keys + p.sa, t.a, p.span.a0, p.span.na};
-      const split_view<K> vb = {sm.keys + p.sb, t.b, p.span.b0, p.span.nb};
-      const int hi = min(min(lo + BW, d), t.na);
-      const int mp = group_first_true<16>(
-          min(lo, hi), hi, l16, 0xffffu << (16 * which), 16 * which,
-          [&](int k) { return comp(vb[d - 1 - k], va[k]); });
-      if (l16 == 0) {
-        const path_point bp = balanced_path<int>(va, t.na, vb, t.nb, d, mp,
-                                                 t.duplicates, comp);
-        sm.pt_a[which] = (int)bp.a;
-        sm.pt_star[which] = bp.star;
-      }
-    }
-    named_sync(1, NT);
-    const int a0 = sm.pt_a[0], a1 = sm.pt_a[1];
-    const int b0 = d0 - a0 + sm.pt_star[0], b1 = d1 - a1 + sm.pt_star[1];
-    const int ena = max(0, min(a1 - a0, NV + 1));
-    const int enb = max(0, min(b1 - b0, NV + 1 - ena));
-    setop_place q;
-    q.span = {a0, ena, b0, enb};
-    if (a0 >= p.span.a0 && a0 + ena <= p.span.a0 + p.span.na &&
-        b0 >= p.span.b0 && b0 + enb <= p.span.b0 + p.span.nb) {
-      q.sa = p.sa + (a0 - p.span.a0);
-      q.sb = p.sb + (b0 - p.span.b0);
-    } else {
-      /* runs past the superset: the share from global memory (rare) */
-      for (int i = tid; i < ena; i += NT) sm.keys[i] = t.a[a0 + i];
-      for (int i = tid; i < enb; i += NT) sm.keys[ena + i] = t.b[b0 + i];
-      named_sync(1, NT);
-      q.sa = 0;
-      q.sb = ena;
-    }
-    q.va = q.vb = 0;
-    if constexpr (STAGE_V) {
-      constexpr int EV = 16 / sizeof(V);
-      q.va = stage_offset(t.av + a0);
-      q.vb = q.va + ena +
-             ((stage_offset(t.bv + b0) - (q.va + ena)) & (EV - 1));
-      const bulk_split<V> cva = split_for_bulk(t.av + a0, ena);
-      const bulk_split<V> cvb = split_for_bulk(t.bv + b0, enb);
-      if (tid == 0) {
-        mbarrier_arrive_expect_tx(&sm.vloaded, cva.bytes + cvb.bytes);
-        bulk_copy_middle(sm.vals + q.va, t.av + a0, cva, &sm.vloaded);
-        bulk_copy_middle(sm.vals + q.vb, t.bv + b0, cvb, &sm.vloaded);
-      }
-      if (tid >= 64 && tid < 96)
-        copy_ragged_ends(sm.vals + q.va, t.av + a0, ena, cva, tid - 64);
-      else if (tid >= 96 && tid < 128)
-        copy_ragged_ends(sm.vals + q.vb, t.bv + b0, enb, cvb, tid - 96);
-    }
-    p = q;
-  }
   const setop_walk w = walk_tile<NT, VT, K>(sm, p, t.duplicates, comp, [] {
     if (LOOKBACK_WARP) named_sync(1, NT);
     else __syncthreads();

@@ -72,49 +72,11 @@ __device__ __forceinline__ int group_first_true(int lo, int hi, int lane,
  * the 8,448 warps an H200 holds (132 SMs x 64), and the launch took two
  * chains: a group per point keeps such launches to one wave (setop_run
  * picks LANES), for a round or two more on the samples. */
-/* group_first_true, but done (answering lo) once the range is at most
- * `stop` wide: the answer then lies in [lo, lo + stop]. */
-template <int WIDTH, typename Pred>
-__device__ __forceinline__ int group_first_true_stop(int lo, int hi, int lane,
-                                                     unsigned group_mask,
-                                                     int group_shift, int stop,
-                                                     Pred pred) {
-  bool done = false;
-  int answer = hi;
-  while (__any_sync(0xffffffffu, !done)) {
-    const int n = hi - lo;
-    if (!done && n <= stop) {
-      answer = lo;
-      done = true;
-    }
-    const int step = n <= WIDTH ? 1 : (n + WIDTH - 1) / WIDTH;
-    int probe = -1;
-    if (!done && n > 0)
-      probe = n <= WIDTH ? (lane < n ? lo + lane : -1)
-                         : min(lo + (lane + 1) * step - 1, hi - 1);
-    const bool yes = probe >= 0 && pred(probe);
-    const unsigned votes =
-        (__ballot_sync(0xffffffffu, yes) & group_mask) >> group_shift;
-    if (done) continue;
-    if (n <= WIDTH) {
-      answer = votes ? lo + __ffs(votes) - 1 : hi;
-      done = true;
-    } else if (votes) {
-      const int j = __ffs(votes) - 1;
-      hi = min(lo + (j + 1) * step - 1, hi - 1);
-      lo += j * step;
-    } else {
-      lo = min(lo + WIDTH * step, hi);
-    }
-  }
-  return answer;
-}
-
 template <int S, int LANES, typename K, typename Comp>
 __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
                                                int na, const K *b,
                                                const K *sb, int nb, int diag,
-                                               Comp comp, int stop = 0) {
+                                               Comp comp) {
   static_assert(LANES == 8 || LANES == 16 || LANES == 32,
                 "a point takes 8, 16 or 32 lanes");
   constexpr int HALF = LANES / 2, FINE = 8;
@@ -152,8 +114,8 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
      * rounds of 16 sectors) instead of 32 (2 rounds of 64), which made the
      * partition at 2^26 take 12 us instead of 16 (i64 keys: 31 instead of
      * 42), the reads and not the rounds being what it waits for. */
-    const int found = group_first_true_stop<FINE>(
-        lo, hi, l & (FINE - 1), ((1u << FINE) - 1) << first, first, stop,
+    const int found = group_first_true<FINE>(
+        lo, hi, l & (FINE - 1), ((1u << FINE) - 1) << first, first,
         [&](int k) { return l < FINE && crossed(k); });
     return __shfl_sync(0xffffffffu, found, first);
   }
