@@ -1471,7 +1471,8 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
                              stream>>>(d.a, na, sa, d.b, nb, sb);
   CHECK(cudaGetLastError());
   CHECK(launch_early(false, setop_partition_kernel<S, 8, K, C>,
-                     grid_for((size_t)8 * (tiles + 1), 128), 128, 0, stream,
+                     grid_for((size_t)8 * (tiles + 1), kSetopPartitionThreads),
+                     kSetopPartitionThreads, 0, stream,
                      d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
                      tiles + 1, true, splits, status, status_words,
                      (unsigned *)nullptr, 0, C()));
