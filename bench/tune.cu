@@ -1639,49 +1639,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* Staged 4-byte pairs union tiles of six and seven an SM, with the
- * library's early outputs and stores (forty-first round): the shapes last
- * measured before the stores went four at a time and in whole lines. */
-template <typename K, typename V> void tune_setop_sh6(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride;
-  const mgpu_setop_kind u = MGPU_SET_UNION;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<tile_policy<128, 28, 6>, 8>, 4>> P28;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<tile_policy<128, 27, 6>, 8>, 4>> P27;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<rounds_policy<128, 29, 6, 850>, 8>, 4>> P29r;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<tile_policy<128, 24, 7>, 8>, 4>> P24;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<tile_policy<128, 23, 7>, 8>, 4>> P23;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<tile_policy<128, 24, 7>, 4>, 4>> P24e4;
-  printf("smem bytes: lib %zu, x28 %zu, x27 %zu, x29r85 %zu, x24 %zu, x23 %zu\n",
-         tile_smem_bytes<typename SP::staged, true, true, K, V>(),
-         tile_smem_bytes<P28, true, true, K, V>(),
-         tile_smem_bytes<P27, true, true, K, V>(),
-         tile_smem_bytes<P29r, true, true, K, V>(),
-         tile_smem_bytes<P24, true, true, K, V>(),
-         tile_smem_bytes<P23, true, true, K, V>());
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<typename SP::staged, true, true, true, S>(d, u, "lib");
-    tune_setop<P28, true, true, true, S>(d, u, "x28/6");
-    tune_setop<P27, true, true, true, S>(d, u, "x27/6");
-    tune_setop<P29r, true, true, true, S>(d, u, "x29/6r85");
-    tune_setop<P24, true, true, true, S>(d, u, "x24/7");
-    tune_setop<P23, true, true, true, S>(d, u, "x23/7");
-    tune_setop<P24e4, true, true, true, S>(d, u, "x24/7e4");
-    setop_opt.partition_lanes = 16;
-    tune_setop<P28, true, true, true, S>(d, u, "x28/6l16");
-    tune_setop<P24, true, true, true, S>(d, u, "x24/7l16");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1742,13 +1699,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "sh6") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | sh6]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1799,7 +1756,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "sh6") tune_setop_sh6<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
