@@ -1650,32 +1650,23 @@ template <typename K, typename V> void tune_setop_lbq(int n) {
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
   typedef setop_policy<sizeof(K), 0> KP;
   constexpr int S = SP::wide_stride;
-  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE,
-                        x = MGPU_SET_INTERSECTION;
-  typedef typename SP::staged U;
-  typedef typename SP::staged_symmetric_difference D;
+  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
   for (int pass = 0; pass < 3; ++pass) {
     setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<U, true, true, true, S>(d, u, "lib");
-    tune_setop<lbq_policy<U, 6>, true, true, true, S>(d, u, "pre300");
-    tune_setop<lbq_policy<U, 12>, true, true, true, S>(d, u, "pre600");
-    tune_setop<lbq_policy<U, 20>, true, true, true, S>(d, u, "pre1000");
-    tune_setop<lbq_policy<U, 1024>, true, true, true, S>(d, u, "waitc");
-    tune_setop<lbq_policy<U, 2048 + 6>, true, true, true, S>(d, u, "pre300p50");
-    tune_setop<lbq_policy<U, 1024 + 2048>, true, true, true, S>(d, u, "waitcp50");
-    tune_setop<D, true, true, true, S>(d, sd, "lib");
-    tune_setop<lbq_policy<D, 6>, true, true, true, S>(d, sd, "pre300");
-    tune_setop<lbq_policy<D, 1024>, true, true, true, S>(d, sd, "waitc");
-    tune_setop<typename SP::intersection, true, false, true, S>(d, x, "lib");
-    tune_setop<lbq_policy<typename SP::intersection, 6>, true, false, true, S>(d, x, "pre300");
-    tune_setop<lbq_policy<typename SP::intersection, 1024>, true, false, true, S>(d, x, "waitc");
+    tune_setop<typename SP::staged, true, true, true, S>(d, u, "lib");
+    tune_setop<lbq_policy<typename SP::staged, 1>, true, true, true, S>(d, u, "lb1");
+    tune_setop<lbq_policy<typename SP::staged, 2>, true, true, true, S>(d, u, "lb2");
+    tune_setop<lbq_policy<typename SP::staged, 3>, true, true, true, S>(d, u, "lb3");
+    tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(d, sd, "lib");
+    tune_setop<lbq_policy<typename SP::staged_symmetric_difference, 1>, true, true, true, S>(d, sd, "lb1");
+    tune_setop<lbq_policy<typename SP::staged_symmetric_difference, 3>, true, true, true, S>(d, sd, "lb3");
   }
   d.reset_refs();
   for (int pass = 0; pass < 2; ++pass) {
     setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
     tune_setop<typename KP::union_tile, false, false, true, S>(d, u, "lib");
-    tune_setop<lbq_policy<typename KP::union_tile, 6>, false, false, true, S>(d, u, "pre300");
-    tune_setop<lbq_policy<typename KP::union_tile, 1024>, false, false, true, S>(d, u, "waitc");
+    tune_setop<lbq_policy<typename KP::union_tile, 1>, false, false, true, S>(d, u, "lb1");
+    tune_setop<lbq_policy<typename KP::union_tile, 3>, false, false, true, S>(d, u, "lb3");
   }
   setop_opt = {50, true, true, 0, 0};
 }

@@ -275,18 +275,8 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
   long long before = 0;
   if (tile > 0)
     before = sum_predecessors<LB>(status, gstatus, gsum, tile, [&] {
-      /* experiment: LB bit 0 own window settled; (LB / 2) % 512: sleep
-       * (x100 ns) between polls until the tile has counted; bit 10: no
-       * poll until it has; bit 11: 50 ns between polls after */
-      constexpr int PRE = (LB / 2) % 512;
       if (count < 0) count = poll();
-      if ((LB & 1024) && count < 0) {
-        while ((count = poll()) < 0) __nanosleep(64);
-      } else if (PRE && count < 0) {
-        __nanosleep(100 * PRE);
-        return;
-      }
-      if (LB & 2048) __nanosleep(50);
+      if ((LB & 2) && count < 0) __nanosleep(300);
       else tile_back_off();
     });
   /* Predecessors are done; the tile's own count may still be coming.  The
