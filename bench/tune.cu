@@ -1639,38 +1639,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The look-back's polls (forty-first round): LB 1 reads the tile's own
- * group's words again only while missing (as the group windows do), LB 2
- * polls every 300 ns instead of 100 until the tile has counted, LB 3 both. */
-template <typename P, int M> struct lbq_policy : P {
-  static constexpr int LOOKBACK = M;
-};
-template <typename K, typename V> void tune_setop_lbq(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  typedef setop_policy<sizeof(K), 0> KP;
-  constexpr int S = SP::wide_stride;
-  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<typename SP::staged, true, true, true, S>(d, u, "lib");
-    tune_setop<lbq_policy<typename SP::staged, 1>, true, true, true, S>(d, u, "lb1");
-    tune_setop<lbq_policy<typename SP::staged, 2>, true, true, true, S>(d, u, "lb2");
-    tune_setop<lbq_policy<typename SP::staged, 3>, true, true, true, S>(d, u, "lb3");
-    tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(d, sd, "lib");
-    tune_setop<lbq_policy<typename SP::staged_symmetric_difference, 1>, true, true, true, S>(d, sd, "lb1");
-    tune_setop<lbq_policy<typename SP::staged_symmetric_difference, 3>, true, true, true, S>(d, sd, "lb3");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
-    tune_setop<typename KP::union_tile, false, false, true, S>(d, u, "lib");
-    tune_setop<lbq_policy<typename KP::union_tile, 1>, false, false, true, S>(d, u, "lb1");
-    tune_setop<lbq_policy<typename KP::union_tile, 3>, false, false, true, S>(d, u, "lb3");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1731,13 +1699,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "lbq") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | lbq]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1788,7 +1756,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "lbq") tune_setop_lbq<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
