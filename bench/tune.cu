@@ -1639,122 +1639,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The look-back's polls (forty-first round): LB 1 reads the tile's own
- * group's words again only while missing (as the group windows do), LB 2
- * polls every 300 ns instead of 100 until the tile has counted, LB 3 both. */
-template <typename P, int M> struct lbq_policy : P {
-  static constexpr int LOOKBACK = M;
-};
-template <typename K, typename V> void tune_setop_lbq(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  typedef setop_policy<sizeof(K), 0> KP;
-  constexpr int S = SP::wide_stride;
-  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE,
-                        x = MGPU_SET_INTERSECTION;
-  typedef typename SP::staged U;
-  typedef typename SP::staged_symmetric_difference D;
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<U, true, true, true, S>(d, u, "lib");
-    tune_setop<lbq_policy<U, 6>, true, true, true, S>(d, u, "pre300");
-    tune_setop<lbq_policy<U, 12>, true, true, true, S>(d, u, "pre600");
-    tune_setop<lbq_policy<U, 20>, true, true, true, S>(d, u, "pre1000");
-    tune_setop<lbq_policy<U, 1024>, true, true, true, S>(d, u, "waitc");
-    tune_setop<lbq_policy<U, 2048 + 6>, true, true, true, S>(d, u, "pre300p50");
-    tune_setop<lbq_policy<U, 1024 + 2048>, true, true, true, S>(d, u, "waitcp50");
-    tune_setop<D, true, true, true, S>(d, sd, "lib");
-    tune_setop<lbq_policy<D, 6>, true, true, true, S>(d, sd, "pre300");
-    tune_setop<lbq_policy<D, 1024>, true, true, true, S>(d, sd, "waitc");
-    tune_setop<typename SP::intersection, true, false, true, S>(d, x, "lib");
-    tune_setop<lbq_policy<typename SP::intersection, 6>, true, false, true, S>(d, x, "pre300");
-    tune_setop<lbq_policy<typename SP::intersection, 1024>, true, false, true, S>(d, x, "waitc");
-  }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass) {
-    setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
-    tune_setop<typename KP::union_tile, false, false, true, S>(d, u, "lib");
-    tune_setop<lbq_policy<typename KP::union_tile, 6>, false, false, true, S>(d, u, "pre300");
-    tune_setop<lbq_policy<typename KP::union_tile, 1024>, false, false, true, S>(d, u, "waitc");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
-/* The bench's timing of the library's pairs union (mgpu_setop) against
- * tune_setop's: v0 outputs poisoned, flush r & 0xff (tune_setop's); v1 no
- * poison; v2 no poison, flush of zeros (the bench's); v3 poison, flush of
- * zeros; v4 a copy of the inputs' bytes before the flush of zeros (the
- * bench's other runners between its reps). */
-template <typename K, typename V> void tune_setop_bfl(int n) {
-  setop_data<K, V> d(n);
-  const size_t mb = (size_t)n * (sizeof(K) + sizeof(V));
-  char *xs = device_alloc<char>(mb), *xd = device_alloc<char>(mb);
-  CHECK(cudaMemsetAsync(xs, 1, mb, stream));
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  for (int pass = 0; pass < 3; ++pass)
-    for (int v = 0; v < 5; ++v) {
-      std::vector<float> t;
-      for (int r = 0; r < reps + 2; ++r) {
-        if (v == 0 || v == 3) {
-          CHECK(cudaMemsetAsync(d.out, 0xff, sizeof(K) * d.capacity, stream));
-          CHECK(cudaMemsetAsync(d.outv, 0xff, sizeof(V) * d.capacity, stream));
-        }
-        if (v == 4) CHECK(cudaMemcpyAsync(xd, xs, mb, cudaMemcpyDeviceToDevice, stream));
-        CHECK(cudaMemsetAsync(flush_buf, v <= 1 ? (r & 0xff) : 0, flush_bytes, stream));
-        CHECK(cudaEventRecord(e0, stream));
-        size_t c = 0;
-        MCHECK(mgpu_setop(ctx, MGPU_SET_UNION, dtype_of<K>(), MGPU_LESS, 1, d.a,
-                          (size_t)d.na, d.b, (size_t)d.nb, d.out, sizeof(V), d.av,
-                          d.bv, d.outv, &c));
-        CHECK(cudaEventRecord(e1, stream));
-        CHECK(cudaEventSynchronize(e1));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 2) t.push_back(ms);
-      }
-      std::sort(t.begin(), t.end());
-      printf("setop     union        bfl v%d pairs i32 median %.4f ms  min %.4f  max %.4f\n",
-             v, t[t.size() / 2], t.front(), t.back());
-    }
-  CHECK(cudaFree(xs));
-  CHECK(cudaFree(xd));
-}
-
-/* Six staged union tiles an SM at 128 x 32 and 128 x 31, their kept lists
- * in rounds (forty-first round), and the look-back's slower polls before
- * the count on the library's tile. */
-template <typename K, typename V> void tune_setop_r6(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride;
-  const mgpu_setop_kind u = MGPU_SET_UNION;
-  typedef typename SP::staged U;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<rounds_policy<128, 32, 6, 470>, 8>, 4>> R32;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<rounds_policy<128, 31, 6, 610>, 8>, 4>> R31;
-  typedef aligned_store_policy<unrolled_store_policy<
-      early_outputs_policy<rounds_policy<128, 29, 6, 850>, 8>, 4>> R29;
-  printf("smem bytes: lib %zu, r32/6 %zu, r31/6 %zu, r29/6 %zu (six fit at <= 37888)\n",
-         tile_smem_bytes<U, true, true, K, V>(),
-         tile_smem_bytes<R32, true, true, K, V>(),
-         tile_smem_bytes<R31, true, true, K, V>(),
-         tile_smem_bytes<R29, true, true, K, V>());
-  for (int pass = 0; pass < 3; ++pass) {
-    setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-    tune_setop<U, true, true, true, S>(d, u, "lib");
-    tune_setop<lbq_policy<U, 12>, true, true, true, S>(d, u, "pre600");
-    tune_setop<lbq_policy<U, 1024>, true, true, true, S>(d, u, "waitc");
-    tune_setop<R32, true, true, true, S>(d, u, "r32/6");
-    tune_setop<R31, true, true, true, S>(d, u, "r31/6");
-    tune_setop<lbq_policy<R31, 12>, true, true, true, S>(d, u, "r31/6pre600");
-    tune_setop<lbq_policy<R29, 12>, true, true, true, S>(d, u, "r29/6pre600");
-  }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1815,13 +1699,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "lbq" && only != "bfl" && only != "r6") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | lbq | bfl | r6]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1872,9 +1756,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "lbq") tune_setop_lbq<int32_t, uint32_t>(n);
-  if (only == "bfl") tune_setop_bfl<int32_t, uint32_t>(n);
-  if (only == "r6") tune_setop_r6<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

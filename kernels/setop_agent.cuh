@@ -245,13 +245,6 @@ template <typename P>
 struct stores_aligned<P, decltype((void)P::ALIGNED_STORES)>
     : std::integral_constant<bool, P::ALIGNED_STORES> {};
 
-/* experiment: the look-back's polling (tile_exclusive_prefix_ahead's LB) */
-template <typename P, typename = void>
-struct lookback_mode : std::integral_constant<int, 0> {};
-template <typename P>
-struct lookback_mode<P, decltype((void)P::LOOKBACK)>
-    : std::integral_constant<int, P::LOOKBACK> {};
-
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -718,7 +711,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    const long long base = tile_exclusive_prefix_ahead<lookback_mode<P>::value>(
+    const long long base = tile_exclusive_prefix_ahead(
         t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;

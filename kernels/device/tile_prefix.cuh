@@ -162,7 +162,7 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
  * sum_predecessors: called by all 32 lanes of one warp of tile `tile` > 0;
  * returns (to every lane) the sum of the counts of tiles 0 .. tile-1.
  * idle() runs between polls. */
-template <int LB = 0, typename Idle>
+template <typename Idle>
 __device__ __forceinline__ long long sum_predecessors(
     unsigned long long *status, unsigned long long *gstatus,
     unsigned long long *gsum, int tile, Idle idle) {
@@ -172,7 +172,7 @@ __device__ __forceinline__ long long sum_predecessors(
    * tile an empty prefix stands for "the groups before" */
   bool found;
   const int idx = tile - 1 - lane;
-  long long before = sum_back_window<(LB & 1) != 0>(
+  long long before = sum_back_window(
       [&] {
         return idx >= first ? tile_status_load(tile_word(status, idx))
                             : (first == 0 ? kTilePrefix : kTileCount);
@@ -267,27 +267,16 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * thread handing it over having published it first (publish_count).
  * Returns (to every lane) the sum of the counts of tiles 0 .. tile-1 and
  * sets *count_out. */
-template <int LB = 0, typename Poll>
+template <typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus,
     unsigned long long *gsum, int tile, Poll poll, long long *count_out) {
   long long count = -1; /* the tile's count, once poll() has it */
   long long before = 0;
   if (tile > 0)
-    before = sum_predecessors<LB>(status, gstatus, gsum, tile, [&] {
-      /* experiment: LB bit 0 own window settled; (LB / 2) % 512: sleep
-       * (x100 ns) between polls until the tile has counted; bit 10: no
-       * poll until it has; bit 11: 50 ns between polls after */
-      constexpr int PRE = (LB / 2) % 512;
+    before = sum_predecessors(status, gstatus, gsum, tile, [&] {
       if (count < 0) count = poll();
-      if ((LB & 1024) && count < 0) {
-        while ((count = poll()) < 0) __nanosleep(64);
-      } else if (PRE && count < 0) {
-        __nanosleep(100 * PRE);
-        return;
-      }
-      if (LB & 2048) __nanosleep(50);
-      else tile_back_off();
+      tile_back_off();
     });
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count at once. */
@@ -300,12 +289,11 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
 /* tile_exclusive_prefix_polled with the count handed over in *count_slot
  * (-1 until the other warps write it with write_count_slot, having
  * published it with publish_count). */
-template <int LB = 0>
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus,
     unsigned long long *gsum, int tile, int *count_slot,
     long long *count_out) {
-  return tile_exclusive_prefix_polled<LB>(
+  return tile_exclusive_prefix_polled(
       status, gstatus, gsum, tile,
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
