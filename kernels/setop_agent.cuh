@@ -31,6 +31,21 @@ namespace mgpu {
  * staged pairs union at 2^26 0.3042-0.3091 / 0.3057-0.3075). */
 constexpr int kSetopPartitionThreads = 512;
 
+/* How long setop_kernel's look-back warp waits between its polls until
+ * the tile has counted (tile_exclusive_prefix_ahead; 100 ns after).  Polls
+ * that early learn little the later ones would not, and each reads 32
+ * sectors of L2 while every tile streams through it (forty-first round,
+ * mgpu_tune lbq and r6, H200, i32, wide calls, ms, three passes, 100 /
+ * 600 ns): staged pairs union at 2^26 0.3050-0.3073 / 0.3048-0.3054 and
+ * 0.3056-0.3068 / 0.3028-0.3058, at 2^28 1.1237-1.1286 / 1.1111-1.1151
+ * and 1.1191-1.1257 / 1.1138-1.1162, at 2^24 level (0.0984-0.1000 /
+ * 0.0973-0.0991); 300 ns: staged symmetric difference 2^26 0.2845-0.2854
+ * / 0.2827-0.2846, 2^28 1.0219-1.0229 / 1.0176-1.0199, pairs intersection
+ * 0.1814-0.1829 / 0.1804-0.1827 and 0.6358-0.6402 / 0.6337-0.6339, keys
+ * union level (0.2005-0.2020 / 0.2010-0.2011).  1,000 ns was level with
+ * 600; no poll at all until the count was level for the union. */
+constexpr int kSetopEarlyPollNs = 600;
+
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
  * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
  * one, two or four points a warp).
@@ -711,7 +726,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    const long long base = tile_exclusive_prefix_ahead(
+    const long long base = tile_exclusive_prefix_ahead<kSetopEarlyPollNs>(
         t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;

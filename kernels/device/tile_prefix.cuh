@@ -265,9 +265,12 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * tile's count is not known at the start; poll() returns it once the other
  * warps have handed it over (-1 until then, the same to every lane), the
  * thread handing it over having published it first (publish_count).
+ * Until it has, the warp waits EARLY_NS between polls (0: tile_back_off's
+ * 100 ns throughout): no base is needed before the count, and each poll is
+ * 32 sectors of L2 traffic beside the tiles' streams.
  * Returns (to every lane) the sum of the counts of tiles 0 .. tile-1 and
  * sets *count_out. */
-template <typename Poll>
+template <int EARLY_NS = 0, typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus,
     unsigned long long *gsum, int tile, Poll poll, long long *count_out) {
@@ -276,7 +279,8 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
   if (tile > 0)
     before = sum_predecessors(status, gstatus, gsum, tile, [&] {
       if (count < 0) count = poll();
-      tile_back_off();
+      if (EARLY_NS > 0 && count < 0) __nanosleep(EARLY_NS);
+      else tile_back_off();
     });
   /* Predecessors are done; the tile's own count may still be coming.  The
    * inclusive prefix replaces the count at once. */
@@ -289,11 +293,12 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
 /* tile_exclusive_prefix_polled with the count handed over in *count_slot
  * (-1 until the other warps write it with write_count_slot, having
  * published it with publish_count). */
+template <int EARLY_NS = 0>
 __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
     unsigned long long *status, unsigned long long *gstatus,
     unsigned long long *gsum, int tile, int *count_slot,
     long long *count_out) {
-  return tile_exclusive_prefix_polled(
+  return tile_exclusive_prefix_polled<EARLY_NS>(
       status, gstatus, gsum, tile,
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
