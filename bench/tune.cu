@@ -1639,38 +1639,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The partition's fine search with a first round packed around the point
- * the samples predict (forty-first round): interp 0 (the library) / 4 / 8
- * keys between the probes of that round. */
-template <typename K, typename V> void tune_setop_ipm(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  typedef setop_policy<sizeof(K), 0> KP;
-  constexpr int S = SP::wide_stride;
-  const mgpu_setop_kind u = MGPU_SET_UNION, sd = MGPU_SET_SYMMETRIC_DIFFERENCE,
-                        x = MGPU_SET_INTERSECTION;
-  for (int pass = 0; pass < 3; ++pass)
-    for (int ip : {0, 4, 8}) {
-      setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-      setop_opt.interp = ip;
-      char what[16];
-      snprintf(what, sizeof what, "ip%d", ip);
-      tune_setop<typename SP::staged, true, true, true, S>(d, u, what);
-      tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(d, sd, what);
-      tune_setop<typename SP::intersection, true, false, true, S>(d, x, what);
-    }
-  d.reset_refs();
-  for (int pass = 0; pass < 2; ++pass)
-    for (int ip : {0, 4, 8}) {
-      setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
-      setop_opt.interp = ip;
-      char what[16];
-      snprintf(what, sizeof what, "ip%d", ip);
-      tune_setop<typename KP::union_tile, false, false, true, S>(d, u, what);
-    }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1731,13 +1699,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "ipm") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | ipm]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1788,7 +1756,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "ipm") tune_setop_ipm<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

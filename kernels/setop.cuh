@@ -108,7 +108,6 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  int interp = 0;       /* experiment: warp_merge_path's SP (0, 4 or 8) */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -390,18 +389,9 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
       flagged ? (int)min((long long)tiles + 1,
                          wave * opt.direct_percent / 100 + 1)
               : 0;
-  auto partition =
-      opt.interp == 4
-          ? (lanes == 32   ? setop_partition_kernel<S, 32, K, Comp, 4>
-             : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp, 4>
-                           : setop_partition_kernel<S, 8, K, Comp, 4>)
-      : opt.interp == 8
-          ? (lanes == 32   ? setop_partition_kernel<S, 32, K, Comp, 8>
-             : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp, 8>
-                           : setop_partition_kernel<S, 8, K, Comp, 8>)
-          : (lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
-             : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
-                           : setop_partition_kernel<S, 8, K, Comp>);
+  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
+                   : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
+                                 : setop_partition_kernel<S, 8, K, Comp>;
   if (!lone) {
     CUDA_TRY(ctx, launch_early(early && sampled, partition,
                                grid_for((size_t)lanes * (tiles + 1),

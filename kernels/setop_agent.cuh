@@ -64,7 +64,7 @@ constexpr int kSetopEarlyPollNs = 600;
  * launch, so that the tile kernel sees the zeroed words; a direct block
  * waits after its search, before it writes (the zeroing of ready[] must
  * not come after its flag). */
-template <int S, int LANES, typename K, typename Comp, int SP = 0>
+template <int S, int LANES, typename K, typename Comp>
 __global__ void __launch_bounds__(kSetopPartitionThreads)
     setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
                            const K *sb, int nb, int nv, int count,
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
   path_point bp = {0, 0};
   if (total <= INT_MAX) {
     const int diag = (int)d;
-    const int p = warp_merge_path<S, LANES, K, Comp, SP>(a, direct_block ? nullptr : sa, na,
+    const int p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
                                             b, direct_block ? nullptr : sb, nb,
                                             diag, comp);
     if (l == 0 && live)

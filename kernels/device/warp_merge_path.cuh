@@ -16,9 +16,6 @@
 
 #include "merge_path.cuh"
 #include "sampled_merge_path.cuh"
-#include "key_order.cuh"
-
-#include <type_traits>
 
 namespace mgpu {
 
@@ -75,15 +72,7 @@ __device__ __forceinline__ int group_first_true(int lo, int hi, int lane,
  * the 8,448 warps an H200 holds (132 SMs x 64), and the launch took two
  * chains: a group per point keeps such launches to one wave (setop_run
  * picks LANES), for a round or two more on the samples. */
-/* experiment: +1 / -1 when Comp orders keys as their numeric values
- * ascending / descending (interpolation applies), 0 otherwise */
-template <typename Comp> struct interp_sign : std::integral_constant<int, 0> {};
-template <typename T>
-struct interp_sign<ascending<T>> : std::integral_constant<int, 1> {};
-template <typename T>
-struct interp_sign<descending<T>> : std::integral_constant<int, -1> {};
-
-template <int S, int LANES, typename K, typename Comp, int SP = 0>
+template <int S, int LANES, typename K, typename Comp>
 __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
                                                int na, const K *b,
                                                const K *sb, int nb, int diag,
@@ -120,59 +109,6 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
   }
   hi = max(lo, hi);
   const auto crossed = [&](int k) { return comp(b[diag - 1 - k], a[k]); };
-  if (SP > 0 && interp_sign<Comp>::value != 0 && sa) {
-    /* experiment: a first probe round packed around the point the samples
-     * predict (keys linear between samples), then the plain search on
-     * whatever bracket that round leaves */
-    constexpr double SIGN = interp_sign<Comp>::value;
-    const int ia0 = max(lo - 1, 0) / S, ib0 = max(diag - hi, 0) / S;
-    const int lastA = na > 0 ? (na - 1) / S : 0, lastB = nb > 0 ? (nb - 1) / S : 0;
-    double av[4], bv[4];
-    bool finite = na > 0 && nb > 0;
-#pragma unroll
-    for (int t = 0; t < 4; ++t) {
-      av[t] = finite ? SIGN * (double)sa[min(ia0 + t, lastA)] : 0.0;
-      bv[t] = finite ? SIGN * (double)sb[min(ib0 + t, lastB)] : 0.0;
-      finite = finite && isfinite(av[t]) && isfinite(bv[t]);
-    }
-    int est = (lo + hi) >> 1;
-    if (finite && hi - lo > 2 * SP && (hi - 1) / S - ia0 <= 2 &&
-        (diag - 1 - lo) / S - ib0 <= 2) {
-      const auto pick = [](const double *v, int q, double f) {
-        const double x0 = q == 0 ? v[0] : q == 1 ? v[1] : v[2];
-        const double x1 = q == 0 ? v[1] : q == 1 ? v[2] : v[3];
-        return x0 + f * (x1 - x0);
-      };
-      int l2 = lo, h2 = hi;
-      while (l2 < h2) {
-        const int mid = (l2 + h2) >> 1, m = diag - 1 - mid;
-        const double am = pick(av, mid / S - ia0, (double)(mid % S) / S);
-        const double bm = pick(bv, m / S - ib0, (double)(m % S) / S);
-        if (bm < am) h2 = mid;
-        else l2 = mid + 1;
-      }
-      est = l2;
-    }
-    const int wl = min(hi, max(lo, est - (LANES / 2) * SP));
-    const int q = wl - 1 + l * SP;
-    const bool yes = q >= hi ? true : q < lo ? false : crossed(q);
-    const unsigned votes =
-        (__ballot_sync(0xffffffffu, yes) &
-         ((LANES == 32 ? 0xffffffffu : (1u << LANES) - 1) << first)) >> first;
-    int nlo = lo, nhi = hi;
-    if (!votes) {
-      nlo = min(hi, wl + (LANES - 1) * SP);
-    } else {
-      const int j = __ffs(votes) - 1;
-      nhi = min(hi, wl + j * SP);
-      if (j > 0) nlo = wl + (j - 1) * SP;
-    }
-    nhi = max(nlo, nhi);
-    const int found = group_first_true<FINE>(
-        nlo, nhi, l & (FINE - 1), ((1u << FINE) - 1) << first, first,
-        [&](int k) { return l < FINE && crossed(k); });
-    return __shfl_sync(0xffffffffu, found, first);
-  }
   if (sa) {
     /* The bracket is about S wide and in DRAM: eight lanes search it (3
      * rounds of 16 sectors) instead of 32 (2 rounds of 64), which made the
