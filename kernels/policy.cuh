@@ -4,8 +4,11 @@
  * measurement that made it: bench/tune.cu at n = 2^26 on an NVIDIA H200
  * (2026-11-21, median of 10, L2 flushed); docs/TUNING.md has the tables.
  *
- * VT is odd everywhere: thread-order shared-memory accesses (VT * tid + i)
- * then spread a warp across all 32 banks.
+ * VT is odd everywhere but one tile: thread-order shared-memory accesses
+ * (VT * tid + i) then spread a warp across all 32 banks.  The exception is
+ * the 4-byte staged set-operation tile (128 x 32, `staged` below), whose
+ * threads start at data-dependent places found by search; it measured
+ * faster than 128 x 31 (thirty-ninth round).
  */
 #ifndef MGPU_POLICY_CUH
 #define MGPU_POLICY_CUH
