@@ -1639,6 +1639,89 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* ---- experiment: dirty lines left in L2 by the flush -----------------------
+ * The timing's flush is a memset of twice the L2: it leaves the L2 full of
+ * dirty lines, which the call's own traffic must write back.  Here the
+ * library's call (and a copy) is timed after that flush as usual, and after
+ * the flush followed by a read of another 2 x L2 buffer (clean lines). */
+__global__ void dirty_read_kernel(const uint4 *p, size_t n, unsigned *sink) {
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    uint4 v = p[i];
+    acc.x ^= v.x; acc.y ^= v.y; acc.z ^= v.z; acc.w ^= v.w;
+  }
+  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678u) *sink = 1;
+}
+
+template <typename F> double time_clean_ms(int how, F f, const uint4 *rbuf,
+                                           size_t rn, unsigned *sink) {
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  std::vector<float> t;
+  for (int r = 0; r < reps + 2; ++r) {
+    CHECK(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes, stream));
+    if (how == 1) {
+      dirty_read_kernel<<<132 * 8, 512, 0, stream>>>(rbuf, rn, sink);
+      CHECK(cudaGetLastError());
+    }
+    CHECK(cudaEventRecord(e0, stream));
+    f();
+    CHECK(cudaEventRecord(e1, stream));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 2) t.push_back(ms);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <typename K, typename V> void tune_setop_dirty(int n) {
+  setop_data<K, V> d(n);
+  const size_t rbytes = flush_bytes;
+  uint4 *rbuf = (uint4 *)device_alloc<char>(rbytes);
+  unsigned *sink = device_alloc<unsigned>(1);
+  CHECK(cudaMemset(rbuf, 1, rbytes));
+  const size_t rn = rbytes / sizeof(uint4);
+  const size_t kb = sizeof(K) * (size_t)n, vb = sizeof(V) * (size_t)n;
+  char *x = device_alloc<char>(kb + vb), *y = device_alloc<char>(kb + vb);
+  CHECK(cudaMemset(x, 3, kb + vb));
+  const char *hows[] = {"dirty", "clean"};
+  for (int pass = 0; pass < 3; ++pass)
+    for (int how = 0; how < 2; ++how) {
+      size_t c = 0;
+      const double u = time_clean_ms(how, [&] {
+        MCHECK(mgpu_setop(ctx, MGPU_SET_UNION, dtype_of<K>(), MGPU_LESS, 1, d.a,
+                          (size_t)d.na, d.b, (size_t)d.nb, d.out, sizeof(V),
+                          d.av, d.bv, d.outv, &c));
+      }, rbuf, rn, sink);
+      const double ku = time_clean_ms(how, [&] {
+        MCHECK(mgpu_setop(ctx, MGPU_SET_UNION, dtype_of<K>(), MGPU_LESS, 1, d.a,
+                          (size_t)d.na, d.b, (size_t)d.nb, d.out, 0, nullptr,
+                          nullptr, nullptr, &c));
+      }, rbuf, rn, sink);
+      const double pi = time_clean_ms(how, [&] {
+        MCHECK(mgpu_setop(ctx, MGPU_SET_INTERSECTION, dtype_of<K>(), MGPU_LESS,
+                          1, d.a, (size_t)d.na, d.b, (size_t)d.nb, d.out,
+                          sizeof(V), d.av, d.bv, d.outv, &c));
+      }, rbuf, rn, sink);
+      const double cp = time_clean_ms(how, [&] {
+        CHECK(cudaMemcpyAsync(y, x, kb + vb, cudaMemcpyDeviceToDevice, stream));
+      }, rbuf, rn, sink);
+      printf("dirty pass %d %-10s pairs union %.4f  keys union %.4f  pairs "
+             "intersection %.4f  copy of the inputs %.4f ms\n",
+             pass, hows[how], u, ku, pi, cp);
+    }
+  CHECK(cudaFree(x));
+  CHECK(cudaFree(y));
+  CHECK(cudaFree(rbuf));
+  CHECK(cudaFree(sink));
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1699,13 +1782,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu") {
+      only != "xop8" && only != "pfu" && only != "dirty") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | dirty]\n");
     return 2;
   }
   char err[256];
@@ -1756,6 +1839,7 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
+  if (only == "dirty") tune_setop_dirty<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
