@@ -35,6 +35,9 @@ cudaStream_t stream;
 void *flush_buf = nullptr;
 size_t flush_bytes = 0;
 int failures = 0;
+/* experiment: a read of another 2 x L2 after the flush (clean lines) */
+bool clean_l2 = false;
+void clean_read();
 
 #define CHECK(call)                                                            \
   do {                                                                         \
@@ -65,6 +68,7 @@ template <typename Prep, typename F> double time_ms(Prep prep, F f) {
   for (int r = 0; r < reps + 2; ++r) {
     prep();
     CHECK(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes, stream));
+    if (clean_l2) clean_read();
     CHECK(cudaEventRecord(e0, stream));
     f();
     CHECK(cudaEventRecord(e1, stream));
@@ -1654,6 +1658,37 @@ __global__ void dirty_read_kernel(const uint4 *p, size_t n, unsigned *sink) {
   if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678u) *sink = 1;
 }
 
+uint4 *clean_buf = nullptr;
+unsigned *clean_sink = nullptr;
+void clean_read() {
+  if (!clean_buf) {
+    clean_buf = (uint4 *)device_alloc<char>(flush_bytes);
+    clean_sink = device_alloc<unsigned>(1);
+    CHECK(cudaMemset(clean_buf, 1, flush_bytes));
+  }
+  dirty_read_kernel<<<132 * 8, 512, 0, stream>>>(clean_buf,
+                                                 flush_bytes / sizeof(uint4),
+                                                 clean_sink);
+  CHECK(cudaGetLastError());
+}
+
+template <typename K, typename V> void tune_setop_dwhere(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int c = 0; c < 2; ++c)
+      for (int cs = 0; cs < 2; ++cs) {
+        clean_l2 = c;
+        CHECK(cudaMemcpyToSymbol(g_partition_cs, &cs, sizeof cs));
+        printf("dwhere pass %d %s, partition reads %s\n", pass,
+               c ? "clean" : "dirty", cs ? "ld.cs" : "plain");
+        setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
+        setop_where<typename SP::staged, true, true>(d, MGPU_SET_UNION,
+                                                     SP::wide_prefetch, "stage");
+      }
+  clean_l2 = false;
+}
+
 template <typename F> double time_clean_ms(int how, F f, const uint4 *rbuf,
                                            size_t rn, unsigned *sink) {
   cudaEvent_t e0, e1;
@@ -1782,13 +1817,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "dirty") {
+      only != "xop8" && only != "pfu" && only != "dirty" && only != "dwhere") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | dirty]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | dirty | dwhere]\n");
     return 2;
   }
   char err[256];
@@ -1840,6 +1875,7 @@ int main(int argc, char **argv) {
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "dirty") tune_setop_dirty<int32_t, uint32_t>(n);
+  if (only == "dwhere") tune_setop_dwhere<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
