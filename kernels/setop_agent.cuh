@@ -103,7 +103,8 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
                                             b, direct_block ? nullptr : sb, nb,
                                             diag, comp);
     if (l == 0 && live)
-      bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
+      bp = balanced_path<int>(cs_keys<K>{a}, na, cs_keys<K>{b}, nb, diag, p,
+                              duplicates, comp);
   } else if (l == 0 && live) {
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
     bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,

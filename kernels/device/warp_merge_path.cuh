@@ -19,27 +19,6 @@
 
 namespace mgpu {
 
-/* experiment (to revert): the fine search's reads with ld.global.cs */
-__device__ int g_partition_cs = 0;
-template <typename T> __device__ __forceinline__ T partition_load(const T *p) {
-  if (g_partition_cs) {
-    if constexpr (sizeof(T) == 4) {
-      unsigned u;
-      asm("ld.global.cs.b32 %0, [%1];" : "=r"(u) : "l"(p));
-      T r;
-      memcpy(&r, &u, 4);
-      return r;
-    } else if constexpr (sizeof(T) == 8) {
-      unsigned long long u;
-      asm("ld.global.cs.b64 %0, [%1];" : "=l"(u) : "l"(p));
-      T r;
-      memcpy(&r, &u, 8);
-      return r;
-    }
-  }
-  return *p;
-}
-
 /* The first i in [lo, hi) with pred(i), or hi, for pred false ... true,
  * found by the WIDTH lanes of a group of the warp that share lo and hi
  * (lane = the caller's index in its group; its group's bits of a ballot
