@@ -1757,6 +1757,42 @@ template <typename K, typename V> void tune_setop_dirty(int n) {
   CHECK(cudaFree(sink));
 }
 
+/* ---- experiment: wider staged union tiles (more threads, shorter walks),
+ * and the partition's reads with ld.cs ------------------------------------ */
+template <typename K, typename V> void tune_setop_t256(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
+  const mgpu_setop_kind u = MGPU_SET_UNION;
+  setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
+  auto cs = [](int v) {
+    CHECK(cudaMemcpyToSymbol(g_partition_cs, &v, sizeof v));
+  };
+  for (int pass = 0; pass < 3; ++pass) {
+    cs(0);
+    tune_setop<typename SP::staged, true, true, true, S>(d, u, "lib");
+    cs(1);
+    tune_setop<typename SP::staged, true, true, true, S>(d, u, "lib-cs");
+    tune_setop<aligned_store_policy<unrolled_store_policy<
+                   early_outputs_policy<tile_policy<192, 21, 5>, 8>, 4>>,
+               true, true, true, S>(d, u, "192x21e8");
+    tune_setop<aligned_store_policy<unrolled_store_policy<
+                   early_outputs_policy<tile_policy<192, 21, 5>, 4>, 4>>,
+               true, true, true, S>(d, u, "192x21e4");
+    tune_setop<aligned_store_policy<unrolled_store_policy<
+                   early_outputs_policy<tile_policy<160, 25, 5>, 8>, 4>>,
+               true, true, true, S>(d, u, "160x25e8");
+    tune_setop<aligned_store_policy<unrolled_store_policy<
+                   early_outputs_policy<tile_policy<256, 16, 5>, 4>, 4>>,
+               true, true, true, S>(d, u, "256x16e4");
+    tune_setop<aligned_store_policy<unrolled_store_policy<
+                   tile_policy<256, 16, 5>, 4>>,
+               true, true, true, S>(d, u, "256x16e0");
+  }
+  cs(0);
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1817,13 +1853,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "dirty" && only != "dwhere") {
+      only != "xop8" && only != "pfu" && only != "dirty" && only != "dwhere" && only != "t256") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | dirty | dwhere]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | dirty | dwhere | t256]\n");
     return 2;
   }
   char err[256];
@@ -1876,6 +1912,7 @@ int main(int argc, char **argv) {
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "dirty") tune_setop_dirty<int32_t, uint32_t>(n);
   if (only == "dwhere") tune_setop_dwhere<int32_t, uint32_t>(n);
+  if (only == "t256") tune_setop_t256<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
