@@ -1765,31 +1765,19 @@ template <typename K, typename V> void tune_setop_t256(int n) {
   constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
   const mgpu_setop_kind u = MGPU_SET_UNION;
   setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-  auto cs = [](int v) {
-    CHECK(cudaMemcpyToSymbol(g_partition_cs, &v, sizeof v));
-  };
-  for (int pass = 0; pass < 3; ++pass) {
-    cs(0);
-    tune_setop<typename SP::staged, true, true, true, S>(d, u, "lib");
-    cs(1);
-    tune_setop<typename SP::staged, true, true, true, S>(d, u, "lib-cs");
-    tune_setop<aligned_store_policy<unrolled_store_policy<
-                   early_outputs_policy<tile_policy<192, 21, 5>, 8>, 4>>,
-               true, true, true, S>(d, u, "192x21e8");
-    tune_setop<aligned_store_policy<unrolled_store_policy<
-                   early_outputs_policy<tile_policy<192, 21, 5>, 4>, 4>>,
-               true, true, true, S>(d, u, "192x21e4");
-    tune_setop<aligned_store_policy<unrolled_store_policy<
-                   early_outputs_policy<tile_policy<160, 25, 5>, 8>, 4>>,
-               true, true, true, S>(d, u, "160x25e8");
-    tune_setop<aligned_store_policy<unrolled_store_policy<
-                   early_outputs_policy<tile_policy<256, 16, 5>, 4>, 4>>,
-               true, true, true, S>(d, u, "256x16e4");
-    tune_setop<aligned_store_policy<unrolled_store_policy<
-                   tile_policy<256, 16, 5>, 4>>,
-               true, true, true, S>(d, u, "256x16e0");
-  }
-  cs(0);
+  /* bits: 1 the sample gather, 2 each lane's first fine-search read, 4 its
+   * later ones, 8 the Balanced Path */
+  for (int pass = 0; pass < 3; ++pass)
+    for (int v : {0, 15, 1, 2, 6, 8, 10}) {
+      CHECK(cudaMemcpyToSymbol(g_partition_cs, &v, sizeof v));
+      char what[16];
+      snprintf(what, sizeof what, "cs%d", v);
+      tune_setop<typename SP::staged, true, true, true, S>(d, u, what);
+      tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(
+          d, MGPU_SET_SYMMETRIC_DIFFERENCE, what);
+    }
+  int z = 0;
+  CHECK(cudaMemcpyToSymbol(g_partition_cs, &z, sizeof z));
   setop_opt = {50, true, true, 0, 0};
 }
 

@@ -18,8 +18,9 @@ namespace mgpu {
 
 /* experiment (to revert): the fine search's reads with ld.global.cs */
 __device__ int g_partition_cs = 0;
-template <typename T> __device__ __forceinline__ T partition_load(const T *p) {
-  if (g_partition_cs) {
+template <typename T>
+__device__ __forceinline__ T partition_load(const T *p, int bit) {
+  if (g_partition_cs & bit) {
     if constexpr (sizeof(T) == 4) {
       unsigned u;
       asm("ld.global.cs.b32 %0, [%1];" : "=r"(u) : "l"(p));
@@ -39,7 +40,7 @@ template <typename T> __device__ __forceinline__ T partition_load(const T *p) {
 template <typename K> struct cs_keys {
   const K *p;
   __device__ __forceinline__ K operator[](long long i) const {
-    return partition_load(p + i);
+    return partition_load(p + i, 8);
   }
 };
 
@@ -105,8 +106,8 @@ __device__ __forceinline__ int sampled_merge_path(const K *a, const K *sa,
 template <int S, typename K>
 __device__ __forceinline__ void gather_sample(int i, const K *a, int na, K *sa,
                                               const K *b, int nb, K *sb) {
-  if ((long long)i * S < na) sa[i] = partition_load(&a[(long long)i * S]);
-  if ((long long)i * S < nb) sb[i] = partition_load(&b[(long long)i * S]);
+  if ((long long)i * S < na) sa[i] = partition_load(&a[(long long)i * S], 1);
+  if ((long long)i * S < nb) sb[i] = partition_load(&b[(long long)i * S], 1);
 }
 
 /* samples[i] = keys[i * S] for i < ceil(n / S). */
