@@ -1762,22 +1762,28 @@ template <typename K, typename V> void tune_setop_dirty(int n) {
 template <typename K, typename V> void tune_setop_t256(int n) {
   setop_data<K, V> d(n);
   typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  typedef setop_policy<sizeof(K), 0> KP;
   constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
   const mgpu_setop_kind u = MGPU_SET_UNION;
-  setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-  /* bits: 1 the sample gather, 2 each lane's first fine-search read, 4 its
-   * later ones, 8 the Balanced Path */
+  /* ft: system fence before the packed total (the library's order had a
+   * fence between its two words), tally: the total from a tally */
   for (int pass = 0; pass < 3; ++pass)
-    for (int v : {0, 15, 1, 2, 6, 8, 10}) {
-      CHECK(cudaMemcpyToSymbol(g_partition_cs, &v, sizeof v));
+    for (int v : {1, 0, 2, 3}) {
+      const int f = v & 1, tl = v >> 1;
+      CHECK(cudaMemcpyToSymbol(g_fence, &f, sizeof f));
+      CHECK(cudaMemcpyToSymbol(g_tally, &tl, sizeof tl));
       char what[16];
-      snprintf(what, sizeof what, "cs%d", v);
+      snprintf(what, sizeof what, "f%dt%d", f, tl);
+      setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
       tune_setop<typename SP::staged, true, true, true, S>(d, u, what);
       tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(
           d, MGPU_SET_SYMMETRIC_DIFFERENCE, what);
+      setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
+      tune_setop<typename KP::union_tile, false, false, true, S>(d, u, what);
     }
   int z = 0;
-  CHECK(cudaMemcpyToSymbol(g_partition_cs, &z, sizeof z));
+  CHECK(cudaMemcpyToSymbol(g_fence, &z, sizeof z));
+  CHECK(cudaMemcpyToSymbol(g_tally, &z, sizeof z));
   setop_opt = {50, true, true, 0, 0};
 }
 
