@@ -35,9 +35,6 @@ cudaStream_t stream;
 void *flush_buf = nullptr;
 size_t flush_bytes = 0;
 int failures = 0;
-/* experiment: a read of another 2 x L2 after the flush (clean lines) */
-bool clean_l2 = false;
-void clean_read();
 
 #define CHECK(call)                                                            \
   do {                                                                         \
@@ -68,7 +65,6 @@ template <typename Prep, typename F> double time_ms(Prep prep, F f) {
   for (int r = 0; r < reps + 2; ++r) {
     prep();
     CHECK(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes, stream));
-    if (clean_l2) clean_read();
     CHECK(cudaEventRecord(e0, stream));
     f();
     CHECK(cudaEventRecord(e1, stream));
@@ -1643,150 +1639,6 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* ---- experiment: dirty lines left in L2 by the flush -----------------------
- * The timing's flush is a memset of twice the L2: it leaves the L2 full of
- * dirty lines, which the call's own traffic must write back.  Here the
- * library's call (and a copy) is timed after that flush as usual, and after
- * the flush followed by a read of another 2 x L2 buffer (clean lines). */
-__global__ void dirty_read_kernel(const uint4 *p, size_t n, unsigned *sink) {
-  uint4 acc = make_uint4(0, 0, 0, 0);
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x) {
-    uint4 v = p[i];
-    acc.x ^= v.x; acc.y ^= v.y; acc.z ^= v.z; acc.w ^= v.w;
-  }
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678u) *sink = 1;
-}
-
-uint4 *clean_buf = nullptr;
-unsigned *clean_sink = nullptr;
-void clean_read() {
-  if (!clean_buf) {
-    clean_buf = (uint4 *)device_alloc<char>(flush_bytes);
-    clean_sink = device_alloc<unsigned>(1);
-    CHECK(cudaMemset(clean_buf, 1, flush_bytes));
-  }
-  dirty_read_kernel<<<132 * 8, 512, 0, stream>>>(clean_buf,
-                                                 flush_bytes / sizeof(uint4),
-                                                 clean_sink);
-  CHECK(cudaGetLastError());
-}
-
-template <typename K, typename V> void tune_setop_dwhere(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  for (int pass = 0; pass < 2; ++pass)
-    for (int c = 0; c < 2; ++c)
-      for (int cs = 0; cs < 2; ++cs) {
-        clean_l2 = c;
-        CHECK(cudaMemcpyToSymbol(g_partition_cs, &cs, sizeof cs));
-        printf("dwhere pass %d %s, partition reads %s\n", pass,
-               c ? "clean" : "dirty", cs ? "ld.cs" : "plain");
-        setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-        setop_where<typename SP::staged, true, true>(d, MGPU_SET_UNION,
-                                                     SP::wide_prefetch, "stage");
-      }
-  clean_l2 = false;
-}
-
-template <typename F> double time_clean_ms(int how, F f, const uint4 *rbuf,
-                                           size_t rn, unsigned *sink) {
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  std::vector<float> t;
-  for (int r = 0; r < reps + 2; ++r) {
-    CHECK(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes, stream));
-    if (how == 1) {
-      dirty_read_kernel<<<132 * 8, 512, 0, stream>>>(rbuf, rn, sink);
-      CHECK(cudaGetLastError());
-    }
-    CHECK(cudaEventRecord(e0, stream));
-    f();
-    CHECK(cudaEventRecord(e1, stream));
-    CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    if (r >= 2) t.push_back(ms);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-template <typename K, typename V> void tune_setop_dirty(int n) {
-  setop_data<K, V> d(n);
-  const size_t rbytes = flush_bytes;
-  uint4 *rbuf = (uint4 *)device_alloc<char>(rbytes);
-  unsigned *sink = device_alloc<unsigned>(1);
-  CHECK(cudaMemset(rbuf, 1, rbytes));
-  const size_t rn = rbytes / sizeof(uint4);
-  const size_t kb = sizeof(K) * (size_t)n, vb = sizeof(V) * (size_t)n;
-  char *x = device_alloc<char>(kb + vb), *y = device_alloc<char>(kb + vb);
-  CHECK(cudaMemset(x, 3, kb + vb));
-  const char *hows[] = {"dirty", "clean"};
-  for (int pass = 0; pass < 3; ++pass)
-    for (int how = 0; how < 2; ++how) {
-      size_t c = 0;
-      const double u = time_clean_ms(how, [&] {
-        MCHECK(mgpu_setop(ctx, MGPU_SET_UNION, dtype_of<K>(), MGPU_LESS, 1, d.a,
-                          (size_t)d.na, d.b, (size_t)d.nb, d.out, sizeof(V),
-                          d.av, d.bv, d.outv, &c));
-      }, rbuf, rn, sink);
-      const double ku = time_clean_ms(how, [&] {
-        MCHECK(mgpu_setop(ctx, MGPU_SET_UNION, dtype_of<K>(), MGPU_LESS, 1, d.a,
-                          (size_t)d.na, d.b, (size_t)d.nb, d.out, 0, nullptr,
-                          nullptr, nullptr, &c));
-      }, rbuf, rn, sink);
-      const double pi = time_clean_ms(how, [&] {
-        MCHECK(mgpu_setop(ctx, MGPU_SET_INTERSECTION, dtype_of<K>(), MGPU_LESS,
-                          1, d.a, (size_t)d.na, d.b, (size_t)d.nb, d.out,
-                          sizeof(V), d.av, d.bv, d.outv, &c));
-      }, rbuf, rn, sink);
-      const double cp = time_clean_ms(how, [&] {
-        CHECK(cudaMemcpyAsync(y, x, kb + vb, cudaMemcpyDeviceToDevice, stream));
-      }, rbuf, rn, sink);
-      printf("dirty pass %d %-10s pairs union %.4f  keys union %.4f  pairs "
-             "intersection %.4f  copy of the inputs %.4f ms\n",
-             pass, hows[how], u, ku, pi, cp);
-    }
-  CHECK(cudaFree(x));
-  CHECK(cudaFree(y));
-  CHECK(cudaFree(rbuf));
-  CHECK(cudaFree(sink));
-}
-
-/* ---- experiment: wider staged union tiles (more threads, shorter walks),
- * and the partition's reads with ld.cs ------------------------------------ */
-template <typename K, typename V> void tune_setop_t256(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  typedef setop_policy<sizeof(K), 0> KP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  const mgpu_setop_kind u = MGPU_SET_UNION;
-  /* ft: system fence before the packed total (the library's order had a
-   * fence between its two words), tally: the total from a tally */
-  for (int pass = 0; pass < 3; ++pass)
-    for (int v : {1, 0, 2, 3}) {
-      const int f = v & 1, tl = v >> 1;
-      CHECK(cudaMemcpyToSymbol(g_fence, &f, sizeof f));
-      CHECK(cudaMemcpyToSymbol(g_tally, &tl, sizeof tl));
-      char what[16];
-      snprintf(what, sizeof what, "f%dt%d", f, tl);
-      setop_opt = {SP::wide_prefetch, true, true, 0, SP::direct_points};
-      tune_setop<typename SP::staged, true, true, true, S>(d, u, what);
-      tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(
-          d, MGPU_SET_SYMMETRIC_DIFFERENCE, what);
-      setop_opt = {KP::wide_prefetch, true, true, 0, KP::direct_points};
-      tune_setop<typename KP::union_tile, false, false, true, S>(d, u, what);
-    }
-  int z = 0;
-  CHECK(cudaMemcpyToSymbol(g_fence, &z, sizeof z));
-  CHECK(cudaMemcpyToSymbol(g_tally, &z, sizeof z));
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1847,13 +1699,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "dirty" && only != "dwhere" && only != "t256") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | dirty | dwhere | t256]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
   char err[256];
@@ -1904,9 +1756,6 @@ int main(int argc, char **argv) {
   if (only == "parked") tune_setop_parked<int32_t, uint32_t>(n);
   if (only == "pfu") tune_setop_pfu<int32_t, uint32_t>(n);
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
-  if (only == "dirty") tune_setop_dirty<int32_t, uint32_t>(n);
-  if (only == "dwhere") tune_setop_dwhere<int32_t, uint32_t>(n);
-  if (only == "t256") tune_setop_t256<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")

@@ -128,9 +128,7 @@ inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
   cuda_state *st = cuda_of(ctx);
   const auto landed = [&] {
     for (int i = 0; i < kPollsPerStreamQuery; ++i)
-      if ((__atomic_load_n(st->word, __ATOMIC_ACQUIRE) & 0xfffffu) ==
-          (ticket & 0xfffffu))
-        return true;
+      if (__atomic_load_n(st->word + 1, __ATOMIC_ACQUIRE) == ticket) return true;
     return false;
   };
   for (;;) {
@@ -138,13 +136,11 @@ inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
     const cudaError_t e = cudaStreamQuery(st->stream);
     if (e == cudaErrorNotReady) continue;
     CUDA_TRY(ctx, e);
-    if ((__atomic_load_n(st->word, __ATOMIC_ACQUIRE) & 0xfffffu) ==
-        (ticket & 0xfffffu))
-      break;
+    if (__atomic_load_n(st->word + 1, __ATOMIC_ACQUIRE) == ticket) break;
     return mgpu_set_error(ctx, MGPU_EDEVICE,
                           "setop kernel ended without publishing its count");
   }
-  *total = __atomic_load_n(st->word, __ATOMIC_ACQUIRE) >> 20;
+  *total = __atomic_load_n(st->word, __ATOMIC_ACQUIRE);
   return MGPU_OK;
 }
 
@@ -331,7 +327,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * points (and, sampled with direct points, a ready flag each), and the
    * samples. */
   const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + 2 * groups + 2; /* + the tally */
+  const int status_words = tiles + 2 * groups + 1;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
@@ -413,8 +409,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
-                         (int)(wave * opt.prefetch_percent / 100), ready,
-                         lone ? nullptr : tile_word(gsum, groups)};
+                         (int)(wave * opt.prefetch_percent / 100), ready};
   if constexpr (holds_output<P>::value) {
     static_assert(LOOKBACK_WARP && !STAGE_V,
                   "setop_held_kernel: a look-back warp, values gathered");
@@ -447,7 +442,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(wait_for_total(ctx, ticket, &n));
   } else {
     CUDA_TRY(ctx, cudaStreamSynchronize(s));
-    n = __atomic_load_n(st->word, __ATOMIC_ACQUIRE) >> 20;
+    n = __atomic_load_n(st->word, __ATOMIC_ACQUIRE);
   }
   *count = n < m->capacity ? (size_t)n : m->capacity;
   return MGPU_OK;

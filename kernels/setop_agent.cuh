@@ -103,8 +103,7 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
                                             b, direct_block ? nullptr : sb, nb,
                                             diag, comp);
     if (l == 0 && live)
-      bp = balanced_path<int>(cs_keys<K>{a}, na, cs_keys<K>{b}, nb, diag, p,
-                              duplicates, comp);
+      bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
   } else if (l == 0 && live) {
     const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
     bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
@@ -208,7 +207,6 @@ template <typename K, typename V> struct setop_tiles {
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
   const unsigned *ready; /* the points' flags (wait_for_points); null: wait
                             for the partition launch */
-  unsigned long long *tally; /* experiment: zeroed; null: none */
 };
 
 /* kept[]'s entries: P::KEPT where the policy bounds the output
@@ -328,16 +326,12 @@ __device__ __forceinline__ int compute_exclusive_sum(int x, int *warp_totals,
 
 /* The last tile's total for the host: the count, then (after a system
  * fence) this call's ticket, which the host waits for before reading it. */
-/* experiment (to revert): the total and the ticket's low 20 bits in one
- * word (g_fence: a system fence before it); g_tally: the total from a
- * tally of the counts */
-__device__ int g_fence = 0;
-__device__ int g_tally = 0;
 __device__ __forceinline__ void publish_total(unsigned long long *words,
                                               unsigned long long total,
                                               unsigned long long ticket) {
-  if (g_fence) __threadfence_system();
-  *(volatile unsigned long long *)words = total << 20 | (ticket & 0xfffffu);
+  words[0] = total;
+  __threadfence_system();
+  *(volatile unsigned long long *)(words + 1) = ticket;
 }
 
 /* Where a tile sits in shared memory: its span, and the offsets of A and
@@ -736,7 +730,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
         t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
-      if (tile == (int)gridDim.x - 1 && !(g_tally && t.tally))
+      if (tile == (int)gridDim.x - 1)
         publish_total(t.total, base + count, t.ticket);
     }
     __threadfence_block();
@@ -765,14 +759,6 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
     if (tid == 0) {
       publish_count(t.status, t.gsum, tile, tile_count);
       write_count_slot(&sm.count_slot, tile_count);
-      if (g_tally && t.tally) {
-        const unsigned long long old = atomicAdd(
-            t.tally, 1ull << 40 | (unsigned long long)tile_count);
-        if ((old >> 40) + 1 == gridDim.x)
-          publish_total(t.total,
-                        (old & ((1ull << 40) - 1)) + (unsigned long long)tile_count,
-                        t.ticket);
-      }
     }
   } else {
     cub::BlockScan<int, NT>(sm.scan).ExclusiveSum(__popc(commit), offset,

@@ -16,35 +16,6 @@
 
 namespace mgpu {
 
-/* experiment (to revert): the fine search's reads with ld.global.cs */
-__device__ int g_partition_cs = 0;
-template <typename T>
-__device__ __forceinline__ T partition_load(const T *p, int bit) {
-  if (g_partition_cs & bit) {
-    if constexpr (sizeof(T) == 4) {
-      unsigned u;
-      asm("ld.global.cs.b32 %0, [%1];" : "=r"(u) : "l"(p));
-      T r;
-      memcpy(&r, &u, 4);
-      return r;
-    } else if constexpr (sizeof(T) == 8) {
-      unsigned long long u;
-      asm("ld.global.cs.b64 %0, [%1];" : "=l"(u) : "l"(p));
-      T r;
-      memcpy(&r, &u, 8);
-      return r;
-    }
-  }
-  return *p;
-}
-template <typename K> struct cs_keys {
-  const K *p;
-  __device__ __forceinline__ K operator[](long long i) const {
-    return partition_load(p + i, 8);
-  }
-};
-
-
 /* What the samples say of P(k) = comp(b[diag-1-k], a[k]) at k = i * S:
  * +1 surely true, -1 surely false, 0 undecided.  P is false then true as k
  * grows, and so are these answers, which is what the coarse searches use. */
@@ -106,8 +77,8 @@ __device__ __forceinline__ int sampled_merge_path(const K *a, const K *sa,
 template <int S, typename K>
 __device__ __forceinline__ void gather_sample(int i, const K *a, int na, K *sa,
                                               const K *b, int nb, K *sb) {
-  if ((long long)i * S < na) sa[i] = partition_load(&a[(long long)i * S], 1);
-  if ((long long)i * S < nb) sb[i] = partition_load(&b[(long long)i * S], 1);
+  if ((long long)i * S < na) sa[i] = a[(long long)i * S];
+  if ((long long)i * S < nb) sb[i] = b[(long long)i * S];
 }
 
 /* samples[i] = keys[i * S] for i < ceil(n / S). */

@@ -108,12 +108,7 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
     }
   }
   hi = max(lo, hi);
-  int calls = 0;
-  const auto crossed = [&](int k) {
-    const int bit = calls++ == 0 ? 2 : 4;
-    return comp(partition_load(&b[diag - 1 - k], bit),
-                partition_load(&a[k], bit));
-  };
+  const auto crossed = [&](int k) { return comp(b[diag - 1 - k], a[k]); };
   if (sa) {
     /* The bracket is about S wide and in DRAM: eight lanes search it (3
      * rounds of 16 sectors) instead of 32 (2 rounds of 64), which made the
