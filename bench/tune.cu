@@ -1239,11 +1239,14 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
   const auto wait = [&](int reads) {
     for (;;) {
       for (int i = 0; i < reads; ++i)
-        if (__atomic_load_n(host_words + 1, __ATOMIC_ACQUIRE) == ticket) return;
+        if (total_word_is(__atomic_load_n(host_words, __ATOMIC_ACQUIRE),
+                          ticket))
+          return;
       const cudaError_t q = cudaStreamQuery(stream);
       if (q != cudaErrorNotReady) {
         CHECK(q);
-        if (__atomic_load_n(host_words + 1, __ATOMIC_ACQUIRE) != ticket) {
+        if (!total_word_is(__atomic_load_n(host_words, __ATOMIC_ACQUIRE),
+                           ticket)) {
           fprintf(stderr, "where: no ticket\n");
           exit(2);
         }

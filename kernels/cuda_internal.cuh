@@ -20,8 +20,8 @@ struct cuda_state {
    * rather than for the stream. */
   unsigned long long *word;
   /* Numbers the calls that publish a result in word[]: a kernel writes the
-   * result, then its call's ticket in word[1], so the host can wait for
-   * that word instead of for the whole stream. */
+   * result with its call's ticket in word[0] (total_word, setop_agent.cuh),
+   * so the host can wait for that word instead of for the whole stream. */
   unsigned long long tickets;
 };
 

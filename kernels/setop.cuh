@@ -15,8 +15,8 @@
  * two points.  Staged calls of a few rounds of tiles run as persistent
  * blocks that park each tile's output in shared memory until its place is
  * known (setop_parked.cuh).  The last tile writes the total into the
- * context's pinned host words with the call's ticket; the host waits for
- * that, not for the stream, so the call returns while the last stores land
+ * context's pinned host word with the call's ticket, in one store
+ * (total_word); the host waits for that, not for the stream, so the call returns while the last stores land
  * (they are in stream order).  A call of one tile launches only its tile:
  * no partition, no scratch.
  */
@@ -128,7 +128,8 @@ inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
   cuda_state *st = cuda_of(ctx);
   const auto landed = [&] {
     for (int i = 0; i < kPollsPerStreamQuery; ++i)
-      if (__atomic_load_n(st->word + 1, __ATOMIC_ACQUIRE) == ticket) return true;
+      if (total_word_is(__atomic_load_n(st->word, __ATOMIC_ACQUIRE), ticket))
+        return true;
     return false;
   };
   for (;;) {
@@ -136,11 +137,12 @@ inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
     const cudaError_t e = cudaStreamQuery(st->stream);
     if (e == cudaErrorNotReady) continue;
     CUDA_TRY(ctx, e);
-    if (__atomic_load_n(st->word + 1, __ATOMIC_ACQUIRE) == ticket) break;
+    if (total_word_is(__atomic_load_n(st->word, __ATOMIC_ACQUIRE), ticket))
+      break;
     return mgpu_set_error(ctx, MGPU_EDEVICE,
                           "setop kernel ended without publishing its count");
   }
-  *total = __atomic_load_n(st->word, __ATOMIC_ACQUIRE);
+  *total = __atomic_load_n(st->word, __ATOMIC_ACQUIRE) >> 32;
   return MGPU_OK;
 }
 
@@ -442,7 +444,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     MGPU_TRY(wait_for_total(ctx, ticket, &n));
   } else {
     CUDA_TRY(ctx, cudaStreamSynchronize(s));
-    n = __atomic_load_n(st->word, __ATOMIC_ACQUIRE);
+    n = __atomic_load_n(st->word, __ATOMIC_ACQUIRE) >> 32;
   }
   *count = n < m->capacity ? (size_t)n : m->capacity;
   return MGPU_OK;

@@ -196,8 +196,9 @@ template <typename K, typename V> struct setop_tiles {
                                   one tile, which has no successor */
   unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
   unsigned long long *gsum;    /* one word per 32 tiles, zeroed (group_word) */
-  unsigned long long *total;   /* pinned host words: the total, then the
-                                  ticket, written by the last tile */
+  unsigned long long *total;   /* pinned host word: the total and the
+                                  ticket (total_word), written by the last
+                                  tile */
   unsigned long long ticket;   /* this call's, to tell its total from older */
   K *out;
   V *outv;
@@ -324,14 +325,31 @@ __device__ __forceinline__ int compute_exclusive_sum(int x, int *warp_totals,
   return before + inc - x;
 }
 
-/* The last tile's total for the host: the count, then (after a system
- * fence) this call's ticket, which the host waits for before reading it. */
+/* The pinned host word a set operation's total comes back in: the total
+ * (at most MGPU_MAX_COUNT, below 2^31) in the high 32 bits, the low 32 bits
+ * of the call's ticket in the low ones, so that the host tells this call's
+ * total from an earlier call's. */
+__host__ __device__ constexpr unsigned long long
+total_word(unsigned long long total, unsigned long long ticket) {
+  return total << 32 | (ticket & 0xffffffffull);
+}
+__host__ __device__ constexpr bool
+total_word_is(unsigned long long word, unsigned long long ticket) {
+  return (word & 0xffffffffull) == (ticket & 0xffffffffull);
+}
+
+/* The last tile's total for the host, in one word with the low 32 bits of
+ * this call's ticket (total_word): one store, which the host sees whole or
+ * not at all, so nothing has to order a total before a ticket.  Two words
+ * with a system fence between them took longer (forty-second round,
+ * mgpu_tune t256 at 484031f, H200, ms, three passes, fence / none): staged
+ * pairs union at 2^26 0.3068-0.3087 / 0.3041-0.3061, at 2^28
+ * 1.1181-1.1291 / 1.1173-1.1231; keys union and 2^24 level. */
 __device__ __forceinline__ void publish_total(unsigned long long *words,
                                               unsigned long long total,
                                               unsigned long long ticket) {
-  words[0] = total;
-  __threadfence_system();
-  *(volatile unsigned long long *)(words + 1) = ticket;
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(words[0])
+      .store(total_word(total, ticket), cuda::memory_order_relaxed);
 }
 
 /* Where a tile sits in shared memory: its span, and the offsets of A and
