@@ -340,9 +340,10 @@ total_word_is(unsigned long long word, unsigned long long ticket) {
 
 /* The last tile's total for the host, in one word with the low 32 bits of
  * this call's ticket (total_word): one store, which the host sees whole or
- * not at all, so nothing has to order a total before a ticket.  Two words
- * with a system fence between them took longer (forty-second round,
- * mgpu_tune t256 at 484031f, H200, ms, three passes, fence / none): staged
+ * not at all, so nothing has to order a total before a ticket.  The same
+ * word after a system fence (the one the total and the ticket in two words
+ * needed between them) took longer (forty-second round, mgpu_tune t256 at
+ * 484031f, H200, ms, three passes, fence / none): staged
  * pairs union at 2^26 0.3068-0.3087 / 0.3041-0.3061, at 2^28
  * 1.1181-1.1291 / 1.1173-1.1231; keys union and 2^24 level. */
 __device__ __forceinline__ void publish_total(unsigned long long *words,
