@@ -16,9 +16,9 @@
  * blocks that park each tile's output in shared memory until its place is
  * known (setop_parked.cuh).  The last tile writes the total into the
  * context's pinned host word with the call's ticket, in one store
- * (total_word); the host waits for that, not for the stream, so the call returns while the last stores land
- * (they are in stream order).  A call of one tile launches only its tile:
- * no partition, no scratch.
+ * (total_word); the host waits for that, not for the stream, so the call
+ * returns while the last stores land (they are in stream order).  A call
+ * of one tile launches only its tile: no partition, no scratch.
  */
 #ifndef MGPU_SETOP_CUH
 #define MGPU_SETOP_CUH
