@@ -412,8 +412,7 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
   };
   const auto part = [&](bool sampled) {
     CHECK(launch_early(sampled, setop_partition_kernel<S, LANES, K, C>,
-                       grid_for((size_t)LANES * (tiles + 1),
-                                kSetopPartitionThreads),
+                       setop_partition_blocks(LANES, tiles + 1),
                        kSetopPartitionThreads, 0,
                        stream, d.a, (const K *)(sampled ? sa : nullptr), na,
                        d.b, (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
@@ -1205,8 +1204,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
   };
   const auto part = [&] {
     CHECK(launch_early(true, partition,
-                       grid_for((size_t)lanes * (tiles + 1),
-                                kSetopPartitionThreads),
+                       setop_partition_blocks(lanes, tiles + 1),
                        kSetopPartitionThreads, 0,
                        stream, d.a, (const K *)sa, na, d.b, (const K *)sb, nb,
                        (int)P::NV, tiles + 1, true, splits, status,
@@ -1474,7 +1472,7 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
                              stream>>>(d.a, na, sa, d.b, nb, sb);
   CHECK(cudaGetLastError());
   CHECK(launch_early(false, setop_partition_kernel<S, 8, K, C>,
-                     grid_for((size_t)8 * (tiles + 1), kSetopPartitionThreads),
+                     setop_partition_blocks(8, tiles + 1),
                      kSetopPartitionThreads, 0, stream,
                      d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
                      tiles + 1, true, splits, status, status_words,

@@ -396,8 +396,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                                  : setop_partition_kernel<S, 8, K, Comp>;
   if (!lone) {
     CUDA_TRY(ctx, launch_early(early && sampled, partition,
-                               grid_for((size_t)lanes * (tiles + 1),
-                                        kSetopPartitionThreads),
+                               setop_partition_blocks(lanes, tiles + 1),
                                kSetopPartitionThreads,
                                0, s, a, (const K *)sa, na, b, (const K *)sb,
                                nb, (int)P::NV, tiles + 1, m->duplicates != 0,

@@ -31,6 +31,12 @@ namespace mgpu {
  * staged pairs union at 2^26 0.3042-0.3091 / 0.3057-0.3075). */
 constexpr int kSetopPartitionThreads = 512;
 
+/* Blocks of setop_partition_kernel for `points` points of `lanes` lanes
+ * each (blocks of kSetopPartitionThreads). */
+inline unsigned setop_partition_blocks(int lanes, int points) {
+  return grid_for((size_t)lanes * points, kSetopPartitionThreads);
+}
+
 /* How long setop_kernel's look-back warp waits between its polls until
  * the tile has counted (tile_exclusive_prefix_ahead; 100 ns after).  Polls
  * that early learn little the later ones would not, and each reads 32
