@@ -340,7 +340,9 @@ void tune_setop(setop_data<K, V> &d, mgpu_setop_kind op, const char *what) {
   });
   const int o = (int)op;
   bool ok = true;
-  if (!d.have_ref[o]) {
+  if (setop_opt.no_wait) {
+    /* no total: nothing to check */
+  } else if (!d.have_ref[o]) {
     if (!d.ref_out[o]) {
       d.ref_out[o] = device_alloc<K>(d.capacity);
       d.ref_outv[o] = device_alloc<V>(d.capacity);
@@ -1640,6 +1642,44 @@ template <typename K, typename V> void tune_setop_direct2(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
+/* The end of a call: the library (A), its scratch handed back before the
+ * wait for the total (F), the total from a tally of the counts with the
+ * scratch handed back early (T), and the launches alone, timed without
+ * the wait (G: the GPU's time, no total, not checked).  The library's
+ * tiles and wide-call options; passes interleave the four. */
+template <typename K, typename V> void tune_setop_tail(int n) {
+  setop_data<K, V> d(n);
+  typedef setop_policy<sizeof(K), 0> KP;
+  typedef setop_policy<sizeof(K), sizeof(V)> SP;
+  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
+  const mgpu_setop_kind u = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION,
+                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
+  const char *names[] = {"A", "F", "T", "G"};
+  const auto set = [&](int v, int prefetch) {
+    setop_opt = {prefetch, true, true, 0, SP::direct_points};
+    setop_opt.free_early = v >= 1;
+    setop_opt.tally_total = v == 2;
+    setop_opt.no_wait = v == 3;
+  };
+  for (int pass = 0; pass < 3; ++pass)
+    for (int v = 0; v < 4; ++v) {
+      set(v, SP::wide_prefetch);
+      tune_setop<typename SP::staged, true, true, true, S>(d, u, names[v]);
+      tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(
+          d, sd, names[v]);
+      tune_setop<typename SP::intersection, true, false, true, S>(d, x,
+                                                                 names[v]);
+    }
+  d.reset_refs();
+  for (int pass = 0; pass < 2; ++pass)
+    for (int v = 0; v < 4; ++v) {
+      set(v, KP::wide_prefetch);
+      tune_setop<typename KP::union_tile, false, false, true, S>(d, u,
+                                                                names[v]);
+    }
+  setop_opt = {50, true, true, 0, 0};
+}
+
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1695,7 +1735,8 @@ int main(int argc, char **argv) {
       only != "early" && only != "loaded" && only != "union" &&
       only != "loaded8" && only != "gunion" && only != "ustore" &&
       only != "where" && only != "prof" && only != "stride" &&
-      only != "direct" && only != "direct2" && only != "align" &&
+      only != "direct" && only != "direct2" && only != "tail" &&
+      only != "align" &&
       only != "align8" && only != "sunion" &&
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
@@ -1705,7 +1746,7 @@ int main(int argc, char **argv) {
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
-                    "prof | stride | direct | direct2 | align | align8 | sunion | xpf | xop | "
+                    "prof | stride | direct | direct2 | tail | align | align8 | sunion | xpf | xop | "
                     "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
     return 2;
   }
@@ -1759,6 +1800,7 @@ int main(int argc, char **argv) {
   if (only == "ceil") tune_setop_ceil<int32_t, uint32_t>(n);
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
+  if (only == "tail") tune_setop_tail<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
     tune_setop_where<int32_t, uint32_t>(n, only == "prof");
   if (only == "loaded") {

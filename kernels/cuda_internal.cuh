@@ -73,9 +73,13 @@ struct cuda_scratch {
     return mgpu_alloc(c, n, &ptr);
   }
   template <typename T> T *as() const { return static_cast<T *>(ptr); }
-  ~cuda_scratch() {
+  /* Hands the block back now: stream ordered, so work already queued may
+   * still use it. */
+  void release() {
     if (ptr) mgpu_free(ctx, ptr, bytes);
+    ptr = nullptr;
   }
+  ~cuda_scratch() { release(); }
 };
 
 #define MGPU_TRY(expr)                                                         \

@@ -108,6 +108,11 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
+  bool tally_total = false; /* setop_kernel's total from a tally of the
+                               counts (setop_tiles::tally) */
+  bool free_early = false;  /* scratch handed back before the wait for the
+                               total, not after it */
+  bool no_wait = false;     /* mgpu_tune: return once launched, count 0 */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -329,7 +334,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * points (and, sampled with direct points, a ready flag each), and the
    * samples. */
   const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + 2 * groups + 1;
+  /* ... and the tally's word (setop_tiles::tally) */
+  const int status_words = tiles + 2 * groups + 2;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
@@ -411,6 +417,9 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
                          (int)(wave * opt.prefetch_percent / 100), ready};
+  if (opt.tally_total && !lone && !holds_output<P>::value &&
+      !parks_output<P>::value && LOOKBACK_WARP)
+    t.tally = tile_word(gsum, groups);
   if constexpr (holds_output<P>::value) {
     static_assert(LOOKBACK_WARP && !STAGE_V,
                   "setop_held_kernel: a look-back warp, values gathered");
@@ -438,6 +447,11 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                                comp));
   }
   CUDA_LAUNCHED(ctx, "setop kernel");
+  if (opt.free_early) scratch.release();
+  if (opt.no_wait) {
+    *count = 0;
+    return MGPU_OK;
+  }
   unsigned long long n = 0;
   if (opt.early_count) {
     MGPU_TRY(wait_for_total(ctx, ticket, &n));
