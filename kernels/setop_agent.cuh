@@ -214,10 +214,6 @@ template <typename K, typename V> struct setop_tiles {
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
   const unsigned *ready; /* the points' flags (wait_for_points); null: wait
                             for the partition launch */
-  unsigned long long *tally = nullptr; /* setop_kernel: every tile's count
-                            with an arrival (tally_count); the tile whose
-                            count completes it publishes the total.  Null:
-                            the last tile publishes it with its base */
 };
 
 /* kept[]'s entries: P::KEPT where the policy bounds the output
@@ -361,49 +357,6 @@ __device__ __forceinline__ void publish_total(unsigned long long *words,
                                               unsigned long long ticket) {
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(words[0])
       .store(total_word(total, ticket), cuda::memory_order_relaxed);
-}
-
-/* The total from a tally: each tile adds its count with one arrival
- * (kGroupArrival) as soon as its look-back warp has it, and the tile whose
- * add brings the arrivals to `tiles` publishes the sum.  That is when the
- * last count is in, a look-back's round trips before the last tile has its
- * base, so the host's wait for the total (its round trip over PCIe, the
- * caller's next call) overlaps the last tiles' stores instead of
- * following them.  The add is issued at once and its answer read a few
- * polls later (tally_check), so the look-back warp never waits for it
- * before the tile has its base. */
-struct setop_tally {
-  unsigned long long old = 0; /* the add's answer (lane 0) */
-  int polls = -1;             /* polls since the add; -1: not added */
-  bool done = false;
-};
-
-/* Polls between the tally's add and the reading of its answer: each poll
- * is an L2 round trip, the add one too. */
-constexpr int kTallyCheckPolls = 2;
-
-__device__ __forceinline__ void tally_count(setop_tally &s,
-                                            unsigned long long *tally,
-                                            long long count) {
-  if ((threadIdx.x & 31) == 0)
-    s.old = atomicAdd(tally, kGroupArrival | (unsigned long long)count);
-  s.polls = 0;
-}
-
-/* Reads the add's answer once `force` or kTallyCheckPolls polls have
- * passed since it; the tile that completed the tally publishes. */
-__device__ __forceinline__ void tally_check(setop_tally &s,
-                                            unsigned long long *words,
-                                            long long count, int tiles,
-                                            unsigned long long ticket,
-                                            bool force) {
-  if (s.done || s.polls < 0) return;
-  if (!force && ++s.polls < kTallyCheckPolls) return;
-  s.done = true;
-  if ((threadIdx.x & 31) == 0 &&
-      s.old / kGroupArrival + 1 == (unsigned long long)tiles)
-    publish_total(words, s.old % kGroupArrival + (unsigned long long)count,
-                  ticket);
 }
 
 /* Where a tile sits in shared memory: its span, and the offsets of A and
@@ -798,29 +751,15 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
 
   if (LOOKBACK_WARP && tid >= NT) {
     long long count;
-    setop_tally tl;
-    const int tiles = (int)gridDim.x;
-    const long long base = tile_exclusive_prefix_polled<kSetopEarlyPollNs>(
-        t.status, t.gstatus, t.gsum, tile,
-        [&]() -> long long {
-          const long long c = read_count_slot(&sm.count_slot);
-          if (t.tally && c >= 0) tally_count(tl, t.tally, c);
-          return c;
-        },
-        [&](long long c) {
-          if (t.tally)
-            tally_check(tl, t.total, c, tiles, t.ticket, false);
-        },
-        &count);
+    const long long base = tile_exclusive_prefix_ahead<kSetopEarlyPollNs>(
+        t.status, t.gstatus, t.gsum, tile, &sm.count_slot, &count);
     if (tid == NT) {
       sm.base = base;
-      if (!t.tally && tile == tiles - 1)
+      if (tile == (int)gridDim.x - 1)
         publish_total(t.total, base + count, t.ticket);
     }
     __threadfence_block();
     named_arrive(2, THREADS);
-    /* a tile whose count came last, with its base already in hand */
-    if (t.tally) tally_check(tl, t.total, count, tiles, t.ticket, true);
     return;
   }
 

@@ -270,17 +270,15 @@ __device__ __forceinline__ int read_count_slot(int *slot) {
  * 32 sectors of L2 traffic beside the tiles' streams.
  * Returns (to every lane) the sum of the counts of tiles 0 .. tile-1 and
  * sets *count_out. */
-template <int EARLY_NS = 0, typename Poll, typename Counted>
+template <int EARLY_NS = 0, typename Poll>
 __device__ __forceinline__ long long tile_exclusive_prefix_polled(
     unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, Poll poll, Counted counted,
-    long long *count_out) {
+    unsigned long long *gsum, int tile, Poll poll, long long *count_out) {
   long long count = -1; /* the tile's count, once poll() has it */
   long long before = 0;
   if (tile > 0)
     before = sum_predecessors(status, gstatus, gsum, tile, [&] {
       if (count < 0) count = poll();
-      else counted(count);
       if (EARLY_NS > 0 && count < 0) __nanosleep(EARLY_NS);
       else tile_back_off();
     });
@@ -290,15 +288,6 @@ __device__ __forceinline__ long long tile_exclusive_prefix_polled(
   publish_prefix(status, gstatus, tile, before + count);
   *count_out = count;
   return before;
-}
-
-/* The same without a hook for the polls after the count. */
-template <int EARLY_NS = 0, typename Poll>
-__device__ __forceinline__ long long tile_exclusive_prefix_polled(
-    unsigned long long *status, unsigned long long *gstatus,
-    unsigned long long *gsum, int tile, Poll poll, long long *count_out) {
-  return tile_exclusive_prefix_polled<EARLY_NS>(
-      status, gstatus, gsum, tile, poll, [](long long) {}, count_out);
 }
 
 /* tile_exclusive_prefix_polled with the count handed over in *count_slot
