@@ -3,8 +3,8 @@
 # build, the spec suite on every backend, compute-sanitizer over the cuda
 # specs, the tuning sweep and the benchmark.  Logs go to $OUT (or ./gpu-out).
 #
-#   tools/gpu-check.sh [build] [specs] [memcheck] [racecheck] [setop-test]
-#                      [staged] [tune] [bench]
+#   tools/gpu-check.sh [build] [specs] [memcheck] [racecheck] [setop]
+#                      [setop-test] [staged] [tune] [bench]
 #
 # With no arguments it does build, specs, memcheck, tune and bench.
 # setop-test builds a test library (build-test: every intersection and
@@ -16,7 +16,8 @@
 # memcheck and racecheck; memcheck and racecheck also cover the default
 # build's set operations.  staged runs the one spec whose calls take the
 # default build's staged one-tile kernel (sizes the sanitizer passes leave
-# out) under memcheck and racecheck.  Carry .lua-bundle (see
+# out) under memcheck and racecheck; setop runs memcheck and racecheck
+# over the default build's set-operation specs alone.  Carry .lua-bundle (see
 # ../shared/device/make-lua-bundle.sh); MGPU_COMMIT names the commit in the
 # benchmark's CSV.
 set -uo pipefail
@@ -93,6 +94,10 @@ for tool in memcheck racecheck; do
   [ $rc -ne 0 ] && status=1
   setop_sanitize "$tool" build
 done
+
+if want setop; then
+  for tool in memcheck racecheck; do setop_sanitize "$tool" build; done
+fi
 
 if want setop-test; then
   t0=$(date +%s)
