@@ -24,6 +24,7 @@
 #define MGPU_SETOP_CUH
 
 #include <atomic>
+#include <cstdlib>
 
 #include "setop_agent.cuh"
 #include "setop_held.cuh"
@@ -453,7 +454,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * 0.2830 / 0.2821 / 0.2804, keys union 0.2015 / 0.2007 / 0.1988; each
    * within its passes' spread, at 2^28 level.  What stays is the wait
    * itself, ~3-4 us: the total over PCIe and the caller's next call. */
-  if (opt.free_early) scratch.release();
+  static const bool free_late = getenv("MGPU_SETOP_FREE_LATE") != nullptr;
+  if (opt.free_early && !free_late) scratch.release();
   if (opt.no_wait) {
     *count = 0;
     return MGPU_OK;
