@@ -24,7 +24,6 @@
 #define MGPU_SETOP_CUH
 
 #include <atomic>
-#include <cstdlib>
 
 #include "setop_agent.cuh"
 #include "setop_held.cuh"
@@ -109,8 +108,8 @@ struct setop_options {
                            the inputs, each tile waiting for its own two
                            (setop_partition_kernel); 0: none, every tile
                            waits for the whole partition */
-  bool free_early = true; /* scratch handed back before the wait for the
-                             total, not after it (setop_run) */
+  bool free_early = true; /* in wide calls, scratch handed back before the
+                             wait for the total (setop_run) */
   bool no_wait = false;   /* mgpu_tune: return once launched, count 0, so
                              that the launches are timed without the host's
                              wait */
@@ -444,18 +443,22 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                                comp));
   }
   CUDA_LAUNCHED(ctx, "setop kernel");
-  /* The host's work between the total landing and the caller going on is
-   * part of every call, so the scratch's free (stream ordered: the launches
-   * above still own the block) comes before the wait, not after it
-   * (forty-third round, mgpu_tune tail, H200, i32 at 2^26, six passes,
-   * mean ms after / before the wait, then the launches alone timed
-   * without it): staged pairs union 0.3061 / 0.3056 / 0.3020, pairs
-   * intersection 0.1818 / 0.1807 / 0.1778, staged symmetric difference
-   * 0.2830 / 0.2821 / 0.2804, keys union 0.2015 / 0.2007 / 0.1988; each
-   * within its passes' spread, at 2^28 level.  What stays is the wait
-   * itself, ~3-4 us: the total over PCIe and the caller's next call. */
-  static const bool free_late = getenv("MGPU_SETOP_FREE_LATE") != nullptr;
-  if (opt.free_early && !free_late) scratch.release();
+  /* In calls of kSetopWideWaves waves or more the scratch's free (stream
+   * ordered: the launches above still own the block) comes before the wait
+   * for the total, where it overlaps the tiles, not after it, where the
+   * caller waits for it too (forty-third round, mgpu_tune tail, H200, i32
+   * at 2^26, nine passes on two machines, mean ms with the free after /
+   * before the wait, and the launches alone timed without any wait):
+   * pairs intersection 0.1815 / 0.1802 / 0.1777, staged symmetric
+   * difference 0.2828 / 0.2815 / 0.2801, staged pairs union 0.3053 /
+   * 0.3051 / 0.3013, keys union 0.2015 / 0.2007 / 0.1983 (2^28 level).
+   * Smaller calls keep it after the wait: there the launches outlast the
+   * GPU's work, and Lua's set_union of pairs of 2 x 50,000 keys took 30.6,
+   * 31.7 and 25.9 us with the free before the wait against 26.2, 26.0 and
+   * 26.1 after it (bench/latency.lua, one machine, alternating). */
+  const bool free_before_wait =
+      opt.free_early && tiles >= kSetopWideWaves * wave;
+  if (free_before_wait) scratch.release();
   if (opt.no_wait) {
     *count = 0;
     return MGPU_OK;
