@@ -443,7 +443,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                                comp));
   }
   CUDA_LAUNCHED(ctx, "setop kernel");
-  /* In calls of kSetopWideWaves waves or more the scratch's free (stream
+  /* In wide calls (setop_wide_call) the scratch's free (stream
    * ordered: the launches above still own the block) comes before the wait
    * for the total, where it overlaps the tiles, not after it, where the
    * caller waits for it too (forty-third round, mgpu_tune tail, H200, i32
@@ -456,9 +456,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * GPU's work, and Lua's set_union of pairs of 2 x 50,000 keys took 30.6,
    * 31.7 and 25.9 us with the free before the wait against 26.2, 26.0 and
    * 26.1 after it (bench/latency.lua, one machine, alternating). */
-  const bool free_before_wait =
-      opt.free_early && tiles >= kSetopWideWaves * wave;
-  if (free_before_wait) scratch.release();
+  if (opt.free_early && setop_wide_call<P>(ctx, m)) scratch.release();
   if (opt.no_wait) {
     *count = 0;
     return MGPU_OK;
