@@ -1720,12 +1720,12 @@ template <typename K, typename V> void tune_setop_ctab(int n) {
   constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
   const mgpu_setop_kind u = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  const int ts[] = {0, 16, 64, 0};
-  const char *names[] = {"T0", "T16", "T64", "T0"};
+  const int ts[] = {0, 16, 0, 16};
+  const char *names[] = {"T0d", "T16d", "T0c", "T16c"};
   const auto set = [&](int v, int prefetch) {
     setop_opt = {prefetch, true, true, 0, SP::direct_points};
     setop_opt.table_samples = ts[v];
-    clean_flush = false;
+    clean_flush = v >= 2;
   };
   for (int pass = 0; pass < reps_passes; ++pass)
     for (int v = 0; v < 4; ++v) {

@@ -356,8 +356,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   int tstride = 0, cta = 0, ctb = 0;
   if (sampled && !flagged && opt.table_samples > 0) {
     long long t = opt.table_samples;
-    while (max(samples_of(na, (int)(S * t)), samples_of(nb, (int)(S * t))) >
-           4 * kSetopPartitionThreads)
+    while ((samples_of(na, (int)(S * t)) + samples_of(nb, (int)(S * t))) *
+               (long long)sizeof(K) > 32768)
       t *= 2;
     tstride = (int)(S * t);
     cta = samples_of(na, tstride);

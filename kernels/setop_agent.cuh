@@ -99,24 +99,10 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
    * after the wait above, when the gather has written it. */
   K *tsa = nullptr, *tsb = nullptr;
   if (tstride > 0 && !ready) {
-    /* every load in flight before the first store (up to kTableLoads
-     * entries of each table a thread: setop_run's cap) */
-    constexpr int kTableLoads = 4;
     tsa = shared_as<K>();
     tsb = tsa + cta;
-    K va[kTableLoads], vb[kTableLoads];
-#pragma unroll
-    for (int r = 0; r < kTableLoads; ++r) {
-      const int i = threadIdx.x + r * kSetopPartitionThreads;
-      if (i < cta) va[r] = ta[i];
-      if (i < ctb) vb[r] = tb[i];
-    }
-#pragma unroll
-    for (int r = 0; r < kTableLoads; ++r) {
-      const int i = threadIdx.x + r * kSetopPartitionThreads;
-      if (i < cta) tsa[i] = va[r];
-      if (i < ctb) tsb[i] = vb[r];
-    }
+    for (int i = threadIdx.x; i < cta; i += blockDim.x) tsa[i] = ta[i];
+    for (int i = threadIdx.x; i < ctb; i += blockDim.x) tsb[i] = tb[i];
     __syncthreads();
   }
   /* whole warps leave or stay: the search ballots across the warp, so a
