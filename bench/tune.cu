@@ -57,22 +57,6 @@ int failures = 0;
     }                                                                          \
   } while (0)
 
-/* With clean_flush, the flush is followed by a read of another 2 x L2
- * buffer, so that the call finds the L2 full of clean lines instead of the
- * memset's dirty ones (forty-second round's `dirty`). */
-bool clean_flush = false;
-uint4 *clean_buf = nullptr;
-unsigned *clean_sink = nullptr;
-__global__ void clean_read_kernel(const uint4 *p, size_t n, unsigned *sink) {
-  uint4 acc = make_uint4(0, 0, 0, 0);
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x) {
-    const uint4 v = p[i];
-    acc.x ^= v.x; acc.y ^= v.y; acc.z ^= v.z; acc.w ^= v.w;
-  }
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678u) *sink = 1;
-}
-
 /* Median time of `reps` runs of f, each after `prep` and an L2 flush. */
 template <typename Prep, typename F> double time_ms(Prep prep, F f) {
   cudaEvent_t e0, e1;
@@ -82,16 +66,6 @@ template <typename Prep, typename F> double time_ms(Prep prep, F f) {
   for (int r = 0; r < reps + 2; ++r) {
     prep();
     CHECK(cudaMemsetAsync(flush_buf, r & 0xff, flush_bytes, stream));
-    if (clean_flush) {
-      if (!clean_buf) {
-        CHECK(cudaMalloc(&clean_buf, flush_bytes));
-        CHECK(cudaMalloc(&clean_sink, sizeof(unsigned)));
-        CHECK(cudaMemset(clean_buf, 1, flush_bytes));
-      }
-      clean_read_kernel<<<132 * 8, 512, 0, stream>>>(
-          clean_buf, flush_bytes / sizeof(uint4), clean_sink);
-      CHECK(cudaGetLastError());
-    }
     CHECK(cudaEventRecord(e0, stream));
     f();
     CHECK(cudaEventRecord(e1, stream));
@@ -1720,15 +1694,14 @@ template <typename K, typename V> void tune_setop_ctab(int n) {
   constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
   const mgpu_setop_kind u = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION,
                         sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  const int ts[] = {0, 16, 0, 16};
-  const char *names[] = {"T0d", "T16d", "T0c", "T16c"};
+  const int ts[] = {0, 16, 32};
+  const char *names[] = {"T0", "T16", "T32"};
   const auto set = [&](int v, int prefetch) {
     setop_opt = {prefetch, true, true, 0, SP::direct_points};
     setop_opt.table_samples = ts[v];
-    clean_flush = v >= 2;
   };
   for (int pass = 0; pass < reps_passes; ++pass)
-    for (int v = 0; v < 4; ++v) {
+    for (int v = 0; v < 3; ++v) {
       set(v, SP::wide_prefetch);
       tune_setop<typename SP::staged, true, true, true, S>(d, u, names[v]);
       tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(
@@ -1738,13 +1711,12 @@ template <typename K, typename V> void tune_setop_ctab(int n) {
     }
   d.reset_refs();
   for (int pass = 0; pass < reps_passes; ++pass)
-    for (int v = 0; v < 4; ++v) {
+    for (int v = 0; v < 3; ++v) {
       set(v, KP::wide_prefetch);
       tune_setop<typename KP::union_tile, false, false, true, S>(d, u,
                                                                 names[v]);
     }
   setop_opt = {50, true, true, 0, 0};
-  clean_flush = false;
 }
 
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
