@@ -30,7 +30,6 @@ namespace {
 using namespace mgpu;
 
 int reps = 15;
-int reps_passes = 3; /* passes of the interleaved modes (MGPU_TUNE_PASSES) */
 mgpu_context *ctx = nullptr;
 cudaStream_t stream;
 void *flush_buf = nullptr;
@@ -420,8 +419,7 @@ void setop_phases(setop_data<K, V> &d, const char *what) {
                        stream, d.a, (const K *)(sampled ? sa : nullptr), na,
                        d.b, (const K *)(sampled ? sb : nullptr), nb, (int)P::NV,
                        tiles + 1, true, splits, status, status_words,
-                       (unsigned *)nullptr, 0, C(), (const K *)nullptr,
-                       (const K *)nullptr, 0, 0, 0));
+                       (unsigned *)nullptr, 0, C()));
   };
   const auto none = [] {};
   printf("phases    %-5s n=%d points=%d lanes=%2d: gather %.4f ms, "
@@ -1212,8 +1210,7 @@ void setop_where(setop_data<K, V> &d, mgpu_setop_kind op, int prefetch,
                        kSetopPartitionThreads, 0,
                        stream, d.a, (const K *)sa, na, d.b, (const K *)sb, nb,
                        (int)P::NV, tiles + 1, true, splits, status,
-                       status_words, (unsigned *)nullptr, 0, C(), (const K *)nullptr,
-                       (const K *)nullptr, 0, 0, 0));
+                       status_words, (unsigned *)nullptr, 0, C()));
   };
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, true, K, V, C>;
   const size_t smem = sizeof(setop_smem<P::NT, P::VT, STAGE_V, K, V,
@@ -1481,8 +1478,7 @@ void ceil_shape(setop_data<K, V> &d, int prefetch, bool full) {
                      kSetopPartitionThreads, 0, stream,
                      d.a, (const K *)sa, na, d.b, (const K *)sb, nb, (int)P::NV,
                      tiles + 1, true, splits, status, status_words,
-                     (unsigned *)nullptr, 0, C(), (const K *)nullptr,
-                     (const K *)nullptr, 0, 0, 0));
+                     (unsigned *)nullptr, 0, C()));
   CHECK(cudaStreamSynchronize(stream));
   if (full) {
     ceil_time<P, 0>(d, splits, prefetch, status, status_words);
@@ -1684,41 +1680,6 @@ template <typename K, typename V> void tune_setop_tail(int n) {
   setop_opt = {50, true, true, 0, 0};
 }
 
-/* The partition's coarse search from a table of every T-th sample in
- * each partition block's shared memory (setop_options::table_samples):
- * T = 0 (the library), 16, 32, interleaved passes. */
-template <typename K, typename V> void tune_setop_ctab(int n) {
-  setop_data<K, V> d(n);
-  typedef setop_policy<sizeof(K), 0> KP;
-  typedef setop_policy<sizeof(K), sizeof(V)> SP;
-  constexpr int S = SP::wide_stride ? SP::wide_stride : kSetopSampleStride;
-  const mgpu_setop_kind u = MGPU_SET_UNION, x = MGPU_SET_INTERSECTION,
-                        sd = MGPU_SET_SYMMETRIC_DIFFERENCE;
-  const int ts[] = {0, 16, 32};
-  const char *names[] = {"T0", "T16", "T32"};
-  const auto set = [&](int v, int prefetch) {
-    setop_opt = {prefetch, true, true, 0, SP::direct_points};
-    setop_opt.table_samples = ts[v];
-  };
-  for (int pass = 0; pass < reps_passes; ++pass)
-    for (int v = 0; v < 3; ++v) {
-      set(v, SP::wide_prefetch);
-      tune_setop<typename SP::staged, true, true, true, S>(d, u, names[v]);
-      tune_setop<typename SP::staged_symmetric_difference, true, true, true, S>(
-          d, sd, names[v]);
-      tune_setop<typename SP::intersection, true, false, true, S>(d, x,
-                                                                 names[v]);
-    }
-  d.reset_refs();
-  for (int pass = 0; pass < reps_passes; ++pass)
-    for (int v = 0; v < 3; ++v) {
-      set(v, KP::wide_prefetch);
-      tune_setop<typename KP::union_tile, false, false, true, S>(d, u,
-                                                                names[v]);
-    }
-  setop_opt = {50, true, true, 0, 0};
-}
-
 /* The current policy (kernels/policy.cuh) first: it is the reference. */
 template <typename K, typename V> void tune_all_setop(int n) {
   setop_data<K, V> d(n);
@@ -1766,7 +1727,6 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* lines reach a pipe before a kill */
   int lg = argc > 1 ? atoi(argv[1]) : 26;
   if (argc > 2) reps = atoi(argv[2]);
-  if (getenv("MGPU_TUNE_PASSES")) reps_passes = atoi(getenv("MGPU_TUNE_PASSES"));
   const std::string only = argc > 3 ? argv[3] : "all";
   if (only != "all" && only != "merge" && only != "merge32" && only != "sort" &&
       only != "setop" && only != "setop32" && only != "half" &&
@@ -1781,7 +1741,7 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "ctab") {
+      only != "xop8" && only != "pfu") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
@@ -1841,7 +1801,6 @@ int main(int argc, char **argv) {
   if (only == "direct") tune_setop_direct<int32_t, uint32_t>(n);
   if (only == "direct2") tune_setop_direct2<int32_t, uint32_t>(n);
   if (only == "tail") tune_setop_tail<int32_t, uint32_t>(n);
-  if (only == "ctab") tune_setop_ctab<int32_t, uint32_t>(n);
   if (only == "where" || only == "prof")
     tune_setop_where<int32_t, uint32_t>(n, only == "prof");
   if (only == "loaded") {

@@ -113,10 +113,6 @@ struct setop_options {
   bool no_wait = false;   /* mgpu_tune: return once launched, count 0, so
                              that the launches are timed without the host's
                              wait */
-  int table_samples = 0;  /* sampled calls without direct points: the
-                             partition's blocks first search a table of
-                             every table_samples-th sample in shared
-                             memory (doubled until it fits 32 KB); 0: none */
 };
 
 /* How often wait_for_total reads the ticket's word between two questions
@@ -352,17 +348,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                        tiles <= kSetopDirectWaves * wave;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
-  /* the partition's table of samples (setop_options::table_samples) */
-  int tstride = 0, cta = 0, ctb = 0;
-  if (sampled && !flagged && opt.table_samples > 0) {
-    long long t = opt.table_samples;
-    while ((samples_of(na, (int)(S * t)) + samples_of(nb, (int)(S * t))) *
-               (long long)sizeof(K) > 32768)
-      t *= 2;
-    tstride = (int)(S * t);
-    cta = samples_of(na, tstride);
-    ctb = samples_of(nb, tstride);
-  }
   const size_t status_bytes = (size_t)tile_words_bytes(status_words);
   const size_t splits_at = status_bytes;
   const size_t ready_at = splits_at + sizeof(unsigned) * ((size_t)tiles + 1);
@@ -375,8 +360,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   unsigned long long *status = nullptr, *gstatus = nullptr, *gsum = nullptr;
   unsigned *splits = nullptr;
   if (!lone) {
-    MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb +
-                                                        cta + ctb)));
+    MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
     base = scratch.as<char>();
     status = (unsigned long long *)base;
     gstatus = tile_word(status, tiles);
@@ -390,10 +374,6 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     if (flagged)
       setop_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0, s>>>(
           a, na, pa, b, nb, pa + ca, status, status_words, ready, tiles + 1);
-    else if (tstride)
-      setop_gather_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0,
-                               s>>>(a, na, pa, b, nb, pa + ca, pa + ca + cb,
-                                    pa + ca + cb + cta, tstride);
     else
       gather_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0,
                                  s>>>(a, na, pa, b, nb, pa + ca);
@@ -423,13 +403,10 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     CUDA_TRY(ctx, launch_early(early && sampled, partition,
                                setop_partition_blocks(lanes, tiles + 1),
                                kSetopPartitionThreads,
-                               sizeof(K) * ((size_t)cta + ctb), s, a,
-                               (const K *)sa, na, b, (const K *)sb,
+                               0, s, a, (const K *)sa, na, b, (const K *)sb,
                                nb, (int)P::NV, tiles + 1, m->duplicates != 0,
                                splits, status, status_words, ready, direct,
-                               comp, sb ? sb + cb : nullptr,
-                               sb ? sb + cb + cta : nullptr, cta, ctb,
-                               tstride));
+                               comp));
     CUDA_LAUNCHED(ctx, "setop partition kernel");
   }
   const unsigned long long ticket = ++st->tickets;

@@ -76,9 +76,7 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
                            const K *sb, int nb, int nv, int count,
                            bool duplicates, unsigned *splits,
                            unsigned long long *status, int status_words,
-                           unsigned *ready, int direct, Comp comp,
-                           const K *ta, const K *tb, int cta, int ctb,
-                           int tstride) {
+                           unsigned *ready, int direct, Comp comp) {
   const int gid = blockIdx.x * blockDim.x + threadIdx.x;
   /* block-uniform: the block's last point is among the direct ones */
   const bool direct_block =
@@ -93,17 +91,6 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
   } else if (!direct_block) {
     wait_for_prior_grid();
     allow_dependent_grids();
-  }
-  /* The table of every (tstride / S)-th sample (setop_gather_kernel), into
-   * this block's shared memory; only without `ready` (no direct blocks),
-   * after the wait above, when the gather has written it. */
-  K *tsa = nullptr, *tsb = nullptr;
-  if (tstride > 0 && !ready) {
-    tsa = shared_as<K>();
-    tsb = tsa + cta;
-    for (int i = threadIdx.x; i < cta; i += blockDim.x) tsa[i] = ta[i];
-    for (int i = threadIdx.x; i < ctb; i += blockDim.x) tsb[i] = tb[i];
-    __syncthreads();
   }
   /* whole warps leave or stay: the search ballots across the warp, so a
    * group past the last point searches for the last one again and keeps
@@ -120,7 +107,7 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
     const int diag = (int)d;
     const int p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
                                             b, direct_block ? nullptr : sb, nb,
-                                            diag, comp, tsa, tsb, tstride);
+                                            diag, comp);
     if (l == 0 && live)
       bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
   } else if (l == 0 && live) {
@@ -158,22 +145,6 @@ __global__ void setop_samples_kernel(const K *a, int na, K *sa, const K *b,
   for (int w = i; w < status_words; w += stride) *tile_word(status, w) = 0;
   for (int w = i; w < points; w += stride) ready[w] = 0;
   gather_sample<S>(i, a, na, sa, b, nb, sb);
-}
-
-/* gather_samples_kernel's samples, and with tstride > 0 a table of every
- * (tstride / S)-th of them: ta[k] = a[k * tstride] (setop_partition_kernel
- * reads it into shared memory). */
-template <int S, typename K>
-__global__ void setop_gather_kernel(const K *a, int na, K *sa, const K *b,
-                                    int nb, K *sb, K *ta, K *tb, int tstride) {
-  allow_dependent_grids();
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  gather_sample<S>(i, a, na, sa, b, nb, sb);
-  if (tstride > 0 && i % (tstride / S) == 0) {
-    const long long k = (long long)i * S;
-    if (k < na) ta[i / (tstride / S)] = a[k];
-    if (k < nb) tb[i / (tstride / S)] = b[k];
-  }
 }
 
 /* Waits until the partition has written splits[tile] and splits[tile + 1]

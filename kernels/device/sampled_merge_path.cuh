@@ -30,20 +30,6 @@ __device__ __forceinline__ int sample_verdict(const K *sa, const K *sb, int nb,
   return 0;
 }
 
-/* sample_verdict for samples `stride` keys apart, the stride known only at
- * run time (a table of every T-th sample: stride S T). */
-template <typename K, typename Comp>
-__device__ __forceinline__ int stride_verdict(const K *sa, const K *sb, int nb,
-                                              int stride, int diag, int i,
-                                              Comp comp) {
-  const K ak = sa[i];
-  const int m = diag - 1 - i * stride;
-  const int j = m / stride;
-  if (!comp(sb[j], ak)) return -1;
-  if ((long long)(j + 1) * stride < nb && comp(sb[j + 1], ak)) return 1;
-  return 0;
-}
-
 /* merge_path(a, na, b, nb, diag) using sa[i] = a[i * S], sb[j] = b[j * S].
  * The coarse searches bracket the answer between two samples; the answer
  * is exact whatever the data (a wide bracket only costs more fine steps),

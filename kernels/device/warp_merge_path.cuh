@@ -76,10 +76,7 @@ template <int S, int LANES, typename K, typename Comp>
 __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
                                                int na, const K *b,
                                                const K *sb, int nb, int diag,
-                                               Comp comp,
-                                               const K *ta = nullptr,
-                                               const K *tb = nullptr,
-                                               int tstride = 0) {
+                                               Comp comp) {
   static_assert(LANES == 8 || LANES == 16 || LANES == 32,
                 "a point takes 8, 16 or 32 lanes");
   constexpr int HALF = LANES / 2, FINE = 8;
@@ -88,29 +85,6 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
   const int first = lane & ~(LANES - 1); /* the group's first lane */
   int lo = diag > nb ? diag - nb : 0;
   int hi = diag < na ? diag : na;
-  if (sa && ta) {
-    /* a table of every (tstride / S)-th sample, in shared memory: the same
-     * two half searches there first, so that the samples in L2 are
-     * searched only between two of its entries */
-    const int i0 = (lo + tstride - 1) / tstride;
-    const int i1 = hi > 0 ? (hi - 1) / tstride + 1 : 0;
-    const bool second = l >= HALF;
-    const int shift = first + (second ? HALF : 0);
-    const unsigned half_mask = (HALF == 32 ? 0xffffffffu : (1u << HALF) - 1)
-                               << shift;
-    const int found = group_first_true<HALF>(
-        i0, max(i0, i1), l & (HALF - 1), half_mask, shift, [&](int i) {
-          const int v = stride_verdict(ta, tb, nb, tstride, diag, i, comp);
-          return second ? v >= 0 : v > 0;
-        });
-    const int t_lo = __shfl_sync(0xffffffffu, found, first);
-    const int f_lo = __shfl_sync(0xffffffffu, found, first + HALF);
-    if (i0 < i1) {
-      if (t_lo < i1) hi = min(hi, t_lo * tstride);
-      if (f_lo > i0) lo = max(lo, (f_lo - 1) * tstride + 1);
-    }
-    hi = max(lo, hi);
-  }
   if (sa) {
     const int i0 = (lo + S - 1) / S;
     const int i1 = hi > 0 ? (hi - 1) / S + 1 : 0;
