@@ -95,8 +95,11 @@ for tool in memcheck racecheck; do
   setop_sanitize "$tool" build
 done
 
+# (a tool's own step above already ran these)
 if want setop; then
-  for tool in memcheck racecheck; do setop_sanitize "$tool" build; done
+  for tool in memcheck racecheck; do
+    want $tool || setop_sanitize "$tool" build
+  done
 fi
 
 if want setop-test; then
