@@ -17,11 +17,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "merge.cuh"
+#include "merge_staged.cuh"
 #include "mergesort.cuh"
 #include "setop.cuh"
 
@@ -498,6 +500,117 @@ template <typename K, typename V> void tune_all_merge(int n) {
     d.have_ref = false;
     tune_merge<T<256, 7>, true>(d, "pairs");
     tune_merge<T<128, 11>, true>(d, "pairs");
+  }
+}
+
+/* mstaged: the library's merge against the staged merge (merge_staged.cuh)
+ * with its options, every candidate timed in each of two interleaved passes
+ * and checked against the library's output. */
+struct mcand {
+  std::string name;
+  std::function<void()> run;
+  std::vector<double> ms;
+};
+
+template <typename K, typename V, bool HAS_V>
+void tune_mstaged_run(merge_data<K, V> &d, std::vector<mcand> &cs,
+                      const char *what) {
+  const int n = d.na + d.nb;
+  for (int pass = 0; pass < 3; ++pass)
+    for (size_t c = 0; c < cs.size(); ++c) {
+      cs[c].ms.push_back(time_ms([] {}, cs[c].run));
+      if (c == 0 && pass == 0) {
+        CHECK(cudaMemcpyAsync(d.ref_out, d.out, sizeof(K) * n,
+                              cudaMemcpyDeviceToDevice, stream));
+        if (HAS_V)
+          CHECK(cudaMemcpyAsync(d.ref_outv, d.outv, sizeof(V) * n,
+                                cudaMemcpyDeviceToDevice, stream));
+        CHECK(cudaStreamSynchronize(stream));
+      } else if (pass == 0) {
+        bool ok = same_bytes(d.out, d.ref_out, sizeof(K) * n) &&
+                  (!HAS_V || same_bytes(d.outv, d.ref_outv, sizeof(V) * n));
+        if (!ok) {
+          ++failures;
+          printf("MISMATCH %s %s\n", what, cs[c].name.c_str());
+        }
+      }
+    }
+  const double base = HAS_V ? d.memcpy_pairs : d.memcpy_keys;
+  for (auto &c : cs) {
+    printf("mstaged %-5s %-4s %-34s", what, sizeof(K) == 4 ? "i32" : "i64",
+           c.name.c_str());
+    for (double m : c.ms) printf(" %8.4f", m);
+    std::vector<double> s = c.ms;
+    std::sort(s.begin(), s.end());
+    printf(" ms  %5.1f%% of memcpy (%.4f ms)\n", 100 * base / s[s.size() / 2],
+           base);
+  }
+}
+
+template <typename P, bool HAS_V, typename K, typename V>
+mcand staged_cand(merge_data<K, V> &d, int pf, bool early, int lanes, int S) {
+  merge_staged_options o = {pf, early, lanes, S};
+  char name[96];
+  snprintf(name, sizeof name, "staged %dx%d pf%d %s L%d S%d", P::NT, P::VT, pf,
+           early ? "early" : "late", lanes, S);
+  merge_data<K, V> *p = &d;
+  return {name, [p, o] {
+            MCHECK((merge_staged_run<P, HAS_V>(ctx, p->a, p->av, p->na, p->b,
+                                               p->bv, p->nb, p->out, p->outv,
+                                               o, ascending<K>())));
+          }};
+}
+
+template <typename P, bool HAS_V, typename K, typename V>
+mcand library_cand(merge_data<K, V> &d) {
+  char name[96];
+  snprintf(name, sizeof name, "library %dx%d", P::NT, P::VT);
+  merge_data<K, V> *p = &d;
+  return {name, [p] {
+            MCHECK((merge_run<P, HAS_V>(ctx, p->a, p->av, p->na, p->b, p->bv,
+                                        p->nb, p->out, p->outv,
+                                        ascending<K>())));
+          }};
+}
+
+template <typename K, typename V> void tune_mstaged(int n) {
+  merge_data<K, V> d(n);
+  if (sizeof(K) == 4) {
+    std::vector<mcand> k;
+    k.push_back(library_cand<T<128, 23>, false>(d));
+    k.push_back(staged_cand<T<128, 23>, false>(d, 0, true, 0, 256));
+    k.push_back(staged_cand<T<128, 23>, false>(d, 35, true, 0, 256));
+    k.push_back(staged_cand<T<128, 23>, false>(d, 70, true, 0, 256));
+    k.push_back(staged_cand<T<128, 23>, false>(d, 35, false, 0, 256));
+    k.push_back(staged_cand<T<128, 23>, false>(d, 35, true, 8, 512));
+    k.push_back(staged_cand<T<128, 23>, false>(d, 35, true, 32, 256));
+    k.push_back(staged_cand<T<128, 31>, false>(d, 35, true, 0, 256));
+    k.push_back(staged_cand<T<128, 15>, false>(d, 35, true, 0, 256));
+    k.push_back(staged_cand<T<256, 23>, false>(d, 35, true, 0, 256));
+    k.push_back(staged_cand<T<128, 39>, false>(d, 35, true, 0, 256));
+    tune_mstaged_run<K, V, false>(d, k, "keys");
+    std::vector<mcand> pr;
+    pr.push_back(library_cand<T<128, 15>, true>(d));
+    pr.push_back(staged_cand<T<128, 15>, true>(d, 0, true, 0, 256));
+    pr.push_back(staged_cand<T<128, 15>, true>(d, 35, true, 0, 256));
+    pr.push_back(staged_cand<T<128, 15>, true>(d, 70, true, 0, 256));
+    pr.push_back(staged_cand<T<128, 23>, true>(d, 35, true, 0, 256));
+    pr.push_back(staged_cand<T<128, 11>, true>(d, 35, true, 0, 256));
+    pr.push_back(staged_cand<T<128, 31>, true>(d, 35, true, 0, 256));
+    tune_mstaged_run<K, V, true>(d, pr, "pairs");
+  } else {
+    std::vector<mcand> k;
+    k.push_back(library_cand<T<128, 15>, false>(d));
+    k.push_back(staged_cand<T<128, 15>, false>(d, 35, true, 0, 256));
+    k.push_back(staged_cand<T<128, 15>, false>(d, 0, true, 0, 256));
+    k.push_back(staged_cand<T<128, 23>, false>(d, 35, true, 0, 256));
+    k.push_back(staged_cand<T<128, 11>, false>(d, 35, true, 0, 256));
+    tune_mstaged_run<K, V, false>(d, k, "keys");
+    std::vector<mcand> pr;
+    pr.push_back(library_cand<T<128, 11>, true>(d));
+    pr.push_back(staged_cand<T<128, 11>, true>(d, 35, true, 0, 256));
+    pr.push_back(staged_cand<T<128, 15>, true>(d, 35, true, 0, 256));
+    tune_mstaged_run<K, V, true>(d, pr, "pairs");
   }
 }
 
@@ -1741,13 +1854,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu") {
+      only != "xop8" && only != "pfu" && only != "mstaged") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | tail | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | mstaged]\n");
     return 2;
   }
   char err[256];
@@ -1770,6 +1883,10 @@ int main(int argc, char **argv) {
   if (only == "all" || only == "sort") {
     tune_all_sort<int32_t, uint32_t>(n);
     tune_all_sort<int64_t, uint64_t>(n);
+  }
+  if (only == "mstaged") {
+    tune_mstaged<int32_t, uint32_t>(n);
+    tune_mstaged<int64_t, uint64_t>(n);
   }
   if (only == "held") tune_setop_held<int32_t, uint32_t>(n);
   if (only == "half" || only == "half32") {
