@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "merge.cuh"
-#include "merge_staged.cuh"
 #include "mergesort.cuh"
 #include "setop.cuh"
 
@@ -503,8 +502,8 @@ template <typename K, typename V> void tune_all_merge(int n) {
   }
 }
 
-/* mstaged: the library's merge against the staged merge (merge_staged.cuh)
- * with its options, every candidate timed in each of two interleaved passes
+/* mstaged: the library's merge (the policy's options) against staged
+ * tiles of other shapes and options, every candidate timed in each of two interleaved passes
  * and checked against the library's output. */
 struct mcand {
   std::string name;
@@ -549,15 +548,15 @@ void tune_mstaged_run(merge_data<K, V> &d, std::vector<mcand> &cs,
 
 template <typename P, bool HAS_V, typename K, typename V>
 mcand staged_cand(merge_data<K, V> &d, int pf, bool early, int lanes, int S) {
-  merge_staged_options o = {pf, early, lanes, S};
+  merge_options o = {pf, early, lanes, S};
   char name[96];
   snprintf(name, sizeof name, "staged %dx%d pf%d %s L%d S%d", P::NT, P::VT, pf,
            early ? "early" : "late", lanes, S);
   merge_data<K, V> *p = &d;
   return {name, [p, o] {
-            MCHECK((merge_staged_run<P, HAS_V>(ctx, p->a, p->av, p->na, p->b,
-                                               p->bv, p->nb, p->out, p->outv,
-                                               o, ascending<K>())));
+            MCHECK((merge_run<P, HAS_V>(ctx, p->a, p->av, p->na, p->b, p->bv,
+                                        p->nb, p->out, p->outv, o,
+                                        ascending<K>())));
           }};
 }
 

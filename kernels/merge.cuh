@@ -1,33 +1,27 @@
 /*
  * merge.cuh - mgpu_merge on the GPU, the two-phase way: a partition launch
  * finds, for every tile boundary, where the cross-diagonal meets the Merge
- * Path; then one block per tile merges exactly NV outputs (merge_agent).
- * Large merges first gather every S-th key of each input, so that the
- * partition's search starts on a compact array (sampled_merge_path).
+ * Path, a group of lanes a point (warp_merge_path); then one block per tile
+ * merges exactly NV outputs (merge_staged_agent).  Large merges first
+ * gather every S-th key of each input, so that the partition's search
+ * starts on a compact array (sampled_merge_path).  The partition and the
+ * tiles are launched early (programmatic dependent launch): each starts
+ * while the launch ahead of it drains, and waits for it before it reads
+ * what that launch writes.
  */
 #ifndef MGPU_MERGE_CUH
 #define MGPU_MERGE_CUH
 
+#include <atomic>
+
+#include "device/grid_dependency.cuh"
 #include "device/sampled_merge_path.cuh"
+#include "device/warp_merge_path.cuh"
 #include "dispatch.cuh"
-#include "merge_agent.cuh"
+#include "merge_staged_agent.cuh"
 #include "policy.cuh"
 
 namespace mgpu {
-
-/* splits[i] = how many of the first i * nv outputs come from a. */
-template <int S, typename K, typename Comp>
-__global__ void merge_partition_kernel(const K *a, const K *sa, int na,
-                                       const K *b, const K *sb, int nb, int nv,
-                                       int count, int *splits, Comp comp) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const long long d = (long long)i * nv;
-  const int total = na + nb;
-  const int diag = d < total ? (int)d : total;
-  splits[i] = sa ? sampled_merge_path<S>(a, sa, na, b, sb, nb, diag, comp)
-                 : merge_path(a, na, b, nb, diag, comp);
-}
 
 /* The tiles of one merge: tile t writes outputs [t * NV, (t + 1) * NV). */
 template <int NV, bool HAS_V, typename K, typename V> struct merge_tiles {
@@ -61,49 +55,168 @@ template <int NV, bool HAS_V, typename K, typename V> struct merge_tiles {
 
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT)
-    merge_kernel(merge_tiles<P::NV, HAS_V, K, V> tiles, Comp comp) {
-  auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
-  merge_tile<P::NT, P::VT, 0, HAS_V>(tiles.describe(blockIdx.x), comp, sm);
+    merge_kernel(merge_tiles<P::NV, HAS_V, K, V> tiles, merge_staged_args g,
+                 Comp comp) {
+  auto &sm = *shared_as<merge_staged_smem<P::NV, HAS_V, K, V>>();
+  /* the splits come from the partition launch */
+  wait_for_prior_grid();
+  merge_staged_tile<P::NT, P::VT, HAS_V, K, V>(tiles, (int)blockIdx.x, g, sm,
+                                               comp);
 }
 
 /* Inputs at least this long search samples first: below it the plain
  * search's reads mostly hit L2 and the extra launch does not pay. */
 constexpr long long kMergeSampleFrom = 1 << 22;
-constexpr int kMergeSampleStride = 256;
+
+/* Threads of a partition block. */
+constexpr int kMergePartitionThreads = 256;
+
+/* splits[i] = how many of the first i * nv outputs come from a, found by a
+ * group of LANES lanes a point (warp_merge_path), on the samples first when
+ * sa is given.  Launched early after the sample launch, it waits for that
+ * launch before its search; the tiles may start as soon as it has begun,
+ * since they wait for its end. */
+template <int S, int LANES, typename K, typename Comp>
+__global__ void __launch_bounds__(kMergePartitionThreads)
+    merge_partition_kernel(const K *a, const K *sa, int na, const K *b,
+                           const K *sb, int nb, int nv, int count, int *splits,
+                           Comp comp) {
+  allow_dependent_grids();
+  wait_for_prior_grid();
+  const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  /* whole warps leave or stay: the search ballots across the warp, so a
+   * group past the last point searches for the last one again and keeps
+   * quiet */
+  if ((gid >> 5) * (32 / LANES) >= count) return;
+  const int i_own = gid / LANES, l = threadIdx.x & (LANES - 1);
+  const bool live = i_own < count;
+  const int i = live ? i_own : count - 1;
+  const long long total = (long long)na + nb;
+  const long long d = (long long)i * nv;
+  const int diag = (int)(d < total ? d : total);
+  const int p = warp_merge_path<S, LANES>(a, sa, na, b, sb, nb, diag, comp);
+  if (l == 0 && live) splits[i] = p;
+}
+
+/* How a merge is launched beyond its tile shape: the policy's choices
+ * (merge_policy), which mgpu_tune varies. */
+struct merge_options {
+  int prefetch_percent; /* how far ahead tiles prefetch, % of a wave */
+  bool early;           /* partition and tiles launched early (PDL) */
+  int lanes;            /* lanes a sampled partition point: 8, 16 or 32 */
+  int sample_stride;    /* 256 or 512 */
+};
+
+constexpr merge_options merge_options_of_policy() {
+  return {merge_launch_policy::PREFETCH_PERCENT, true,
+          merge_launch_policy::SAMPLED_LANES, merge_launch_policy::SAMPLE_STRIDE};
+}
+
+/* Tiles of a merge kernel resident at once on the context's device (asked
+ * once per device and instantiation): a wave, for the prefetch distance. */
+template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+mgpu_status merge_wave(mgpu_context *ctx, size_t smem, long long *wave) {
+  constexpr int kDevices = 16;
+  static std::atomic<int> per_sm_of[kDevices];
+  auto kernel = merge_kernel<P, HAS_V, K, V, Comp>;
+  const cuda_state *st = cuda_of(ctx);
+  const int dev = st->device;
+  int per_sm = dev < kDevices ? per_sm_of[dev].load() : 0;
+  if (per_sm == 0) {
+    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+    CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &per_sm, kernel, P::NT, smem));
+    if (per_sm < 1) per_sm = 1;
+    if (dev < kDevices) per_sm_of[dev].store(per_sm);
+  }
+  *wave = (long long)per_sm * st->sm_count;
+  return MGPU_OK;
+}
+
+template <int S, typename K, typename Comp>
+mgpu_status merge_partition(mgpu_context *ctx, const K *a, int na, const K *b,
+                            int nb, int nv, int points, int *splits,
+                            cuda_scratch &samples, const merge_options &o,
+                            Comp comp) {
+  cudaStream_t s = cuda_of(ctx)->stream;
+  const long long total = (long long)na + nb;
+  K *sa = nullptr, *sb = nullptr;
+  const bool sampled = total >= kMergeSampleFrom;
+  if (sampled) {
+    const int ca = samples_of(na, S), cb = samples_of(nb, S);
+    MGPU_TRY(samples.take(ctx, sizeof(K) * ((size_t)ca + cb)));
+    sa = samples.as<K>();
+    sb = sa + ca;
+    gather_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0, s>>>(
+        a, na, sa, b, nb, sb);
+    CUDA_LAUNCHED(ctx, "merge sample kernel");
+  }
+  /* with samples the policy's lanes; without, the most that keep every
+   * point's group resident at once (64 warps an SM), each round of a
+   * search on the inputs being a round trip */
+  int lanes = o.lanes;
+  if (!sampled) {
+    const long long warps = 64LL * cuda_of(ctx)->sm_count;
+    lanes = points <= warps ? 32 : points <= 2 * warps ? 16 : 8;
+  }
+  auto kernel = lanes == 32   ? merge_partition_kernel<S, 32, K, Comp>
+                : lanes == 16 ? merge_partition_kernel<S, 16, K, Comp>
+                              : merge_partition_kernel<S, 8, K, Comp>;
+  const unsigned blocks =
+      grid_for((size_t)points * lanes, kMergePartitionThreads);
+  /* early only after the sample launch: launched early behind the caller's
+   * own kernels, it could read inputs they are still writing */
+  CUDA_TRY(ctx, launch_early(o.early && sampled, kernel, blocks,
+                             kMergePartitionThreads, 0, s, a, (const K *)sa,
+                             na, b, (const K *)sb, nb, nv, points, splits,
+                             comp));
+  CUDA_LAUNCHED(ctx, "merge partition kernel");
+  return MGPU_OK;
+}
 
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
                       const K *b, const V *bv, int nb, K *out, V *outv,
-                      Comp comp) {
-  constexpr int S = kMergeSampleStride;
+                      const merge_options &o, Comp comp) {
   cudaStream_t s = cuda_of(ctx)->stream;
   const long long total = (long long)na + nb;
   const int tiles = tiles_of(total, P::NV);
   cuda_scratch splits, samples;
   if (tiles > 1) {
     MGPU_TRY(splits.take(ctx, sizeof(int) * ((size_t)tiles + 1)));
-    K *sa = nullptr, *sb = nullptr;
-    if (total >= kMergeSampleFrom) {
-      const int ca = samples_of(na, S), cb = samples_of(nb, S);
-      MGPU_TRY(samples.take(ctx, sizeof(K) * ((size_t)ca + cb)));
-      sa = samples.as<K>();
-      sb = sa + ca;
-      gather_samples_kernel<S><<<grid_for((size_t)max(ca, cb), 256), 256, 0, s>>>(
-          a, na, sa, b, nb, sb);
-      CUDA_LAUNCHED(ctx, "merge sample kernel");
-    }
-    merge_partition_kernel<S><<<grid_for((size_t)tiles + 1, 128), 128, 0, s>>>(
-        a, sa, na, b, sb, nb, P::NV, tiles + 1, splits.as<int>(), comp);
-    CUDA_LAUNCHED(ctx, "merge partition kernel");
+    MGPU_TRY(o.sample_stride == 512
+                 ? merge_partition<512>(ctx, a, na, b, nb, P::NV, tiles + 1,
+                                        splits.as<int>(), samples, o, comp)
+                 : merge_partition<256>(ctx, a, na, b, nb, P::NV, tiles + 1,
+                                        splits.as<int>(), samples, o, comp));
   }
+  const size_t smem = sizeof(merge_staged_smem<P::NV, HAS_V, K, V>);
+  long long wave = 0;
+  MGPU_TRY((merge_wave<P, HAS_V, K, V, Comp>(ctx, smem, &wave)));
   merge_tiles<P::NV, HAS_V, K, V> t = {a, b, av, bv, na, nb, splits.as<int>(),
                                        out, outv};
+  merge_staged_args g;
+  g.tiles = tiles;
+  g.prefetch = (int)(wave * o.prefetch_percent / 100);
+  g.vector_stores =
+      ((uintptr_t)out & 15) == 0 && (!HAS_V || ((uintptr_t)outv & 15) == 0) &&
+      P::NV % (16 / sizeof(K)) == 0 && (!HAS_V || P::NV % (16 / sizeof(V)) == 0);
   auto kernel = merge_kernel<P, HAS_V, K, V, Comp>;
-  const size_t smem = sizeof(merge_tile_smem<P::NV, HAS_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-  kernel<<<tiles, P::NT, smem, s>>>(t, comp);
+  /* early only behind this call's partition (see merge_partition) */
+  CUDA_TRY(ctx, launch_early(o.early && tiles > 1, kernel, tiles, P::NT, smem,
+                             s, t, g, comp));
   CUDA_LAUNCHED(ctx, "merge kernel");
   return MGPU_OK;
+}
+
+/* merge_run with the policy's options. */
+template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
+                      const K *b, const V *bv, int nb, K *out, V *outv,
+                      Comp comp) {
+  return merge_run<P, HAS_V>(ctx, a, av, na, b, bv, nb, out, outv,
+                             merge_options_of_policy(), comp);
 }
 
 template <typename K, int VB> struct merge_launch {

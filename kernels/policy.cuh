@@ -120,24 +120,47 @@ template <typename P> struct aligned_store_policy : P {
 
 /* merge: a tile of NT * VT outputs per block. */
 template <int KEY_BYTES, int VALUE_BYTES> struct merge_policy;
-/* 4-byte keys: 128 x 23 took 0.175 ms, against 0.183 for 128 x 15, 0.192
- * for 256 x 23 and, in an earlier run, 0.188-0.206 for 128 x 11, 17 and
- * 256 x 11, 15, 17: the longer tile spreads each block's fixed costs (two
- * searches, three barriers) over more keys.  128 x 31 (0.173) and 64 x 31
- * (0.174) were as fast at 2^26, but leave small merges fewer blocks. */
-template <> struct merge_policy<4, 0> { typedef tile_policy<128, 23> type; };
-/* 4-byte keys, 4-byte values: 128 x 15, 0.335 ms (128 x 11: 0.337,
- * 128 x 19: 0.336; earlier 256 x 11: 0.360, 256 x 7: 0.354, 512 x 11:
- * 0.371). */
-template <> struct merge_policy<4, 4> { typedef tile_policy<128, 15> type; };
+/* Staged tiles (merge_staged_agent), with merge_launch_policy's options;
+ * "Merge, second round" in docs/TUNING.md, mgpu_tune N R mstaged on an
+ * H200, ms at 2^26 (three passes), against the tile that loads with its
+ * threads (merge_agent, 128 x 23: 0.1749-0.1762):
+ *   4-byte keys: 512 x 23 0.1504-0.1511 (85% of a copy), 384 x 23
+ *     0.1513-0.1525, 256 x 31 0.1527-0.1541, 256 x 23 0.1536-0.1544,
+ *     512 x 15 0.1541-0.1556, 256 x 19 0.157-0.159, 256 x 15 0.159;
+ *     2^28 alike (512 x 23 0.5576-0.5580, 256 x 23 0.569-0.570, the old
+ *     tile 0.629); at 2^24 all within 0.0484-0.0504 (old 0.060). */
+template <> struct merge_policy<4, 0> { typedef tile_policy<512, 23> type; };
+/* 4-byte keys, 4-byte values: 256 x 23 0.2824-0.2834, 256 x 31
+ * 0.2827-0.2831, 256 x 15 0.2858-0.2864, 128 x 39 0.2867-0.2869, 128 x 31
+ * 0.2895-0.2899 (old 128 x 15: 0.3351-0.3363); 2^24 256 x 23 0.0808-0.0810
+ * (old 0.101), 2^28 1.0803 (256 x 31 1.0778, old 1.268). */
+template <> struct merge_policy<4, 4> { typedef tile_policy<256, 23> type; };
+/* Not measured staged: the shapes of the unstaged tile. */
 template <> struct merge_policy<4, 8> { typedef tile_policy<128, 11> type; };
-/* 8-byte keys: 128 x 15, 0.327 ms (256 x 11: 0.336, 256 x 7: 0.340;
- * earlier 128 x 11: 0.356, 128 x 7: 0.350). */
-template <> struct merge_policy<8, 0> { typedef tile_policy<128, 15> type; };
+/* 8-byte keys: 256 x 23 0.2842-0.2850, 256 x 15 0.2883-0.2893, 256 x 11
+ * 0.293-0.295, 128 x 23 0.297-0.298, 128 x 31 0.297 (old 128 x 15:
+ * 0.319-0.337); 2^24 and 2^28 in the same order. */
+template <> struct merge_policy<8, 0> { typedef tile_policy<256, 23> type; };
+/* Not measured staged: the shape of the unstaged tile. */
 template <> struct merge_policy<8, 4> { typedef tile_policy<256, 7> type; };
-/* 8-byte keys, 8-byte values: 128 x 11, 0.601 ms (256 x 7: 0.604; earlier
- * 256 x 5: 0.606, 128 x 7: 0.608). */
-template <> struct merge_policy<8, 8> { typedef tile_policy<128, 11> type; };
+/* 8-byte keys, 8-byte values: 128 x 19 0.5569-0.5586, 128 x 15
+ * 0.5599-0.5618, 128 x 23 0.562-0.564, 256 x 11 0.568-0.569 (old 128 x 11:
+ * 0.596-0.604); 2^24 and 2^28 in the same order. */
+template <> struct merge_policy<8, 8> { typedef tile_policy<128, 19> type; };
+
+/* How a merge is launched (merge.cuh's merge_options); same runs, ms at
+ * 2^26 for 4-byte keys, 256 x 23: the tiles ask L2 for the inputs of the
+ * tile 35% of a wave ahead (20%: level, 0: 0.1553-0.1566 against
+ * 0.1537-0.1544, and 1.5% slower at 2^28; 70% was 9% slower on 128 x 23);
+ * sampled partitions search samples of every 512th key with 8 lanes a
+ * point (every 256th with lanes by size, 32 at this size: 0.1570-0.1591);
+ * launched late (no PDL) 128 x 23 took 0.1649-0.1659 against 0.1627-0.1644,
+ * at 2^24 0.0534-0.0537 against 0.0504-0.0512. */
+struct merge_launch_policy {
+  static constexpr int PREFETCH_PERCENT = 35;
+  static constexpr int SAMPLED_LANES = 8;
+  static constexpr int SAMPLE_STRIDE = 512;
+};
 
 /* mergesort: the blocksort tile, and the tile of each global pass.  The
  * blocksort tile must be a whole number of pass tiles, so that no pass

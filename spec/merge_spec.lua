@@ -164,8 +164,9 @@ backends.each(function(ctx, device)
   end)
 
   describe("tile boundaries", function()
-    local bases = { 896, 1024, 1408, 1536, 1792, 1920, 2048, 2176, 2816, 2944, 3072, 3968,
-                    4096, 4352, 8704 }
+    -- the tiles' NV (NT * VT) of every key and value width, and others near
+    local bases = { 896, 1024, 1408, 1536, 1792, 1920, 2048, 2176, 2432, 2816, 2944, 3072, 3968,
+                    4096, 4352, 5888, 8704 }
     local groups = {
       { key = "i32", val = "i32" },
       { key = "i64", val = "f64" },
@@ -188,6 +189,37 @@ backends.each(function(ctx, device)
         end
       end)
     end
+
+    for _, key in ipairs { "i32", "i64" } do
+      it(string.format("total sizes NV-1, NV, NV+1, keys only (%s)", key), function()
+        local rng = R.rng(1002)
+        for _, base in ipairs { 2944, 5888, 11776, 23552 } do
+          for n = base - 1, base + 1 do
+            for _, na in ipairs { n // 2, 1, n - 1, n // 3 } do
+              local comp = (n % 2 == 0) and "less" or "greater"
+              local ka, kb = case(rng, key, na, n - na, n // 4 + 1, comp)
+              check_merge(ctx, key, ka, kb, comp)
+            end
+          end
+        end
+      end)
+    end
+
+    -- Unsorted inputs break the contract, so the output is unspecified; the
+    -- call must still stay inside every array (compute-sanitizer runs this)
+    -- and leave the context usable.  5 * 10^6 outputs take the sampled
+    -- partition.
+    it("unsorted inputs: the right length, no fault, the context usable", function()
+      for _, n in ipairs { 5000, 300000, 2500000 } do
+        local a = ctx:random(n, 0, 1000000, "i32", 7)
+        local b = ctx:random(n + 17, 0, 1000000, "i32", 8)
+        local av, bv = ctx:iota(n), ctx:iota(n + 17)
+        local c, cv = mgpu.merge(a, b, { values = { av, bv } })
+        assert.are.equal(2 * n + 17, #c)
+        assert.are.equal(2 * n + 17, #cv)
+        C.table_eq(mgpu.merge(ctx:array { 1, 3 }, ctx:array { 2 }):totable(), { 1, 2, 3 }, "i32")
+      end
+    end)
 
     it("each input a multiple of NV", function()
       local rng = R.rng(1001)

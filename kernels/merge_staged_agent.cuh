@@ -1,0 +1,148 @@
+/*
+ * merge_staged_agent.cuh - what one block does with one tile of mgpu_merge:
+ * its share of A and B (and their values) comes into shared memory by bulk
+ * copy (device/bulk_copy.cuh), not by the threads' loads; the last thread
+ * asks L2 for the inputs of a tile further on; then each thread finds its
+ * start by Merge Path, merges VT keys in registers, and the tile goes out
+ * through shared memory, 16 bytes a store where the output allows.
+ *
+ * Why: the tile that loads with its threads (merge_agent, which mergesort's
+ * passes still use) ran a merge of 2^26 i32 keys at 74% of a copy's
+ * bandwidth on the H200, level with CUB; staged, with the partition's
+ * lane groups and early launches (merge.cuh), 85% (docs/TUNING.md, "Merge,
+ * second round").
+ */
+#ifndef MGPU_MERGE_STAGED_AGENT_CUH
+#define MGPU_MERGE_STAGED_AGENT_CUH
+
+#include "device/bulk_copy.cuh"
+#include "device/grid_dependency.cuh"
+#include "device/serial_merge.cuh"
+#include "device/merge_path.cuh"
+#include "device/tile_io.cuh"
+#include "merge_agent.cuh"
+
+namespace mgpu {
+
+/* A staged tile in shared memory: A and B each placed at their global
+ * address's phase modulo 16 bytes (so that their aligned middles go by
+ * bulk copy), B after A with at most one 16-byte unit between, one slot
+ * more for serial_merge's look-ahead; the values alike.  The merged tile
+ * goes back out through keys[0, NV) and vals[0, NV). */
+template <int NV, bool HAS_V, typename K, typename V> struct merge_staged_smem {
+  static constexpr int E = 16 / sizeof(K), EV = 16 / sizeof(V);
+  unsigned long long loaded;  /* the keys' bulk copies */
+  unsigned long long vloaded; /* the values' */
+  alignas(16) K keys[NV + 2 * E];
+  alignas(16) V vals[HAS_V ? NV + 2 * EV : 1];
+};
+
+struct merge_staged_args {
+  int tiles;
+  int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
+  bool vector_stores; /* out (and outv) 16-byte aligned: stores of 16 bytes */
+};
+
+/* Shared memory to global, 16 bytes a store: the tile's outputs start at a
+ * multiple of NV elements, so with NT * E dividing NV and `dst` aligned
+ * each warp's store covers whole 128-byte lines of keys. */
+template <int NT, typename T>
+__device__ __forceinline__ void shared_to_global_16(const T *shared, int count,
+                                                    T *__restrict__ dst) {
+  constexpr int E = 16 / sizeof(T);
+  const int units = count / E;
+  const int4 *s4 = reinterpret_cast<const int4 *>(shared);
+  int4 *d4 = reinterpret_cast<int4 *>(dst);
+  for (int u = threadIdx.x; u < units; u += NT) d4[u] = s4[u];
+  const int i = units * E + (int)threadIdx.x;
+  if (i < count) dst[i] = shared[i];
+}
+
+/* Tile `tile` of `tiles`, whose reads and writes describe(i) gives for any
+ * tile i (merge.cuh's merge_tiles), by a block of NT threads.  The caller
+ * has waited for whatever wrote the splits describe reads. */
+template <int NT, int VT, bool HAS_V, typename K, typename V, typename Tiles,
+          typename Comp>
+__device__ __forceinline__ void
+merge_staged_tile(const Tiles &t, int tile, const merge_staged_args &g,
+                  merge_staged_smem<NT * VT, HAS_V, K, V> &sm, Comp comp) {
+  typedef merge_staged_smem<NT * VT, HAS_V, K, V> smem_t;
+  constexpr int E = smem_t::E, EV = smem_t::EV;
+  const int tid = threadIdx.x;
+  const tile_io<K, V> io = t.describe(tile);
+  const int na = io.na, nb = io.nb, total = na + nb;
+  const int sa = stage_offset(io.a);
+  const int sb = sa + na + ((stage_offset(io.b) - (sa + na)) & (E - 1));
+  const bulk_split<K> ca = split_for_bulk(io.a, na);
+  const bulk_split<K> cb = split_for_bulk(io.b, nb);
+  int va = 0, vb = 0;
+  bulk_split<V> cva = {}, cvb = {};
+  if (HAS_V) {
+    va = stage_offset(io.av);
+    vb = va + na + ((stage_offset(io.bv) - (va + na)) & (EV - 1));
+    cva = split_for_bulk(io.av, na);
+    cvb = split_for_bulk(io.bv, nb);
+  }
+  if (tid == 0) {
+    /* the init in the branch that arrives (racecheck: see setop_agent) */
+    mbarrier_init(&sm.loaded, 1);
+    if (HAS_V) mbarrier_init(&sm.vloaded, 1);
+    mbarrier_init_fence();
+    mbarrier_arrive_expect_tx(&sm.loaded, ca.bytes + cb.bytes);
+    bulk_copy_middle(sm.keys + sa, io.a, ca, &sm.loaded);
+    bulk_copy_middle(sm.keys + sb, io.b, cb, &sm.loaded);
+    if (HAS_V) {
+      mbarrier_arrive_expect_tx(&sm.vloaded, cva.bytes + cvb.bytes);
+      bulk_copy_middle(sm.vals + va, io.av, cva, &sm.vloaded);
+      bulk_copy_middle(sm.vals + vb, io.bv, cvb, &sm.vloaded);
+    }
+  }
+  if (tid < 32) copy_ragged_ends(sm.keys + sa, io.a, na, ca, tid);
+  else if (tid < 64) copy_ragged_ends(sm.keys + sb, io.b, nb, cb, tid - 32);
+  else if (HAS_V && tid < 96)
+    copy_ragged_ends(sm.vals + va, io.av, na, cva, tid - 64);
+  else if (HAS_V && tid < 128)
+    copy_ragged_ends(sm.vals + vb, io.bv, nb, cvb, tid - 96);
+  const int ahead = tile + g.prefetch;
+  if (g.prefetch > 0 && tid == NT - 1 && ahead < g.tiles) {
+    const tile_io<K, V> n = t.describe(ahead);
+    bulk_prefetch_l2(n.a, n.na);
+    bulk_prefetch_l2(n.b, n.nb);
+    if (HAS_V) {
+      bulk_prefetch_l2(n.av, n.na);
+      bulk_prefetch_l2(n.bv, n.nb);
+    }
+  }
+  __syncthreads(); /* the ragged ends, and the barriers' init */
+  mbarrier_wait(&sm.loaded, 0);
+
+  const int diag = min(VT * tid, total);
+  const int from_a = merge_path(sm.keys + sa, na, sm.keys + sb, nb, diag, comp);
+  K keys[VT];
+  int src[VT];
+  serial_merge<VT>(sm.keys, sa + from_a, sa + na, sb + diag - from_a, sb + nb,
+                   keys, src, comp);
+  V vals[VT];
+  if constexpr (HAS_V) {
+    mbarrier_wait(&sm.vloaded, 0);
+#pragma unroll
+    for (int i = 0; i < VT; ++i)
+      if (VT * tid + i < total)
+        vals[i] = sm.vals[src[i] < sb ? va + (src[i] - sa) : vb + (src[i] - sb)];
+  }
+  __syncthreads(); /* every thread has read its keys (and values) */
+  thread_to_shared<VT>(keys, total, sm.keys);
+  if constexpr (HAS_V) thread_to_shared<VT>(vals, total, sm.vals);
+  __syncthreads();
+  if (g.vector_stores) {
+    shared_to_global_16<NT>(sm.keys, total, io.out);
+    if (HAS_V) shared_to_global_16<NT>(sm.vals, total, io.outv);
+  } else {
+    shared_to_global<NT, VT>(sm.keys, total, io.out);
+    if (HAS_V) shared_to_global<NT, VT>(sm.vals, total, io.outv);
+  }
+}
+
+} // namespace mgpu
+
+#endif
