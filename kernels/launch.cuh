@@ -2,6 +2,8 @@
 #ifndef MGPU_LAUNCH_CUH
 #define MGPU_LAUNCH_CUH
 
+#include <atomic>
+
 #include "cuda_internal.cuh"
 
 namespace mgpu {
@@ -47,6 +49,36 @@ cudaError_t launch_early(bool early, void (*kernel)(Params...), unsigned grid,
   cfg.attrs = &attr;
   cfg.numAttrs = early ? 1 : 0;
   return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
+/* Devices whose resident block counts resident_blocks remembers (others
+ * ask every call). */
+constexpr int kMaxCachedDevices = 16;
+
+/* How many blocks of a tile kernel (the template argument, so that each
+ * instantiation remembers its own; setop's held, parked and staged tiles,
+ * merge's and mergesort's for their prefetch distance) are resident at once on the context's
+ * device (asked once per device and kernel); 0 if none fit.  The kernel's
+ * shared-memory allowance is raised first: asked before it, the occupancy
+ * of a tile over 48 KB is 0 (the first sweep with the size rule ran i32
+ * keys difference on one block an SM, 3x slower). */
+template <auto KERNEL>
+mgpu_status resident_blocks(mgpu_context *ctx, int threads, size_t smem,
+                            long long *resident) {
+  auto kernel = KERNEL;
+  static std::atomic<int> per_sm_of[kMaxCachedDevices];
+  const cuda_state *st = cuda_of(ctx);
+  const int dev = st->device;
+  int per_sm = dev < kMaxCachedDevices ? per_sm_of[dev].load() : 0;
+  if (per_sm == 0) {
+    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+    CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &per_sm, kernel, threads, smem));
+    if (per_sm < 0) per_sm = 0;
+    if (per_sm > 0 && dev < kMaxCachedDevices) per_sm_of[dev].store(per_sm);
+  }
+  *resident = (long long)per_sm * st->sm_count;
+  return MGPU_OK;
 }
 
 template <typename T> __device__ __forceinline__ T *shared_as() {

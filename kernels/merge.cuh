@@ -12,8 +12,6 @@
 #ifndef MGPU_MERGE_CUH
 #define MGPU_MERGE_CUH
 
-#include <atomic>
-
 #include "device/grid_dependency.cuh"
 #include "device/sampled_merge_path.cuh"
 #include "device/warp_merge_path.cuh"
@@ -60,8 +58,8 @@ __global__ void __launch_bounds__(P::NT)
   auto &sm = *shared_as<merge_staged_smem<P::NV, HAS_V, K, V>>();
   /* the splits come from the partition launch */
   wait_for_prior_grid();
-  merge_staged_tile<P::NT, P::VT, HAS_V, K, V>(tiles, (int)blockIdx.x, g, sm,
-                                               comp);
+  merge_staged_tile<P::NT, P::VT, 0, HAS_V, K, V>(tiles, (int)blockIdx.x, g,
+                                                  sm, comp);
 }
 
 /* Inputs at least this long search samples first: below it the plain
@@ -110,27 +108,6 @@ struct merge_options {
 constexpr merge_options merge_options_of_policy() {
   return {merge_launch_policy::PREFETCH_PERCENT, true,
           merge_launch_policy::SAMPLED_LANES, merge_launch_policy::SAMPLE_STRIDE};
-}
-
-/* Tiles of a merge kernel resident at once on the context's device (asked
- * once per device and instantiation): a wave, for the prefetch distance. */
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
-mgpu_status merge_wave(mgpu_context *ctx, size_t smem, long long *wave) {
-  constexpr int kDevices = 16;
-  static std::atomic<int> per_sm_of[kDevices];
-  auto kernel = merge_kernel<P, HAS_V, K, V, Comp>;
-  const cuda_state *st = cuda_of(ctx);
-  const int dev = st->device;
-  int per_sm = dev < kDevices ? per_sm_of[dev].load() : 0;
-  if (per_sm == 0) {
-    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-    CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &per_sm, kernel, P::NT, smem));
-    if (per_sm < 1) per_sm = 1;
-    if (dev < kDevices) per_sm_of[dev].store(per_sm);
-  }
-  *wave = (long long)per_sm * st->sm_count;
-  return MGPU_OK;
 }
 
 template <int S, typename K, typename Comp>
@@ -191,8 +168,9 @@ mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
                                         splits.as<int>(), samples, o, comp));
   }
   const size_t smem = sizeof(merge_staged_smem<P::NV, HAS_V, K, V>);
-  long long wave = 0;
-  MGPU_TRY((merge_wave<P, HAS_V, K, V, Comp>(ctx, smem, &wave)));
+  long long wave = 0; /* tiles resident at once: the prefetch's unit */
+  MGPU_TRY((resident_blocks<merge_kernel<P, HAS_V, K, V, Comp>>(ctx, P::NT, smem,
+                                                                 &wave)));
   merge_tiles<P::NV, HAS_V, K, V> t = {a, b, av, bv, na, nb, splits.as<int>(),
                                        out, outv};
   merge_staged_args g;

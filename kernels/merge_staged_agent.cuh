@@ -59,10 +59,12 @@ __device__ __forceinline__ void shared_to_global_16(const T *shared, int count,
 }
 
 /* Tile `tile` of `tiles`, whose reads and writes describe(i) gives for any
- * tile i (merge.cuh's merge_tiles), by a block of NT threads.  The caller
- * has waited for whatever wrote the splits describe reads. */
-template <int NT, int VT, bool HAS_V, typename K, typename V, typename Tiles,
-          typename Comp>
+ * tile i (merge.cuh's merge_tiles, mergesort.cuh's pass_tiles), by a block
+ * of NT threads; with S > 0 it also writes every S-th key of its output to
+ * io.samples (store_samples, for the next mergesort pass).  The caller has
+ * waited for whatever wrote the splits describe reads. */
+template <int NT, int VT, int S, bool HAS_V, typename K, typename V,
+          typename Tiles, typename Comp>
 __device__ __forceinline__ void
 merge_staged_tile(const Tiles &t, int tile, const merge_staged_args &g,
                   merge_staged_smem<NT * VT, HAS_V, K, V> &sm, Comp comp) {
@@ -141,6 +143,7 @@ merge_staged_tile(const Tiles &t, int tile, const merge_staged_args &g,
     shared_to_global<NT, VT>(sm.keys, total, io.out);
     if (HAS_V) shared_to_global<NT, VT>(sm.vals, total, io.outv);
   }
+  if (S) store_samples<NT, S ? S : 1>(sm.keys, total, io.out0, io.samples);
 }
 
 } // namespace mgpu

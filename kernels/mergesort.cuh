@@ -16,6 +16,7 @@
 #include "device/sampled_merge_path.cuh"
 #include "dispatch.cuh"
 #include "merge_agent.cuh"
+#include "merge_staged_agent.cuh"
 #include "policy.cuh"
 
 namespace mgpu {
@@ -110,12 +111,14 @@ template <int NV, bool HAS_V, typename K, typename V> struct pass_tiles {
   }
 };
 
+/* A pass tile, staged as merge's tiles are (merge_staged_agent). */
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT)
-    mergesort_pass_kernel(pass_tiles<P::NV, HAS_V, K, V> tiles, Comp comp) {
-  auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
-  merge_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(tiles.describe(blockIdx.x),
-                                                    comp, sm);
+    mergesort_pass_kernel(pass_tiles<P::NV, HAS_V, K, V> tiles,
+                          merge_staged_args g, Comp comp) {
+  auto &sm = *shared_as<merge_staged_smem<P::NV, HAS_V, K, V>>();
+  merge_staged_tile<P::NT, P::VT, kSortSampleStride, HAS_V, K, V>(
+      tiles, (int)blockIdx.x, g, sm, comp);
 }
 
 /* The blocksort launch alone (also timed on its own by bench/tune.cu). */
@@ -166,8 +169,14 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   if (!passes) return MGPU_OK;
 
   auto kernel = mergesort_pass_kernel<PM, HAS_V, K, V, Comp>;
-  const size_t smem = sizeof(merge_tile_smem<PM::NV, HAS_V, K, V>);
+  const size_t smem = sizeof(merge_staged_smem<PM::NV, HAS_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+  long long wave = 0; /* tiles resident at once: the prefetch's unit */
+  MGPU_TRY((resident_blocks<mergesort_pass_kernel<PM, HAS_V, K, V, Comp>>(
+      ctx, PM::NT, smem, &wave)));
+  merge_staged_args g;
+  g.tiles = merge_tiles;
+  g.prefetch = (int)(wave * merge_launch_policy::PREFETCH_PERCENT / 100);
   for (long long run = PB::NV; run < n; run *= 2) {
     mergesort_partition_kernel<<<grid_for((size_t)merge_tiles + 1, 128), 128, 0,
                                  s>>>(sk, ss, n, run, PM::NV, merge_tiles + 1,
@@ -175,7 +184,12 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
     CUDA_LAUNCHED(ctx, "mergesort partition kernel");
     pass_tiles<PM::NV, HAS_V, K, V> t = {sk, sv, n, run, splits.as<int>(),
                                          dk, dv, ds};
-    kernel<<<merge_tiles, PM::NT, smem, s>>>(t, comp);
+    /* the scratch buffers and the caller's arrays alike */
+    g.vector_stores = ((uintptr_t)dk & 15) == 0 &&
+                      (!HAS_V || ((uintptr_t)dv & 15) == 0) &&
+                      PM::NV % (16 / sizeof(K)) == 0 &&
+                      (!HAS_V || PM::NV % (16 / sizeof(V)) == 0);
+    kernel<<<merge_tiles, PM::NT, smem, s>>>(t, g, comp);
     CUDA_LAUNCHED(ctx, "mergesort pass kernel");
     K *tk = sk; sk = dk; dk = tk;
     V *tv = sv; sv = dv; dv = tv;

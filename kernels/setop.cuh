@@ -93,10 +93,6 @@ inline int setop_partition_lanes(int points, int sm_count, bool direct) {
  *     slower too. */
 constexpr int kSetopDirectWaves = 5;
 
-/* Devices whose resident block counts setop_run remembers (others ask
- * every call). */
-constexpr int kMaxCachedDevices = 16;
-
 /* How a set operation is launched, beyond its tile shape: the policy's
  * choices, which mgpu_tune varies. */
 struct setop_options {
@@ -161,32 +157,6 @@ template <typename P, bool STAGE_V, bool W, typename K, typename V>
 constexpr size_t tile_smem_bytes() {
   return sizeof(
       setop_smem<P::NT, P::VT, STAGE_V, K, V, kept_room<P>::value, !W>);
-}
-
-/* How many blocks of a tile kernel (setop_held_kernel, setop_parked_kernel
- * or, for use_staged, setop_kernel: the template argument, so that each
- * instantiation remembers its own) are resident at once on the context's
- * device (asked once per device and kernel); 0 if none fit.  The kernel's
- * shared-memory allowance is raised first: asked before it, the occupancy
- * of a tile over 48 KB is 0 (the first sweep with the size rule ran i32
- * keys difference on one block an SM, 3x slower). */
-template <auto KERNEL>
-mgpu_status resident_blocks(mgpu_context *ctx, int threads, size_t smem,
-                            long long *resident) {
-  auto kernel = KERNEL;
-  static std::atomic<int> per_sm_of[kMaxCachedDevices];
-  const cuda_state *st = cuda_of(ctx);
-  const int dev = st->device;
-  int per_sm = dev < kMaxCachedDevices ? per_sm_of[dev].load() : 0;
-  if (per_sm == 0) {
-    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-    CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &per_sm, kernel, threads, smem));
-    if (per_sm < 0) per_sm = 0;
-    if (per_sm > 0 && dev < kMaxCachedDevices) per_sm_of[dev].store(per_sm);
-  }
-  *resident = (long long)per_sm * st->sm_count;
-  return MGPU_OK;
 }
 
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
