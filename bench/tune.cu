@@ -557,7 +557,8 @@ mcand staged_cand(merge_data<K, V> &d, int pf, bool early, int lanes, int S) {
             MCHECK((merge_run<P, HAS_V>(ctx, p->a, p->av, p->na, p->b, p->bv,
                                         p->nb, p->out, p->outv, o,
                                         ascending<K>())));
-          }};
+          },
+          {}};
 }
 
 template <typename P, bool HAS_V, typename K, typename V>
@@ -569,7 +570,8 @@ mcand library_cand(merge_data<K, V> &d) {
             MCHECK((merge_run<P, HAS_V>(ctx, p->a, p->av, p->na, p->b, p->bv,
                                         p->nb, p->out, p->outv,
                                         ascending<K>())));
-          }};
+          },
+          {}};
 }
 
 template <typename K, typename V> void tune_mstaged(int n) {
@@ -617,6 +619,44 @@ template <typename K, typename V> void tune_mstaged(int n) {
     pr.push_back(staged_cand<T<128, 23>, true>(d, 35, true, 8, 512));
     tune_mstaged_run<K, V, true>(d, pr, "pairs");
   }
+}
+
+/* sortpdl: mergesort with the policy's shapes, its passes launched early
+ * (the library) or one after the other, interleaved, each checked against
+ * the first. */
+template <typename K, typename V, bool HAS_V> void tune_sort_pdl(int n) {
+  typedef mergesort_policy<sizeof(K), HAS_V ? (int)sizeof(V) : 0> P;
+  sort_data<K, V> d(n);
+  for (int pass = 0; pass < 3; ++pass)
+    for (int early = 1; early >= 0; --early) {
+      double ms = time_ms(
+          [&] {
+            CHECK(cudaMemcpyAsync(d.keys, d.src, sizeof(K) * n,
+                                  cudaMemcpyDeviceToDevice, stream));
+            if (HAS_V)
+              CHECK(cudaMemcpyAsync(d.vals, d.vsrc, sizeof(V) * n,
+                                    cudaMemcpyDeviceToDevice, stream));
+          },
+          [&] {
+            MCHECK((mergesort_run<typename P::blocksort, typename P::pass,
+                                  HAS_V>(ctx, d.keys, d.vals, n,
+                                         ascending<K>(), early != 0)));
+          });
+      bool ok = true;
+      if (!d.have_ref) {
+        CHECK(cudaMemcpy(d.ref, d.keys, sizeof(K) * n, cudaMemcpyDeviceToDevice));
+        if (HAS_V)
+          CHECK(cudaMemcpy(d.vref, d.vals, sizeof(V) * n, cudaMemcpyDeviceToDevice));
+        d.have_ref = true;
+      } else {
+        ok = same_bytes(d.keys, d.ref, sizeof(K) * n) &&
+             (!HAS_V || same_bytes(d.vals, d.vref, sizeof(V) * n));
+      }
+      if (!ok) ++failures;
+      printf("sortpdl %-5s %-4s %-5s %8.4f ms%s\n", HAS_V ? "pairs" : "keys",
+             sizeof(K) == 4 ? "i32" : "i64", early ? "early" : "late", ms,
+             ok ? "" : "  MISMATCH");
+    }
 }
 
 template <typename K, typename V> void tune_all_sort(int n) {
@@ -1859,13 +1899,13 @@ int main(int argc, char **argv) {
       only != "xpf" && only != "xop" && only != "parked" &&
       only != "ceil" && only != "stage8" &&
       only != "stage8b" && only != "stage8c" &&
-      only != "xop8" && only != "pfu" && only != "mstaged") {
+      only != "xop8" && only != "pfu" && only != "mstaged" && only != "sortpdl") {
     fprintf(stderr, "usage: mgpu_tune [log2 n = 26] [reps = 15] "
                     "[all | merge | merge32 | sort | setop | setop32 | half | "
                     "half32 | lanes | held | rounds | rounds2 | rounds3 | "
                     "early | loaded | union | loaded8 | gunion | ustore | where | "
                     "prof | stride | direct | direct2 | tail | align | align8 | sunion | xpf | xop | "
-                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | mstaged]\n");
+                    "parked | ceil | stage8 | stage8b | stage8c | xop8 | pfu | mstaged | sortpdl]\n");
     return 2;
   }
   char err[256];
@@ -1888,6 +1928,11 @@ int main(int argc, char **argv) {
   if (only == "all" || only == "sort") {
     tune_all_sort<int32_t, uint32_t>(n);
     tune_all_sort<int64_t, uint64_t>(n);
+  }
+  if (only == "sortpdl") {
+    tune_sort_pdl<int32_t, uint32_t, false>(n);
+    tune_sort_pdl<int32_t, uint32_t, true>(n);
+    tune_sort_pdl<int64_t, uint64_t, false>(n);
   }
   if (only == "mstaged") {
     tune_mstaged<int32_t, uint32_t>(n);

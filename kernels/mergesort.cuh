@@ -1,7 +1,7 @@
 /*
  * mergesort.cuh - mgpu_mergesort on the GPU: a blocksort launch sorts
  * tiles of NV keys, then global passes merge pairs of sorted runs, each a
- * partition launch and a merge launch (merge_agent), ping-ponging between
+ * partition launch and a merge launch (merge_staged_agent), ping-ponging between
  * the keys and one temporary buffer.  The blocksort writes into whichever
  * buffer makes the last pass land in the caller's array.
  *
@@ -13,6 +13,7 @@
 #define MGPU_MERGESORT_CUH
 
 #include "blocksort_agent.cuh"
+#include "device/grid_dependency.cuh"
 #include "device/sampled_merge_path.cuh"
 #include "dispatch.cuh"
 #include "merge_agent.cuh"
@@ -63,6 +64,10 @@ __global__ void mergesort_partition_kernel(const K *keys, const K *samples,
                                            int n, long long run, int nv,
                                            int count, int *splits, Comp comp) {
   constexpr int S = kSortSampleStride;
+  /* launched early (mergesort_run): the pass after it may start now, and
+   * the keys and samples are the launch ahead's output */
+  allow_dependent_grids();
+  wait_for_prior_grid();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const long long d = min((long long)i * nv, (long long)n);
@@ -117,6 +122,10 @@ __global__ void __launch_bounds__(P::NT)
     mergesort_pass_kernel(pass_tiles<P::NV, HAS_V, K, V> tiles,
                           merge_staged_args g, Comp comp) {
   auto &sm = *shared_as<merge_staged_smem<P::NV, HAS_V, K, V>>();
+  /* launched early: the next partition may start (it waits for this
+   * launch's end); the splits are the partition's output */
+  allow_dependent_grids();
+  wait_for_prior_grid();
   merge_staged_tile<P::NT, P::VT, kSortSampleStride, HAS_V, K, V>(
       tiles, (int)blockIdx.x, g, sm, comp);
 }
@@ -139,7 +148,7 @@ mgpu_status blocksort_run(mgpu_context *ctx, const K *keys, const V *vals,
 template <typename PB, typename PM, bool HAS_V, typename K, typename V,
           typename Comp>
 mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
-                          Comp comp) {
+                          Comp comp, bool early = true) {
   constexpr int S = kSortSampleStride;
   static_assert(PB::NV % PM::NV == 0,
                 "a pass tile must not straddle two merges");
@@ -178,9 +187,15 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   g.tiles = merge_tiles;
   g.prefetch = (int)(wave * merge_launch_policy::PREFETCH_PERCENT / 100);
   for (long long run = PB::NV; run < n; run *= 2) {
-    mergesort_partition_kernel<<<grid_for((size_t)merge_tiles + 1, 128), 128, 0,
-                                 s>>>(sk, ss, n, run, PM::NV, merge_tiles + 1,
-                                      splits.as<int>(), comp);
+    /* Both launches start early (programmatic dependent launch): each
+     * waits for the launch ahead before it reads that launch's output, so
+     * the gaps between the ~2 x 13 launches of a sort at 2^26 close; the
+     * first partition follows the blocksort, this call's own launch. */
+    CUDA_TRY(ctx, launch_early(early, mergesort_partition_kernel<K, Comp>,
+                               grid_for((size_t)merge_tiles + 1, 128), 128, 0,
+                               s, (const K *)sk, (const K *)ss, n, run,
+                               (int)PM::NV, merge_tiles + 1, splits.as<int>(),
+                               comp));
     CUDA_LAUNCHED(ctx, "mergesort partition kernel");
     pass_tiles<PM::NV, HAS_V, K, V> t = {sk, sv, n, run, splits.as<int>(),
                                          dk, dv, ds};
@@ -189,7 +204,8 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
                       (!HAS_V || ((uintptr_t)dv & 15) == 0) &&
                       PM::NV % (16 / sizeof(K)) == 0 &&
                       (!HAS_V || PM::NV % (16 / sizeof(V)) == 0);
-    kernel<<<merge_tiles, PM::NT, smem, s>>>(t, g, comp);
+    CUDA_TRY(ctx, launch_early(early, kernel, merge_tiles, PM::NT, smem, s, t,
+                               g, comp));
     CUDA_LAUNCHED(ctx, "mergesort pass kernel");
     K *tk = sk; sk = dk; dk = tk;
     V *tv = sv; sv = dv; dv = tv;
