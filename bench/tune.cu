@@ -622,8 +622,8 @@ template <typename K, typename V> void tune_mstaged(int n) {
 }
 
 /* sortpdl: mergesort with the policy's shapes, its passes launched early
- * (the library) or one after the other, interleaved, each checked against
- * the first. */
+ * or one after the other (the library picks by size), interleaved, each
+ * checked against the first. */
 template <typename K, typename V, bool HAS_V> void tune_sort_pdl(int n) {
   typedef mergesort_policy<sizeof(K), HAS_V ? (int)sizeof(V) : 0> P;
   sort_data<K, V> d(n);
@@ -640,7 +640,7 @@ template <typename K, typename V, bool HAS_V> void tune_sort_pdl(int n) {
           [&] {
             MCHECK((mergesort_run<typename P::blocksort, typename P::pass,
                                   HAS_V>(ctx, d.keys, d.vals, n,
-                                         ascending<K>(), early != 0)));
+                                         ascending<K>(), early)));
           });
       bool ok = true;
       if (!d.have_ref) {

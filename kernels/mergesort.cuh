@@ -148,7 +148,7 @@ mgpu_status blocksort_run(mgpu_context *ctx, const K *keys, const V *vals,
 template <typename PB, typename PM, bool HAS_V, typename K, typename V,
           typename Comp>
 mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
-                          Comp comp, bool early = true) {
+                          Comp comp, int early = -1) {
   constexpr int S = kSortSampleStride;
   static_assert(PB::NV % PM::NV == 0,
                 "a pass tile must not straddle two merges");
@@ -186,12 +186,21 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   merge_staged_args g;
   g.tiles = merge_tiles;
   g.prefetch = (int)(wave * merge_launch_policy::PREFETCH_PERCENT / 100);
+  /* The passes' launches start early (programmatic dependent launch: each
+   * waits for the launch ahead before it reads that launch's output) when
+   * a pass is at most one wave of tiles, where the gaps between launches
+   * are much of a pass; in longer passes the next launch's early blocks
+   * only cost the pass's tail.  mgpu_tune sortpdl, H200, ms, three passes,
+   * early / late: 2^20 i32 keys 0.1144-0.1149 / 0.1240-0.1246, pairs
+   * 0.1462 / 0.1541-0.1546, i64 keys 0.1798-0.1809 / 0.1836-0.1844; 2^26
+   * i32 keys 2.649-2.653 / 2.651-2.655, pairs 5.344-5.345 / 5.303-5.309,
+   * i64 keys 5.499-5.514 / 5.398-5.401.  early: -1 this rule, 0 never, 1
+   * always (mgpu_tune). */
+  const bool pdl = early < 0 ? merge_tiles <= wave : early != 0;
   for (long long run = PB::NV; run < n; run *= 2) {
-    /* Both launches start early (programmatic dependent launch): each
-     * waits for the launch ahead before it reads that launch's output, so
-     * the gaps between the ~2 x 13 launches of a sort at 2^26 close; the
-     * first partition follows the blocksort, this call's own launch. */
-    CUDA_TRY(ctx, launch_early(early, mergesort_partition_kernel<K, Comp>,
+    /* early (pdl): the first partition follows the blocksort, this call's
+     * own launch */
+    CUDA_TRY(ctx, launch_early(pdl, mergesort_partition_kernel<K, Comp>,
                                grid_for((size_t)merge_tiles + 1, 128), 128, 0,
                                s, (const K *)sk, (const K *)ss, n, run,
                                (int)PM::NV, merge_tiles + 1, splits.as<int>(),
@@ -204,7 +213,7 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
                       (!HAS_V || ((uintptr_t)dv & 15) == 0) &&
                       PM::NV % (16 / sizeof(K)) == 0 &&
                       (!HAS_V || PM::NV % (16 / sizeof(V)) == 0);
-    CUDA_TRY(ctx, launch_early(early, kernel, merge_tiles, PM::NT, smem, s, t,
+    CUDA_TRY(ctx, launch_early(pdl, kernel, merge_tiles, PM::NT, smem, s, t,
                                g, comp));
     CUDA_LAUNCHED(ctx, "mergesort pass kernel");
     K *tk = sk; sk = dk; dk = tk;
