@@ -43,9 +43,10 @@ struct merge_staged_args {
   bool vector_stores; /* out (and outv) 16-byte aligned: stores of 16 bytes */
 };
 
-/* Shared memory to global, 16 bytes a store: the tile's outputs start at a
- * multiple of NV elements, so with NT * E dividing NV and `dst` aligned
- * each warp's store covers whole 128-byte lines of keys. */
+/* Shared memory to global, 16 bytes a store (the few elements past the
+ * last whole unit one by one): a tile's outputs start at a multiple of NV
+ * elements, so with E dividing NV and the output 16-byte aligned every
+ * store is aligned, and a warp's 32 stores cover 512 contiguous bytes. */
 template <int NT, typename T>
 __device__ __forceinline__ void shared_to_global_16(const T *shared, int count,
                                                     T *__restrict__ dst) {
@@ -70,6 +71,8 @@ merge_staged_tile(const Tiles &t, int tile, const merge_staged_args &g,
                   merge_staged_smem<NT * VT, HAS_V, K, V> &sm, Comp comp) {
   typedef merge_staged_smem<NT * VT, HAS_V, K, V> smem_t;
   constexpr int E = smem_t::E, EV = smem_t::EV;
+  static_assert(NT >= (HAS_V ? 128 : 64),
+                "the ragged ends take two warps, four with values");
   const int tid = threadIdx.x;
   const tile_io<K, V> io = t.describe(tile);
   const int na = io.na, nb = io.nb, total = na + nb;
