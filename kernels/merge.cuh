@@ -176,9 +176,7 @@ mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
   merge_staged_args g;
   g.tiles = tiles;
   g.prefetch = (int)(wave * o.prefetch_percent / 100);
-  g.vector_stores =
-      ((uintptr_t)out & 15) == 0 && (!HAS_V || ((uintptr_t)outv & 15) == 0) &&
-      P::NV % (16 / sizeof(K)) == 0 && (!HAS_V || P::NV % (16 / sizeof(V)) == 0);
+  g.vector_stores = staged_stores_aligned<P::NV, HAS_V>(out, outv);
   auto kernel = merge_kernel<P, HAS_V, K, V, Comp>;
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   /* early only behind this call's partition (see merge_partition) */

@@ -3,7 +3,10 @@
  * and B intervals into shared memory, find each thread's start with a
  * second Merge Path search, merge exactly VT keys per thread in registers,
  * and store the tile coalesced.  Values follow their keys through shared
- * memory.  Used by merge and by every global pass of mergesort.
+ * memory.  Used by the blocksorts' in-block merges, segsort's window
+ * merges and bulk_insert; merge and mergesort's passes take the staged
+ * tile (merge_staged_agent), which also takes tile_io and store_samples
+ * from here.
  */
 #ifndef MGPU_MERGE_AGENT_CUH
 #define MGPU_MERGE_AGENT_CUH

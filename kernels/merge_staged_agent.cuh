@@ -6,8 +6,10 @@
  * start by Merge Path, merges VT keys in registers, and the tile goes out
  * through shared memory, 16 bytes a store where the output allows.
  *
- * Why: the tile that loads with its threads (merge_agent, which mergesort's
- * passes still use) ran a merge of 2^26 i32 keys at 74% of a copy's
+ * Used by merge and by every global pass of mergesort.
+ *
+ * Why: the tile that loads with its threads (merge_agent, which segsort's
+ * window merges still use) ran a merge of 2^26 i32 keys at 74% of a copy's
  * bandwidth on the H200, level with CUB; staged, with the partition's
  * lane groups and early launches (merge.cuh), 85% (docs/TUNING.md, "Merge,
  * second round").
@@ -16,7 +18,6 @@
 #define MGPU_MERGE_STAGED_AGENT_CUH
 
 #include "device/bulk_copy.cuh"
-#include "device/grid_dependency.cuh"
 #include "device/serial_merge.cuh"
 #include "device/merge_path.cuh"
 #include "device/tile_io.cuh"
@@ -42,6 +43,15 @@ struct merge_staged_args {
   int prefetch; /* tiles ahead whose inputs a tile asks L2 for; 0: none */
   bool vector_stores; /* out (and outv) 16-byte aligned: stores of 16 bytes */
 };
+
+/* Whether a tile of NV outputs stores to `out` (and `outv`) 16 bytes at a
+ * time (merge_staged_args::vector_stores): every tile's first output, a
+ * multiple of NV elements in, must be 16-byte aligned. */
+template <int NV, bool HAS_V, typename K, typename V>
+inline bool staged_stores_aligned(const K *out, const V *outv) {
+  return ((uintptr_t)out & 15) == 0 && NV % (16 / sizeof(K)) == 0 &&
+         (!HAS_V || (((uintptr_t)outv & 15) == 0 && NV % (16 / sizeof(V)) == 0));
+}
 
 /* Shared memory to global, 16 bytes a store (the few elements past the
  * last whole unit one by one): a tile's outputs start at a multiple of NV

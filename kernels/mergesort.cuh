@@ -1,9 +1,9 @@
 /*
  * mergesort.cuh - mgpu_mergesort on the GPU: a blocksort launch sorts
  * tiles of NV keys, then global passes merge pairs of sorted runs, each a
- * partition launch and a merge launch (merge_staged_agent), ping-ponging between
- * the keys and one temporary buffer.  The blocksort writes into whichever
- * buffer makes the last pass land in the caller's array.
+ * partition launch and a merge launch (merge_staged_agent), ping-ponging
+ * between the keys and one temporary buffer.  The blocksort writes into
+ * whichever buffer makes the last pass land in the caller's array.
  *
  * Every launch also writes every S-th key of its output to a compact
  * sample array, from which the next pass's partition starts its searches
@@ -209,10 +209,7 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
     pass_tiles<PM::NV, HAS_V, K, V> t = {sk, sv, n, run, splits.as<int>(),
                                          dk, dv, ds};
     /* the scratch buffers and the caller's arrays alike */
-    g.vector_stores = ((uintptr_t)dk & 15) == 0 &&
-                      (!HAS_V || ((uintptr_t)dv & 15) == 0) &&
-                      PM::NV % (16 / sizeof(K)) == 0 &&
-                      (!HAS_V || PM::NV % (16 / sizeof(V)) == 0);
+    g.vector_stores = staged_stores_aligned<PM::NV, HAS_V>(dk, dv);
     CUDA_TRY(ctx, launch_early(pdl, kernel, merge_tiles, PM::NT, smem, s, t,
                                g, comp));
     CUDA_LAUNCHED(ctx, "mergesort pass kernel");
