@@ -34,7 +34,8 @@ template <int NV, bool HAS_V, typename K, typename V> struct merge_tiles {
     const int a0 = splits ? splits[t] : 0;
     const int a1 = splits ? splits[t + 1] : na;
     const int d0 = t * NV;
-    const int d1 = min(d0 + NV, na + nb);
+    /* in 64 bits: the last tile of a merge within NV of INT_MAX outputs */
+    const int d1 = (int)min((long long)d0 + NV, (long long)na + nb);
     const tile_span sp = make_tile_span(d0, d1, a0, a1);
     tile_io<K, V> io;
     io.a = a + sp.a0;

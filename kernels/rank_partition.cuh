@@ -28,7 +28,8 @@ __device__ __forceinline__ int rank_of(const Q &q, const int64_t *samples,
                                        int m, int64_t x) {
   int lo = 0, hi = m;
   if (samples) {
-    int slo = 0, shi = (m + S - 1) / S; /* samples below x: [0, c) */
+    /* samples below x: [0, c); m / S rounded up without m + S - 1 */
+    int slo = 0, shi = m / S + (m % S != 0);
     while (slo < shi) {
       const int mid = (slo + shi) >> 1;
       if (samples[mid] < x) slo = mid + 1;
@@ -71,7 +72,7 @@ mgpu_status rank_partition(mgpu_context *ctx, Q q, int m, int nv,
   cudaStream_t s = cuda_of(ctx)->stream;
   cuda_scratch samples;
   if (m >= kRankSampleFrom) {
-    const int count = (m + S - 1) / S;
+    const int count = m / S + (m % S != 0);
     MGPU_TRY(samples.take(ctx, sizeof(int64_t) * (size_t)count));
     rank_samples_kernel<S><<<grid_for((size_t)count, 256), 256, 0, s>>>(
         q, m, samples.as<int64_t>());

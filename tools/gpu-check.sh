@@ -3,7 +3,7 @@
 # build, the spec suite on every backend, compute-sanitizer over the cuda
 # specs, the tuning sweep and the benchmark.  Logs go to $OUT (or ./gpu-out).
 #
-#   tools/gpu-check.sh [build] [specs] [memcheck] [racecheck] [setop]
+#   tools/gpu-check.sh [build] [specs] [huge] [memcheck] [racecheck] [setop]
 #                      [setop-test] [staged] [tune] [bench]
 #
 # With no arguments it does build, specs, memcheck, tune and bench.
@@ -17,7 +17,9 @@
 # build's set operations.  staged runs the one spec whose calls take the
 # default build's staged one-tile kernel (sizes the sanitizer passes leave
 # out) under memcheck and racecheck; setop runs memcheck and racecheck
-# over the default build's set-operation specs alone.  Carry .lua-bundle (see
+# over the default build's set-operation specs alone.  huge runs
+# spec/huge_spec.lua (calls of ~2^31 elements, 8-35 GB each) on the cuda
+# backend.  Carry .lua-bundle (see
 # ../shared/device/make-lua-bundle.sh); MGPU_COMMIT names the commit in the
 # benchmark's CSV.
 set -uo pipefail
@@ -59,6 +61,14 @@ if want specs; then
   t0=$(date +%s)
   $(busted_cmd) >"$OUT/specs.log" 2>&1; rc=$?
   note "specs (cpu + cuda): $(tail -n 1 "$OUT/specs.log") in $(( $(date +%s) - t0 )) s"
+  [ $rc -ne 0 ] && status=1
+fi
+
+if want huge; then
+  t0=$(date +%s)
+  MGPU_SPEC_HUGE=1 MGPU_SPEC_BACKENDS=cuda $(busted_cmd) spec/huge_spec.lua \
+    >"$OUT/specs-huge.log" 2>&1; rc=$?
+  note "huge specs (cuda): $(tail -n 1 "$OUT/specs-huge.log") in $(( $(date +%s) - t0 )) s"
   [ $rc -ne 0 ] && status=1
 fi
 

@@ -18,13 +18,16 @@ template <typename I, typename Pred>
 __device__ __forceinline__ I first_true_from_top(I lo, I hi, Pred pred) {
   I top = hi, step = 1;
   while (top > lo) {
-    const I probe = top - step < lo ? lo : top - step;
+    /* steps compared with the room left, not added to an end: near
+     * INT_MAX top - step or a doubled step could wrap */
+    const I room = top - lo;
+    const I probe = step >= room ? lo : top - step;
     if (!pred(probe)) {
       lo = probe + 1;
       break;
     }
     top = probe;
-    step <<= 1;
+    step = step < room - step ? step + step : room;
   }
   while (lo < top) {
     const I mid = lo + ((top - lo) >> 1);
@@ -41,13 +44,14 @@ template <typename I, typename Pred>
 __device__ __forceinline__ I first_true_from_bottom(I lo, I hi, Pred pred) {
   I step = 1;
   while (lo < hi) {
-    const I probe = lo + step - 1 >= hi ? hi - 1 : lo + step - 1;
+    const I room = hi - lo;
+    const I probe = step >= room ? hi - 1 : lo + step - 1;
     if (pred(probe)) {
       hi = probe;
       break;
     }
     lo = probe + 1;
-    step <<= 1;
+    step = step < room - step ? step + step : room;
   }
   while (lo < hi) {
     const I mid = lo + ((hi - lo) >> 1);

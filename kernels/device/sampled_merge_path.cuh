@@ -26,7 +26,8 @@ __device__ __forceinline__ int sample_verdict(const K *sa, const K *sb, int nb,
   const int m = diag - 1 - i * S; /* the B index P(i * S) compares */
   const int j = m / S;            /* b[j S] <= b[m] <= b[(j + 1) S] */
   if (!comp(sb[j], ak)) return -1;
-  if ((j + 1) * S < nb && comp(sb[j + 1], ak)) return 1;
+  /* (j + 1) S < nb, without overflowing for nb near INT_MAX */
+  if (j < (nb - 1) / S && comp(sb[j + 1], ak)) return 1;
   return 0;
 }
 
@@ -43,7 +44,7 @@ __device__ __forceinline__ int sampled_merge_path(const K *a, const K *sa,
   int lo = diag > nb ? diag - nb : 0;
   int hi = diag < na ? diag : na;
   /* samples i whose k = i S lies in [lo, hi): there P(k) reads b[0, nb) */
-  const int i0 = (lo + S - 1) / S;
+  const int i0 = lo / S + (lo % S != 0); /* lo + S - 1 may overflow */
   const int i1 = hi > 0 ? (hi - 1) / S + 1 : 0; /* one past the last */
   if (i0 < i1) {
     /* first sample surely true, and first sample not surely false */

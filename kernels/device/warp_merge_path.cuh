@@ -32,12 +32,15 @@ __device__ __forceinline__ int group_first_true(int lo, int hi, int lane,
   bool done = false;
   int answer = hi;
   while (__any_sync(0xffffffffu, !done)) {
+    /* offsets from lo, never lo + offset past hi: near INT_MAX that sum
+     * would wrap (an offset is below n + WIDTH, and below n for large n) */
     const int n = hi - lo;
-    const int step = n <= WIDTH ? 1 : (n + WIDTH - 1) / WIDTH;
+    const int step = n <= WIDTH ? 1 : (n - 1) / WIDTH + 1;
+    const int off = lane * step;
     int probe = -1;
     if (!done && n > 0)
       probe = n <= WIDTH ? (lane < n ? lo + lane : -1)
-                         : min(lo + (lane + 1) * step - 1, hi - 1);
+                         : (off >= n - step ? hi - 1 : lo + off + step - 1);
     const bool yes = probe >= 0 && pred(probe);
     const unsigned votes =
         (__ballot_sync(0xffffffffu, yes) & group_mask) >> group_shift;
@@ -47,11 +50,11 @@ __device__ __forceinline__ int group_first_true(int lo, int hi, int lane,
       done = true;
     } else if (votes) {
       /* the path crosses after probe j - 1 and by probe j */
-      const int j = __ffs(votes) - 1;
-      hi = min(lo + (j + 1) * step - 1, hi - 1);
-      lo += j * step;
+      const int j = __ffs(votes) - 1, offj = j * step;
+      hi = offj >= n - step ? hi - 1 : lo + offj + step - 1;
+      lo += offj;
     } else {
-      lo = min(lo + WIDTH * step, hi); /* past every probe */
+      lo = hi; /* past every probe: the last one is hi - 1 */
     }
   }
   return answer;
@@ -86,7 +89,7 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
   int lo = diag > nb ? diag - nb : 0;
   int hi = diag < na ? diag : na;
   if (sa) {
-    const int i0 = (lo + S - 1) / S;
+    const int i0 = lo / S + (lo % S != 0); /* lo + S - 1 may overflow */
     const int i1 = hi > 0 ? (hi - 1) / S + 1 : 0;
     /* every group takes part in the ballots, an empty range too (it is
      * done in the first round); first half: first sample surely true,

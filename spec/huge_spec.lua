@@ -1,0 +1,130 @@
+-- Calls whose element counts reach 2^31 - 1 (MGPU_MAX_COUNT): the tiles,
+-- partition searches and diagonals next to INT_MAX, where a 32-bit sum such
+-- as "tile start + tile size" would wrap.  Inputs are iotas, so the results
+-- have closed forms (helpers/closed_form.lua); each result is checked in
+-- windows (its start, its middle, the crossover of the closed form, the
+-- last 40,000 elements, which span the last tiles of every policy, and
+-- random windows) and, on the GPU, by is_sorted over all of it.
+--
+-- Each call needs 8-35 GB of memory, so the file runs only with
+-- MGPU_SPEC_HUGE=1 (tools/gpu-check.sh huge runs it on the GPU machine);
+-- otherwise its one entry is pending.
+
+local mgpu = require "mgpu"
+local F = require "helpers.closed_form"
+local C = require "helpers.check"
+local backends = require "helpers.backends"
+
+local MAX = 2147483647 -- MGPU_MAX_COUNT
+local HALF = 1073741824 -- 2^30
+
+-- Compares elements [i, j] of keys (and of vals, if given) with
+-- want(p) -> key [, value].
+local function check_window(keys, vals, i, j, want, label)
+  local got = keys:totable(i, j)
+  local gotv = vals and vals:totable(i, j)
+  for p = i, j do
+    local k, v = want(p)
+    if got[p - i + 1] ~= k then
+      C.fail(string.format("%s: key %d is %s, want %d", label, p,
+                           tostring(got[p - i + 1]), k))
+    end
+    if vals and gotv[p - i + 1] ~= v then
+      C.fail(string.format("%s: value %d is %s, want %d", label, p,
+                           tostring(gotv[p - i + 1]), v))
+    end
+  end
+end
+
+local function check_result(keys, vals, n, want, crossover, label)
+  assert.are.equal(n, #keys, label .. ": length")
+  if vals then assert.are.equal(n, #vals, label .. ": values' length") end
+  local function window(i, j)
+    i, j = math.max(1, i), math.min(n, j)
+    if i <= j then check_window(keys, vals, i, j, want, label) end
+  end
+  window(1, 4096)
+  window(n // 2 - 2048, n // 2 + 2048)
+  if crossover then window(crossover - 2048, crossover + 2048) end
+  window(n - 40000, n)
+  local rng = 20261127
+  for _ = 1, 16 do
+    rng = (rng * 1103515245 + 12345) % 2147483648
+    local at = 1 + rng % n
+    window(at, at + 255)
+  end
+end
+
+if os.getenv("MGPU_SPEC_HUGE") ~= "1" then
+  describe("calls of ~2^31 elements", function()
+    pending("set MGPU_SPEC_HUGE=1 to run them (8-35 GB of memory each)")
+  end)
+  return
+end
+
+backends.each(function(ctx, device)
+  local gpu = device ~= "cpu"
+
+  it("merge: 2^31 - 1 outputs, keys", function()
+    local na, nb = HALF - 1, HALF
+    local a <close> = ctx:iota(na, "i32")
+    local b <close> = ctx:iota(nb, "i32")
+    local c <close> = mgpu.merge(a, b)
+    if gpu then assert.is_true(c:is_sorted(), "merge output sorted") end
+    check_result(c, nil, MAX, function(p) return (F.merge_iotas(na, nb, p)) end,
+                 2 * na, "merge keys")
+  end)
+
+  it("merge: 2^31 - 1 outputs, pairs", function()
+    local na, nb = HALF - 1, HALF
+    local a <close> = ctx:iota(na, "i32")
+    local b <close> = ctx:iota(nb, "i32")
+    local av <close> = ctx:iota(na, "i32")
+    local bv <close> = ctx:iota(nb, -1, -1, "i32")
+    local c, cv = mgpu.merge(a, b, { values = { av, bv } })
+    check_result(c, cv, MAX, function(p) return F.merge_iotas(na, nb, p) end,
+                 2 * na, "merge pairs")
+    c:free()
+    cv:free()
+  end)
+
+  it("bulk_insert: 2^31 - 1 outputs", function()
+    local n, m = HALF, HALF - 1
+    local data <close> = ctx:iota(n, "i32")
+    local pos <close> = ctx:iota(m, "i32")
+    local vals <close> = ctx:iota(m, -1, -1, "i32")
+    local out <close> = mgpu.bulk_insert(data, pos, vals)
+    check_result(out, nil, MAX, function(p) return F.insert_iotas(n, m, p) end,
+                 2 * m, "bulk_insert")
+  end)
+
+  it("set_union: inputs of 2^31 - 1 keys in all", function()
+    local na, nb = HALF - 1, HALF
+    local a <close> = ctx:iota(na, "i32")
+    local b <close> = ctx:iota(nb, "i32")
+    local u <close> = mgpu.set_union(a, b)
+    check_result(u, nil, nb, F.sorted_iota, na, "set_union")
+  end)
+
+  it("set_intersection and set_difference: inputs of 2.3e9 keys in all", function()
+    local na, nb = 1200000000, 1100000000
+    local a <close> = ctx:iota(na, "i32")
+    local b <close> = ctx:iota(nb, "i32")
+    local i <close> = mgpu.set_intersection(a, b)
+    check_result(i, nil, nb, F.sorted_iota, nil, "set_intersection")
+    local d <close> = mgpu.set_difference(a, b)
+    check_result(d, nil, na - nb, function(p) return nb + p end, nil,
+                 "set_difference")
+  end)
+
+  if gpu then
+    -- the CPU backend's sort of 2^31 keys takes minutes; its merge passes
+    -- are the same code as its merge, checked above
+    it("mergesort: 2^31 - 1 keys in reverse order", function()
+      local k <close> = ctx:iota(MAX, MAX, -1, "i32")
+      mgpu.mergesort(k)
+      assert.is_true(k:is_sorted(), "mergesort output sorted")
+      check_result(k, nil, MAX, F.sorted_iota, nil, "mergesort")
+    end)
+  end
+end)
