@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(P::NT)
   auto &sm = *shared_as<merge_tile_smem<NV, true, int32_t, V>>();
   const int total = n + m;
   const int d0 = (int)((long long)blockIdx.x * NV);
-  const int d1 = (int)min((long long)d0 + NV, (long long)total);
+  const int d1 = d0 + min(NV, total - d0); /* d0 + NV may wrap */
   /* each split must leave both sides in range, even for broken positions */
   const int a0 = min(max(splits[blockIdx.x], max(0, d0 - n)), min(d0, m));
   const int a1 = min(max(splits[blockIdx.x + 1], max(0, d1 - n)), min(d1, m));

@@ -34,8 +34,9 @@ template <int NV, bool HAS_V, typename K, typename V> struct merge_tiles {
     const int a0 = splits ? splits[t] : 0;
     const int a1 = splits ? splits[t + 1] : na;
     const int d0 = t * NV;
-    /* in 64 bits: the last tile of a merge within NV of INT_MAX outputs */
-    const int d1 = (int)min((long long)d0 + NV, (long long)na + nb);
+    /* not min(d0 + NV, ..): for a merge within NV of INT_MAX outputs
+     * d0 + NV wraps on the last tile */
+    const int d1 = d0 + min(NV, na + nb - d0);
     const tile_span sp = make_tile_span(d0, d1, a0, a1);
     tile_io<K, V> io;
     io.a = a + sp.a0;
