@@ -117,6 +117,41 @@ backends.each(function(ctx, device)
                  "set_difference")
   end)
 
+  -- one element against 2^31 - 2: every Merge Path search runs along the
+  -- whole of the long side, whose end is next to INT_MAX
+  it("merge: one key into 2^31 - 2, from either side", function()
+    local k = 1234567891
+    local long <close> = ctx:iota(MAX - 1, "i32")
+    local one <close> = ctx:array({ k }, "i32")
+    local want = function(p) return F.one_inserted(k, k, p) end
+    local c <close> = mgpu.merge(one, long)
+    check_result(c, nil, MAX, want, k, "merge {k} with iota")
+    c:free()
+    local d <close> = mgpu.merge(long, one)
+    check_result(d, nil, MAX, want, k, "merge iota with {k}")
+  end)
+
+  it("bulk_insert: one value into 2^31 - 2", function()
+    local k = 2000000001
+    local data <close> = ctx:iota(MAX - 1, "i32")
+    local out <close> = mgpu.bulk_insert(data, { k }, ctx:array({ -7 }, "i32"))
+    check_result(out, nil, MAX, function(p) return F.one_inserted(k, -7, p) end,
+                 k, "bulk_insert one")
+  end)
+
+  it("set_union and set_difference: one key against 2^31 - 2", function()
+    local k = 1500000001
+    local long <close> = ctx:iota(MAX - 1, "i32")
+    local zero <close> = ctx:array({ 0 }, "i32")
+    local u <close> = mgpu.set_union(zero, long)
+    check_result(u, nil, MAX, function(p) return p - 1 end, nil, "set_union {0}")
+    u:free()
+    local one <close> = ctx:array({ k }, "i32")
+    local d <close> = mgpu.set_difference(long, one)
+    check_result(d, nil, MAX - 2, function(p) return F.one_removed(k, p) end, k,
+                 "set_difference {k}")
+  end)
+
   if gpu then
     -- the CPU backend's sort of 2^31 keys takes minutes; its merge passes
     -- are the same code as its merge, checked above

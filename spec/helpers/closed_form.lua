@@ -32,4 +32,17 @@ end
 -- The sorted result of iota(n, n, -1): 1..n.
 function F.sorted_iota(p) return p end
 
+-- 1..n with v placed at position k (what merging {k} with iota(n), in
+-- either order, gives with v = k, and bulk_insert(iota(n), {k}, {v})).
+function F.one_inserted(k, v, p)
+  if p < k then return p end
+  if p == k then return v end
+  return p - 1
+end
+
+-- iota(n) without the element k (set_difference(iota(n), {k})).
+function F.one_removed(k, p)
+  return p < k and p or p + 1
+end
+
 return F
