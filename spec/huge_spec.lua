@@ -19,21 +19,13 @@ local MAX = 2147483647 -- MGPU_MAX_COUNT
 local HALF = 1073741824 -- 2^30
 
 -- Compares elements [i, j] of keys (and of vals, if given) with
--- want(p) -> key [, value].
+-- want(p) -> key [, value], through the specs' usual table comparison.
 local function check_window(keys, vals, i, j, want, label)
-  local got = keys:totable(i, j)
-  local gotv = vals and vals:totable(i, j)
-  for p = i, j do
-    local k, v = want(p)
-    if got[p - i + 1] ~= k then
-      C.fail(string.format("%s: key %d is %s, want %d", label, p,
-                           tostring(got[p - i + 1]), k))
-    end
-    if vals and gotv[p - i + 1] ~= v then
-      C.fail(string.format("%s: value %d is %s, want %d", label, p,
-                           tostring(gotv[p - i + 1]), v))
-    end
-  end
+  local wk, wv = {}, {}
+  for p = i, j do wk[p - i + 1], wv[p - i + 1] = want(p) end
+  local where = string.format("%s, window from %d", label, i)
+  C.table_eq(keys:totable(i, j), wk, "i32", where .. " keys")
+  if vals then C.table_eq(vals:totable(i, j), wv, "i32", where .. " values") end
 end
 
 local function check_result(keys, vals, n, want, crossover, label)
