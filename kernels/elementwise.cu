@@ -43,11 +43,14 @@ __global__ void random_int_kernel(T *dst, size_t n, uint64_t lo, uint64_t hi,
   dst[i] = from_bits<T>(mgpu_random_int(mgpu_random_bits(seed, i), lo, hi));
 }
 
-template <typename T>
-__global__ void random_real_kernel(T *dst, size_t n, double lo, double hi,
-                                   uint64_t seed) {
-  GRID_STRIDE(i, n)
-  dst[i] = (T)mgpu_random_real(mgpu_random_bits(seed, i), lo, hi);
+__global__ void random_f32_kernel(float *dst, size_t n, double lo, double hi,
+                                  uint64_t seed) {
+  GRID_STRIDE(i, n) dst[i] = mgpu_random_f32(mgpu_random_bits(seed, i), lo, hi);
+}
+
+__global__ void random_f64_kernel(double *dst, size_t n, double lo, double hi,
+                                  uint64_t seed) {
+  GRID_STRIDE(i, n) dst[i] = mgpu_random_real(mgpu_random_bits(seed, i), lo, hi);
 }
 
 /* ---- astype: the conversions of element.h, one kernel per pair ---------- */
@@ -180,8 +183,8 @@ extern "C" mgpu_status mgpu_cuda_random(mgpu_context *ctx, void *dst, size_t n,
   case MGPU_U32: random_int_kernel<<<g, kStrideThreads, 0, s>>>((uint32_t *)dst, n, l, h, seed); break;
   case MGPU_I64: random_int_kernel<<<g, kStrideThreads, 0, s>>>((int64_t *)dst, n, l, h, seed); break;
   case MGPU_U64: random_int_kernel<<<g, kStrideThreads, 0, s>>>((uint64_t *)dst, n, l, h, seed); break;
-  case MGPU_F32: random_real_kernel<<<g, kStrideThreads, 0, s>>>((float *)dst, n, lo.f, hi.f, seed); break;
-  case MGPU_F64: random_real_kernel<<<g, kStrideThreads, 0, s>>>((double *)dst, n, lo.f, hi.f, seed); break;
+  case MGPU_F32: random_f32_kernel<<<g, kStrideThreads, 0, s>>>((float *)dst, n, lo.f, hi.f, seed); break;
+  case MGPU_F64: random_f64_kernel<<<g, kStrideThreads, 0, s>>>((double *)dst, n, lo.f, hi.f, seed); break;
   default: return mgpu_set_error(ctx, MGPU_EINVAL, "unknown dtype");
   }
   CUDA_LAUNCHED(ctx, "random kernel");

@@ -124,8 +124,11 @@ backends.each(function(ctx, device)
     assert.are.equal(device, c2.backend)
   end)
 
-  it("prints as mgpu.context(device)", function()
-    assert.are.equal("mgpu.context(" .. want_device .. ")", tostring(ctx))
+  it("prints as mgpu.context(device)#id, the id telling contexts apart", function()
+    local other = mgpu.context { device = device }
+    assert.are.equal("mgpu.context(" .. want_device .. ")#" .. ctx.id, tostring(ctx))
+    assert.are.equal("mgpu.context(" .. want_device .. ")#" .. other.id, tostring(other))
+    assert.are_not.equal(tostring(ctx), tostring(other))
   end)
 
   it("sync() waits and returns the context", function()

@@ -6,6 +6,7 @@
 #ifndef MGPU_ELEMENT_H
 #define MGPU_ELEMENT_H
 
+#include <math.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -36,15 +37,51 @@ MGPU_HD uint64_t mgpu_random_int(uint64_t bits, uint64_t lo, uint64_t hi) {
   return span ? lo + bits % span : bits;
 }
 
-/* Uniform double in [lo, hi).  The device must not contract this into an
- * FMA, or it would differ from the host in the last bit. */
+/* Uniform double in [lo, hi) for lo < hi (lo when lo == hi).  A span past
+ * the largest double is taken in halves.  The rounding of lo + span * u can
+ * reach hi; such a draw becomes the largest double below hi.  The device
+ * must not contract these into FMAs, or it would differ from the host in the
+ * last bit. */
 MGPU_HD double mgpu_random_real(uint64_t bits, double lo, double hi) {
   double u = (double)(bits >> 11) * (1.0 / 9007199254740992.0);
 #ifdef __CUDA_ARCH__
-  return __dadd_rn(lo, __dmul_rn(hi - lo, u));
+  double span = __dadd_rn(hi, -lo);
+  double r = isinf(span)
+                 ? __dmul_rn(__dadd_rn(__dmul_rn(lo, 0.5),
+                                       __dmul_rn(__dadd_rn(__dmul_rn(hi, 0.5),
+                                                           -__dmul_rn(lo, 0.5)),
+                                                 u)),
+                             2.0)
+                 : __dadd_rn(lo, __dmul_rn(span, u));
 #else
-  return lo + (hi - lo) * u;
+  double span = hi - lo;
+  double r = isinf(span) ? (lo * 0.5 + (hi * 0.5 - lo * 0.5) * u) * 2.0
+                         : lo + span * u;
 #endif
+  return r >= hi && lo < hi ? nextafter(hi, -INFINITY) : r;
+}
+
+/* Uniform f32 in [lo, hi), where lo and hi are the smallest floats at or
+ * above the caller's bounds (2^128 standing for a bound past the largest
+ * float; mgpu_random_f32_bound): the double draw rounded down, so that it
+ * stays below hi. */
+MGPU_HD float mgpu_random_f32(uint64_t bits, double lo, double hi) {
+  double r = mgpu_random_real(bits, lo, hi);
+#ifdef __CUDA_ARCH__
+  return __double2float_rd(r);
+#else
+  float v = (float)r;
+  return (double)v > r ? nextafterf(v, -INFINITY) : v;
+#endif
+}
+
+/* The smallest float at or above x (finite x), as a double; 2^128 above
+ * the largest float. */
+MGPU_HD double mgpu_random_f32_bound(double x) {
+  if (x > 3.4028234663852886e38) return 340282366920938463463374607431768211456.0;
+  if (x < -3.4028234663852886e38) return -3.4028234663852886e38;
+  float v = (float)x;
+  return (double)v < x ? (double)nextafterf(v, INFINITY) : (double)v;
 }
 
 /* ---- conversions: float to integer truncates and saturates, NaN -> 0 ---- */

@@ -1,6 +1,8 @@
 /*
  * lmgpu_context.c - context objects, the default context, and the shared
- * per-device contexts that a:to("cuda:0") uses.
+ * per-device contexts that a:to("cuda:0") uses.  A context object closes
+ * once (its __gc); every path that reaches one checks that it is open, and
+ * a call pins the C context it uses, so closing an object mid-call is safe.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -8,82 +10,110 @@
 #include "lmgpu.h"
 
 /* Registry keys. */
-static const char DEFAULT_KEY[] = "mgpu.default_context";
-static const char SHARED_KEY[] = "mgpu.shared_contexts";
+static const char DEFAULT_KEY = 'd';
+static const char SHARED_KEY = 's';
 
 l_context *lmgpu_test_context(lua_State *L, int idx) {
   l_context *c = luaL_testudata(L, idx, LMGPU_CONTEXT);
   return c && c->ctx ? c : NULL;
 }
 
-static l_context *check_context(lua_State *L, int idx, const char *fn) {
-  l_context *c = lmgpu_test_context(L, idx);
+/* The open context object at idx (self of a method). */
+static l_context *check_context(l_frame *f, int idx) {
+  lua_State *L = f->L;
+  l_context *c = luaL_testudata(L, idx, LMGPU_CONTEXT);
   if (!c)
-    luaL_error(L, "%s: expected an mgpu.context (got %s)", fn,
-               luaL_typename(L, idx));
+    lmgpu_error(f, "expected an mgpu.context (got %s)", lmgpu_typename(L, idx));
+  if (!c->ctx) lmgpu_error(f, "the context has been closed");
+  lmgpu_pin_context(f, c->ctx);
   return c;
 }
 
-/* Pushes a new context object for device; errors name fn. */
-static l_context *push_new_context(lua_State *L, const char *device,
-                                   const char *fn) {
+/* Pushes a new context object for device and pins its C context. */
+static mgpu_context *push_new_context(l_frame *f, const char *device) {
+  lua_State *L = f->L;
   l_context *c = lua_newuserdatauv(L, sizeof *c, 0);
   c->ctx = NULL;
+  c->id = lmgpu_heap(L)->next_id++;
   luaL_setmetatable(L, LMGPU_CONTEXT);
   char err[256];
   mgpu_status s = mgpu_context_create(device, &c->ctx, err, sizeof err);
-  if (s != MGPU_OK)
-    luaL_error(L, "%s: cannot use device '%s': %s", fn, device, err);
-  return c;
+  if (s != MGPU_OK) lmgpu_error(f, "cannot use device '%s': %s", device, err);
+  return lmgpu_pin_context(f, c->ctx);
 }
 
 /* Pushes the registry's table of shared contexts by device name. */
 static void push_shared_table(lua_State *L) {
-  if (lua_getfield(L, LUA_REGISTRYINDEX, SHARED_KEY) != LUA_TTABLE) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &SHARED_KEY) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
     lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, SHARED_KEY);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &SHARED_KEY);
   }
 }
 
-l_context *lmgpu_push_device_context(lua_State *L, const char *device,
-                                     const char *fn) {
-  push_shared_table(L);
-  if (lua_getfield(L, -1, device) == LUA_TUSERDATA) {
-    lua_remove(L, -2);
-    return lua_touserdata(L, -1);
-  }
+/* The open context object in the shared table (on top) under name, pushed
+ * and pinned, or NULL (pushing nothing). */
+static mgpu_context *shared_context(l_frame *f, const char *name) {
+  lua_State *L = f->L;
+  lua_pushstring(L, name);
+  lua_rawget(L, -2);
+  l_context *c = lmgpu_test_context(L, -1);
+  if (c) return lmgpu_pin_context(f, c->ctx);
   lua_pop(L, 1);
-  l_context *c = push_new_context(L, device, fn);
+  return NULL;
+}
+
+mgpu_context *lmgpu_push_device_context(l_frame *f, const char *device) {
+  lua_State *L = f->L;
+  push_shared_table(L);
+  mgpu_context *ctx = shared_context(f, device);
+  if (ctx) {
+    lua_remove(L, -2);
+    return ctx;
+  }
+  /* Absent, or closed by an explicit __gc: a fresh one takes its place. */
+  ctx = push_new_context(f, device);
   /* "cuda" and "cuda:0" name one device: share under the canonical name. */
-  const char *canon = mgpu_context_device(c->ctx);
-  if (lua_getfield(L, -2, canon) == LUA_TUSERDATA) {
+  const char *canon = mgpu_context_device(ctx);
+  mgpu_context *same = shared_context(f, canon);
+  if (same) {
     lua_remove(L, -2); /* the fresh one is garbage */
     lua_remove(L, -2);
-    return lua_touserdata(L, -1);
+    return same;
   }
-  lua_pop(L, 1);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, -3, canon);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, -3, device);
+  lua_pushstring(L, canon);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, -4);
+  lua_pushstring(L, device);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, -4);
   lua_remove(L, -2);
-  return c;
+  return ctx;
 }
 
-l_context *lmgpu_push_default_context(lua_State *L) {
-  if (lua_getfield(L, LUA_REGISTRYINDEX, DEFAULT_KEY) == LUA_TUSERDATA)
-    return lua_touserdata(L, -1);
-  lua_pop(L, 1);
+/* The device a default context is made on. */
+static const char *default_device(void) {
   const char *env = getenv("MGPU_DEVICE");
-  const char *device =
-      env && *env ? env : (mgpu_cuda_device_count() > 0 ? "cuda:0" : "cpu");
-  l_context *c = lmgpu_push_device_context(
-      L, device, env && *env ? "mgpu (MGPU_DEVICE)" : "mgpu");
+  if (env && *env) return env;
+  return mgpu_cuda_device_count() > 0 ? "cuda:0" : "cpu";
+}
+
+mgpu_context *lmgpu_push_default_context(l_frame *f) {
+  lua_State *L = f->L;
+  int t = lua_rawgetp(L, LUA_REGISTRYINDEX, &DEFAULT_KEY);
+  if (t == LUA_TUSERDATA) {
+    l_context *c = lmgpu_test_context(L, -1);
+    if (!c)
+      lmgpu_error(f, "the default context has been closed (make another "
+                     "with mgpu.default_context(mgpu.context()))");
+    return lmgpu_pin_context(f, c->ctx);
+  }
+  lua_pop(L, 1);
+  mgpu_context *ctx = lmgpu_push_device_context(f, default_device());
   lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, DEFAULT_KEY);
-  return c;
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &DEFAULT_KEY);
+  return ctx;
 }
 
 /* mgpu.devices() -> {"cuda:0", ..., "cpu"} */
@@ -99,63 +129,68 @@ int lmgpu_devices(lua_State *L) {
   return 1;
 }
 
-/* mgpu.context{device = d, memory_limit = bytes} */
+/* mgpu.context{device = d, memory_limit = bytes} or mgpu.context(d) */
 int lmgpu_context_new(lua_State *L) {
-  static const char *const opts[] = {"device", "memory_limit", NULL};
-  const char *fn = "mgpu.context";
+  static const char *const names[] = {"device", "memory_limit", NULL};
+  lua_settop(L, 1);
+  l_frame *f = lmgpu_begin(L, "mgpu.context");
   const char *device = NULL;
   lua_Integer limit = 0;
   if (lua_type(L, 1) == LUA_TSTRING) {
     device = lua_tostring(L, 1);
   } else if (lua_istable(L, 1)) {
-    (void)lmgpu_options(L, 1, fn, opts);
-    lua_getfield(L, 1, "device");
-    if (!lua_isnil(L, -1)) {
+    int opts = lmgpu_options(f, 1, names);
+    if (lmgpu_opt_field(f, opts, "device") != LUA_TNIL) {
       if (lua_type(L, -1) != LUA_TSTRING)
-        luaL_error(L, "%s: device must be a string (got %s)", fn,
-                   luaL_typename(L, -1));
-      device = lua_tostring(L, -1);
+        lmgpu_error(f, "device must be a string (got %s)",
+                    lmgpu_typename(L, -1));
+      device = lua_tostring(L, -1); /* stays on the stack */
     }
-    lua_getfield(L, 1, "memory_limit");
-    if (!lua_isnil(L, -1)) {
-      int ok;
+    if (lmgpu_opt_field(f, opts, "memory_limit") != LUA_TNIL) {
+      int ok = 0;
       limit = lua_tointegerx(L, -1, &ok);
-      if (!ok || limit < 0)
-        luaL_error(L, "%s: memory_limit must be a non-negative integer "
-                      "number of bytes", fn);
+      if (lua_type(L, -1) != LUA_TNUMBER || !ok || limit < 0)
+        lmgpu_error(f, "memory_limit must be a non-negative integer number "
+                       "of bytes (got %s)", lmgpu_describe(L, -1));
     }
-    lua_pop(L, 1); /* keep the device string on the stack */
-  } else if (!lua_isnoneornil(L, 1)) {
-    luaL_error(L, "%s: expected a table of options (got %s)", fn,
-               luaL_typename(L, 1));
+  } else if (!lua_isnil(L, 1)) {
+    lmgpu_error(f, "expected a device string or a table of options (got %s)",
+                lmgpu_typename(L, 1));
   }
   if (!device) {
-    /* No device given: a new context on the default context's device. */
-    l_context *d = lmgpu_push_default_context(L);
-    device = mgpu_context_device(d->ctx);
+    /* No device given: the default context's device, open or not. */
+    l_context *d = NULL;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &DEFAULT_KEY) == LUA_TUSERDATA)
+      d = lmgpu_test_context(L, -1);
+    device = d ? lua_pushstring(L, mgpu_context_device(d->ctx))
+               : default_device();
   }
-  l_context *c = push_new_context(L, device, fn);
-  mgpu_context_set_memory_limit(c->ctx, (size_t)limit);
+  mgpu_context *ctx = push_new_context(f, device);
+  mgpu_context_set_memory_limit(ctx, (size_t)limit);
   return 1;
 }
 
 /* mgpu.default_context([ctx]) */
 int lmgpu_default_context(lua_State *L) {
-  if (!lua_isnoneornil(L, 1)) {
-    check_context(L, 1, "mgpu.default_context");
+  lua_settop(L, 1);
+  l_frame *f = lmgpu_begin(L, "mgpu.default_context");
+  if (!lua_isnil(L, 1)) {
+    check_context(f, 1);
     lua_pushvalue(L, 1);
-    lua_setfield(L, LUA_REGISTRYINDEX, DEFAULT_KEY);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &DEFAULT_KEY);
     lua_pushvalue(L, 1);
     return 1;
   }
-  lmgpu_push_default_context(L);
+  lmgpu_push_default_context(f);
   return 1;
 }
 
 static int ctx_sync(lua_State *L) {
-  l_context *c = check_context(L, 1, "mgpu.context:sync");
-  lmgpu_check_status(L, c->ctx, mgpu_context_sync(c->ctx), "mgpu.context:sync");
   lua_settop(L, 1);
+  l_frame *f = lmgpu_begin(L, "mgpu.context:sync");
+  l_context *c = check_context(f, 1);
+  lmgpu_check_status(f, c->ctx, mgpu_context_sync(c->ctx));
+  lua_pushvalue(L, 1);
   return 1;
 }
 
@@ -165,14 +200,15 @@ static void set_size_field(lua_State *L, const char *k, size_t v) {
 }
 
 static int ctx_info(lua_State *L) {
-  l_context *c = check_context(L, 1, "mgpu.context:info");
+  lua_settop(L, 1);
+  l_frame *f = lmgpu_begin(L, "mgpu.context:info");
+  mgpu_context *ctx = check_context(f, 1)->ctx;
   mgpu_context_info info;
-  lmgpu_check_status(L, c->ctx, mgpu_context_info_get(c->ctx, &info),
-                     "mgpu.context:info");
+  lmgpu_check_status(f, ctx, mgpu_context_info_get(ctx, &info));
   lua_newtable(L);
-  lua_pushstring(L, mgpu_context_device(c->ctx));
+  lua_pushstring(L, mgpu_context_device(ctx));
   lua_setfield(L, -2, "device");
-  lua_pushstring(L, mgpu_context_backend(c->ctx));
+  lua_pushstring(L, mgpu_context_backend(ctx));
   lua_setfield(L, -2, "backend");
   lua_pushstring(L, info.name);
   lua_setfield(L, -2, "name");
@@ -190,22 +226,26 @@ static int ctx_info(lua_State *L) {
   return 1;
 }
 
+/* __gc: closes the object; arrays made on it keep their own references to
+ * the C context. */
 static int ctx_gc(lua_State *L) {
-  l_context *c = luaL_checkudata(L, 1, LMGPU_CONTEXT);
-  if (c->ctx) {
-    /* Arrays still alive hold their own references to the C context. */
-    mgpu_context_release(c->ctx);
+  l_context *c = luaL_testudata(L, 1, LMGPU_CONTEXT);
+  if (c && c->ctx) {
+    mgpu_context *ctx = c->ctx;
     c->ctx = NULL;
+    mgpu_context_release(ctx);
   }
   return 0;
 }
 
 static int ctx_tostring(lua_State *L) {
-  l_context *c = luaL_checkudata(L, 1, LMGPU_CONTEXT);
+  l_context *c = luaL_testudata(L, 1, LMGPU_CONTEXT);
+  if (!c) return luaL_error(L, "mgpu.context: expected an mgpu.context");
   if (c->ctx)
-    lua_pushfstring(L, "mgpu.context(%s)", mgpu_context_device(c->ctx));
+    lua_pushfstring(L, "mgpu.context(%s)#%d", mgpu_context_device(c->ctx),
+                    (int)c->id);
   else
-    lua_pushliteral(L, "mgpu.context(closed)");
+    lua_pushfstring(L, "mgpu.context(closed)#%d", (int)c->id);
   return 1;
 }
 
@@ -216,15 +256,17 @@ static const luaL_Reg ctx_methods[] = {
 };
 
 static int ctx_index(lua_State *L) {
-  l_context *c = check_context(L, 1, "mgpu.context");
-  if (lua_type(L, 2) == LUA_TSTRING) {
+  l_context *c = luaL_testudata(L, 1, LMGPU_CONTEXT);
+  if (c && lua_type(L, 2) == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
-    if (strcmp(k, "device") == 0) {
-      lua_pushstring(L, mgpu_context_device(c->ctx));
+    if (strcmp(k, "id") == 0) {
+      lua_pushinteger(L, c->id);
       return 1;
     }
-    if (strcmp(k, "backend") == 0) {
-      lua_pushstring(L, mgpu_context_backend(c->ctx));
+    if (strcmp(k, "device") == 0 || strcmp(k, "backend") == 0) {
+      if (!c->ctx) return luaL_error(L, "mgpu.context: the context has been closed");
+      lua_pushstring(L, k[0] == 'd' ? mgpu_context_device(c->ctx)
+                                    : mgpu_context_backend(c->ctx));
       return 1;
     }
   }
@@ -244,7 +286,8 @@ void lmgpu_context_register(lua_State *L) {
   lua_setfield(L, -2, "__tostring");
   /* Methods: sync, info, and every array constructor (ctx:array(t) ...). */
   luaL_newlib(L, ctx_methods);
-  luaL_setfuncs(L, lmgpu_constructors, 0);
+  lua_pushboolean(L, 1);
+  luaL_setfuncs(L, lmgpu_constructors, 1);
   lua_pushcclosure(L, ctx_index, 1);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);

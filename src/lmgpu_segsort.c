@@ -50,27 +50,23 @@ static void push_stats(lua_State *L, const mgpu_sort_stats *st) {
 }
 
 /* keys at 1, options at opts (0: none); heads/flags already on s. */
-static int sort_common(lua_State *L, segsort_call *s, int opts,
-                       const char *fn) {
-  if (opts) {
-    lua_getfield(L, opts, "comp");
-    s->order = lmgpu_check_order(L, -1, fn);
-    lua_pop(L, 1);
-    s->want_stats = lmgpu_opt_boolean(L, opts, "stats", 0, fn);
-    s->vals = lmgpu_opt_array(L, opts, "values", fn, "values");
-    if (s->vals) {
-      lmgpu_check_same_context(L, s->keys, s->vals, fn, "keys", "values");
-      if (s->vals->n != s->keys->n)
-        luaL_error(L, "%s: values has %I elements, keys has %I", fn,
-                   (lua_Integer)s->vals->n, (lua_Integer)s->keys->n);
-      lmgpu_check_no_overlap(L, s->vals, s->keys, fn, "values", "keys");
-    }
-  } else {
-    lua_pushnil(L);
-  }
+static int sort_common(l_frame *f, segsort_call *s, int opts) {
+  lua_State *L = f->L;
+  lmgpu_opt_field(f, opts, "comp");
+  s->order = lmgpu_check_order(f, -1);
+  lua_pop(L, 1);
+  s->want_stats = lmgpu_opt_boolean(f, opts, "stats", 0);
+  s->vals = lmgpu_opt_field_array(f, opts, "values", "values");
   int vals_idx = lua_gettop(L);
-  mgpu_context *ctx = s->keys->st->ctx;
-  lmgpu_check_status(L, ctx, lmgpu_retry(L, ctx, segsort_run, s), fn);
+  if (s->vals) {
+    lmgpu_check_same_context(f, s->keys, s->vals, "keys", "values");
+    if (s->vals->n != s->keys->n)
+      lmgpu_error(f, "values has %I elements, keys has %I",
+                  (lua_Integer)s->vals->n, (lua_Integer)s->keys->n);
+    lmgpu_check_no_overlap(f, s->vals, s->keys, "values", "keys");
+  }
+  mgpu_context *ctx = lmgpu_ctx(s->keys);
+  lmgpu_check_status(f, ctx, lmgpu_retry(f, ctx, segsort_run, s));
   lua_pushvalue(L, 1);
   int nret = 1;
   if (s->vals) {
@@ -89,50 +85,44 @@ static int sort_common(lua_State *L, segsort_call *s, int opts,
 int lmgpu_segsort(lua_State *L) {
   static const char *const names[] = {"values", "comp", "stable", "stats",
                                       "flags", NULL};
-  const char *fn = "mgpu.segsort";
+  lua_settop(L, 3);
+  l_frame *f = lmgpu_begin(L, "mgpu.segsort");
   segsort_call s = {0};
   s.segmented = 1;
-  s.keys = lmgpu_check_array(L, 1, fn, "keys");
-  const int opts = lmgpu_options(L, 3, fn, names);
-  lua_settop(L, 3);
-  (void)lmgpu_opt_boolean(L, opts, "stable", 1, fn); /* always stable */
-  lua_getiuservalue(L, 1, 1);
-  int ctx_idx = lua_gettop(L);
-  if (opts) {
-    s.flags = lmgpu_opt_array(L, opts, "flags", fn, "flags");
-    if (s.flags) {
-      if (!lua_isnil(L, 2))
-        luaL_error(L, "%s: give heads or flags, not both", fn);
-      lmgpu_check_same_context(L, s.keys, s.flags, fn, "keys", "flags");
-      if (mgpu_dtype_is_float(s.flags->dtype))
-        luaL_error(L, "%s: flags must have an integer dtype (got %s)", fn,
-                   mgpu_dtype_name(s.flags->dtype));
-      if (s.flags->n != s.keys->n)
-        luaL_error(L, "%s: flags has %I elements, keys has %I", fn,
-                   (lua_Integer)s.flags->n, (lua_Integer)s.keys->n);
-    }
-  }
-  if (!s.flags) {
+  s.keys = lmgpu_arg_array(f, 1, "keys");
+  const int opts = lmgpu_options(f, 3, names);
+  (void)lmgpu_opt_boolean(f, opts, "stable", 1); /* always stable */
+  s.flags = lmgpu_opt_field_array(f, opts, "flags", "flags");
+  if (s.flags) {
+    if (!lua_isnil(L, 2)) lmgpu_error(f, "give heads or flags, not both");
+    lmgpu_check_same_context(f, s.keys, s.flags, "keys", "flags");
+    if (mgpu_dtype_is_float(s.flags->dtype))
+      lmgpu_error(f, "flags must have an integer dtype (got %s)",
+                  mgpu_dtype_name(s.flags->dtype));
+    if (s.flags->n != s.keys->n)
+      lmgpu_error(f, "flags has %I elements, keys has %I",
+                  (lua_Integer)s.flags->n, (lua_Integer)s.keys->n);
+  } else {
     if (lua_isnil(L, 2))
-      luaL_error(L, "%s: heads must be an mgpu.array or a table of 1-based "
-                    "segment starts (or pass nil and {flags = f})",
-                 fn);
+      lmgpu_error(f, "heads must be an mgpu.array or a table of 1-based "
+                     "segment starts (or pass nil and {flags = f})");
     if (!lua_istable(L, 2) && !luaL_testudata(L, 2, LMGPU_ARRAY))
-      luaL_error(L, "%s: heads must be an mgpu.array or a table (got %s)", fn,
-                 luaL_typename(L, 2));
-    s.heads = lmgpu_positions(L, ctx_idx, 2, fn, "heads", 1,
+      lmgpu_error(f, "heads must be an mgpu.array or a table (got %s)",
+                  lmgpu_typename(L, 2));
+    lua_getiuservalue(L, 1, 1);
+    s.heads = lmgpu_positions(f, -1, lmgpu_ctx(s.keys), 2, "heads", 1,
                               (int64_t)s.keys->n, 1, "sorted, unique");
   }
-  return sort_common(L, &s, opts, fn);
+  return sort_common(f, &s, opts);
 }
 
 /* mgpu.locality_sort(keys [, {values, comp, stats}]) */
 int lmgpu_locality_sort(lua_State *L) {
   static const char *const names[] = {"values", "comp", "stats", NULL};
-  const char *fn = "mgpu.locality_sort";
-  segsort_call s = {0};
-  s.keys = lmgpu_check_array(L, 1, fn, "keys");
-  const int opts = lmgpu_options(L, 2, fn, names);
   lua_settop(L, 2);
-  return sort_common(L, &s, opts, fn);
+  l_frame *f = lmgpu_begin(L, "mgpu.locality_sort");
+  segsort_call s = {0};
+  s.keys = lmgpu_arg_array(f, 1, "keys");
+  const int opts = lmgpu_options(f, 2, names);
+  return sort_common(f, &s, opts);
 }

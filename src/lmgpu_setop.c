@@ -31,81 +31,56 @@ static mgpu_status setop_run(mgpu_context *ctx, void *arg) {
  * result.  Trims it to count; when that would strand more than half its
  * memory (and a fair amount of it), moves the result to an exact-size array
  * instead, replacing the value at idx. */
-static l_array *fit_result(lua_State *L, int idx, int ctx_idx, l_array *r,
-                           size_t count, const char *fn) {
+static void fit_result(l_frame *f, int idx, l_array *r, size_t count) {
+  lua_State *L = f->L;
   size_t esize = mgpu_dtype_size(r->dtype);
   if (count * 2 >= r->n || (r->n - count) * esize < 65536) {
-    r->n = count;
-    return r;
+    lmgpu_set_length(f, idx, r, count);
+    return;
   }
-  l_array *exact = lmgpu_new_array(L, ctx_idx, count, r->dtype, fn);
-  mgpu_context *ctx = r->st->ctx;
-  lmgpu_check_status(L, ctx, mgpu_copy(ctx, lmgpu_data(exact), lmgpu_data(r),
-                                       count * esize),
-                     fn);
-  lmgpu_array_release(r);
+  l_array *exact = lmgpu_new_like(f, idx, r, count, r->dtype);
+  mgpu_context *ctx = lmgpu_ctx(r);
+  lmgpu_check_status(f, ctx, mgpu_copy(ctx, lmgpu_data(exact), lmgpu_data(r),
+                                       count * esize));
+  lmgpu_array_release(luaL_checkudata(L, idx, LMGPU_ARRAY));
   lua_replace(L, idx);
-  return exact;
 }
 
 /* setop(op, a, b, opts) with a at stack index `first`. */
 static int setop_call_at(lua_State *L, int first, mgpu_setop_kind op,
                          const char *fn) {
   static const char *const names[] = {"values", "comp", "duplicates", NULL};
+  lua_settop(L, first + 2);
+  l_frame *f = lmgpu_begin(L, fn);
   setop_call s = {0};
   s.op = op;
-  s.a = lmgpu_check_array(L, first, fn, "a");
-  s.b = lmgpu_check_array(L, first + 1, fn, "b");
-  lmgpu_check_same_context(L, s.a, s.b, fn, "a", "b");
+  s.a = lmgpu_arg_array(f, first, "a");
+  s.b = lmgpu_arg_array(f, first + 1, "b");
+  lmgpu_check_same_context(f, s.a, s.b, "a", "b");
   if (s.a->dtype != s.b->dtype)
-    luaL_error(L, "%s: b has dtype %s, a has %s", fn,
-               mgpu_dtype_name(s.b->dtype), mgpu_dtype_name(s.a->dtype));
-  const int opts = lmgpu_options(L, first + 2, fn, names);
-  lua_settop(L, first + 2);
-  s.duplicates = lmgpu_opt_boolean(L, opts, "duplicates", 1, fn);
-  if (opts) {
-    lua_getfield(L, opts, "comp");
-    s.order = lmgpu_check_order(L, -1, fn);
-    lua_getfield(L, opts, "values");
-    if (!lua_isnil(L, -1)) {
-      if (!lua_istable(L, -1))
-        luaL_error(L, "%s: values must be a table {av, bv} (got %s)", fn,
-                   luaL_typename(L, -1));
-      int vt = lua_gettop(L);
-      lua_rawgeti(L, vt, 1);
-      s.av = lmgpu_check_array(L, -1, fn, "values[1]");
-      lua_rawgeti(L, vt, 2);
-      s.bv = lmgpu_check_array(L, -1, fn, "values[2]");
-      lmgpu_check_same_context(L, s.a, s.av, fn, "a", "values[1]");
-      lmgpu_check_same_context(L, s.a, s.bv, fn, "a", "values[2]");
-      if (s.av->dtype != s.bv->dtype)
-        luaL_error(L, "%s: values[2] has dtype %s, values[1] has %s", fn,
-                   mgpu_dtype_name(s.bv->dtype), mgpu_dtype_name(s.av->dtype));
-      if (s.av->n != s.a->n)
-        luaL_error(L, "%s: values[1] has %I elements, a has %I", fn,
-                   (lua_Integer)s.av->n, (lua_Integer)s.a->n);
-      if (s.bv->n != s.b->n)
-        luaL_error(L, "%s: values[2] has %I elements, b has %I", fn,
-                   (lua_Integer)s.bv->n, (lua_Integer)s.b->n);
-    }
-  }
+    lmgpu_error(f, "b has dtype %s, a has %s", mgpu_dtype_name(s.b->dtype),
+                mgpu_dtype_name(s.a->dtype));
+  const int opts = lmgpu_options(f, first + 2, names);
+  s.duplicates = lmgpu_opt_boolean(f, opts, "duplicates", 1);
+  lmgpu_opt_field(f, opts, "comp");
+  s.order = lmgpu_check_order(f, -1);
+  if (lmgpu_opt_field(f, opts, "values") != LUA_TNIL)
+    lmgpu_value_pair(f, s.a, s.b, &s.av, &s.bv);
   size_t cap = mgpu_setop_capacity(op, s.a->n, s.b->n);
   if (cap > MGPU_MAX_COUNT)
-    luaL_error(L, "%s: the result could have %I elements, past the limit of %I",
-               fn, (lua_Integer)cap, (lua_Integer)MGPU_MAX_COUNT);
-  lua_getiuservalue(L, first, 1);
-  int ctx_idx = lua_gettop(L);
-  s.c = lmgpu_new_array(L, ctx_idx, cap, s.a->dtype, fn);
+    lmgpu_error(f, "the result could have %I elements, past the limit of %I",
+                (lua_Integer)cap, (lua_Integer)MGPU_MAX_COUNT);
+  s.c = lmgpu_new_like(f, first, s.a, cap, s.a->dtype);
   int c_idx = lua_gettop(L);
   int cv_idx = 0;
   if (s.av) {
-    s.cv = lmgpu_new_array(L, ctx_idx, cap, s.av->dtype, fn);
+    s.cv = lmgpu_new_like(f, first, s.a, cap, s.av->dtype);
     cv_idx = lua_gettop(L);
   }
-  mgpu_context *ctx = s.a->st->ctx;
-  lmgpu_check_status(L, ctx, lmgpu_retry(L, ctx, setop_run, &s), fn);
-  fit_result(L, c_idx, ctx_idx, s.c, s.count, fn);
-  if (s.cv) fit_result(L, cv_idx, ctx_idx, s.cv, s.count, fn);
+  mgpu_context *ctx = lmgpu_ctx(s.a);
+  lmgpu_check_status(f, ctx, lmgpu_retry(f, ctx, setop_run, &s));
+  fit_result(f, c_idx, s.c, s.count);
+  if (s.cv) fit_result(f, cv_idx, s.cv, s.count);
   lua_pushvalue(L, c_idx);
   if (!s.cv) return 1;
   lua_pushvalue(L, cv_idx);
@@ -116,7 +91,8 @@ static int setop_call_at(lua_State *L, int first, mgpu_setop_kind op,
 int lmgpu_setop(lua_State *L) {
   const char *fn = "mgpu.setop";
   if (lua_type(L, 1) != LUA_TSTRING)
-    luaL_error(L, "%s: op must be a string (got %s)", fn, luaL_typename(L, 1));
+    return luaL_error(L, "%s: op must be a string (got %s)", fn,
+                      lmgpu_describe(L, 1));
   const char *name = lua_tostring(L, 1);
   for (int i = 0; op_names[i]; i++)
     if (strcmp(name, op_names[i]) == 0)

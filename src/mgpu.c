@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "element.h"
 
 mgpu_status mgpu_set_error(mgpu_context *ctx, mgpu_status status,
                            const char *fmt, ...) {
@@ -202,6 +203,15 @@ mgpu_status mgpu_random(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
                         mgpu_scalar lo, mgpu_scalar hi, uint64_t seed) {
   TRY(check_type(ctx, t));
   TRY(check_count(ctx, n));
+  if (t == MGPU_F32) {
+    /* floats in [lo, hi): the bounds move up to the floats that bracket
+     * the same f32 values */
+    int proper = lo.f < hi.f;
+    lo.f = mgpu_random_f32_bound(lo.f);
+    hi.f = proper ? mgpu_random_f32_bound(hi.f) : lo.f;
+    if (proper && !(lo.f < hi.f))
+      return mgpu_set_error(ctx, MGPU_EINVAL, "no f32 value lies in [lo, hi)");
+  }
   return n ? ctx->be->random(ctx, dst, n, t, lo, hi, seed) : MGPU_OK;
 }
 

@@ -47,7 +47,7 @@ mgpu_status mgpu_cpu_random(mgpu_context *ctx, void *dst, size_t n,
     case MGPU_U32: ((uint32_t *)dst)[i] = (uint32_t)v; break;
     case MGPU_I64: ((int64_t *)dst)[i] = (int64_t)v; break;
     case MGPU_U64: ((uint64_t *)dst)[i] = v; break;
-    case MGPU_F32: ((float *)dst)[i] = (float)mgpu_random_real(r, lo.f, hi.f); break;
+    case MGPU_F32: ((float *)dst)[i] = mgpu_random_f32(r, lo.f, hi.f); break;
     case MGPU_F64: ((double *)dst)[i] = mgpu_random_real(r, lo.f, hi.f); break;
     default: break;
     }
