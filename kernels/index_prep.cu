@@ -44,8 +44,8 @@ __global__ void positions_kernel(const T *src, size_t m, int64_t lo, int64_t hi,
       const int64_t p = index_value(src[i - 1]);
       ok = ok && (unique ? p < v : p <= v);
     }
-    if (ok)
-      dst[i] = (int32_t)(v - 1);
+    if (ok) /* unsigned: v may be INT64_MIN when lo is */
+      dst[i] = (int32_t)((uint64_t)v - 1);
     else
       atomicMin(&res->bad, (unsigned long long)i);
   }
@@ -107,7 +107,9 @@ __global__ void starts_kernel(const T *starts, const int32_t *scan, size_t m,
   GRID_STRIDE(i, m) {
     const int64_t s = index_value(starts[i]);
     const int64_t count = (i + 1 < m ? (int64_t)scan[i + 1] : total) - scan[i];
-    const bool ok = s >= 1 && s <= cap + 1 && s - 1 + count <= cap;
+    /* s <= cap + 1 and s - 1 + count <= cap without the sums, which
+     * overflow next to INT64_MAX (cpu_indices.c) */
+    const bool ok = s >= 1 && s - 1 <= cap && count <= cap - (s - 1);
     if (!ok) {
       atomicMin(&res->bad, (unsigned long long)i);
       continue;

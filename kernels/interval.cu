@@ -91,7 +91,8 @@ __global__ void __launch_bounds__(P::NT)
       const int own = sm.owner[jj];
       const int k = b0 + jj; /* the output */
       if (OP == LOAD_BALANCE) {
-        vals[i] = (V)(uint32_t)(a0 - 1 + own + a.base);
+        /* base + the interval wraps in 32 bits (unsigned: no overflow) */
+        vals[i] = (V)((uint32_t)(a0 - 1 + own) + (uint32_t)a.base);
         dst[i] = k;
       } else if (OP == EXPAND) {
         vals[i] = sm.vals[own];

@@ -33,7 +33,8 @@ mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx, const void *src,
       *bad_value = v;
       return MGPU_OK;
     }
-    dst[i] = (int32_t)(v - 1);
+    /* v - 1 in unsigned arithmetic: v may be INT64_MIN when lo is */
+    dst[i] = (int32_t)((uint64_t)v - 1);
     prev = v;
   }
   return MGPU_OK;
@@ -72,7 +73,11 @@ mgpu_status mgpu_cpu_prepare_starts(mgpu_context *ctx, const void *starts,
   for (size_t i = 0; i < m; i++) {
     int64_t s = index_at(starts, t, i);
     int64_t count = (i + 1 < m ? scan[i + 1] : (int64_t)total) - scan[i];
-    int ok = s >= 1 && s <= cap + 1 && s - 1 + count <= cap;
+    /* s <= cap + 1 and s - 1 + count <= cap without those sums, which
+     * overflow next to INT64_MAX: once s >= 1 and s - 1 <= cap, cap - (s - 1)
+     * is in [0, cap]; and s - 1 + count, taken below only after the check,
+     * is in (-2^32, cap] (count is a difference of int32s and total) */
+    int ok = s >= 1 && s - 1 <= cap && count <= cap - (s - 1);
     if (!ok) {
       *bad = (int64_t)i;
       *bad_value = s;

@@ -8,12 +8,14 @@ static size_t count_of(const mgpu_interval_args *a, size_t i) {
                   (size_t)a->scan[i]);
 }
 
+/* out is int32; base + i wraps in 32 bits (two's complement), as on the
+ * CUDA backend: written as uint32 (same storage), the sum is never signed. */
 mgpu_status mgpu_cpu_load_balance(mgpu_context *ctx, const mgpu_interval_args *a) {
   (void)ctx;
-  int32_t *out = a->out;
+  uint32_t *out = a->out;
   for (size_t i = 0; i < a->m; i++)
     for (size_t j = 0, c = count_of(a, i); j < c; j++)
-      out[(size_t)a->scan[i] + j] = (int32_t)i + a->base;
+      out[(size_t)a->scan[i] + j] = (uint32_t)i + (uint32_t)a->base;
   return MGPU_OK;
 }
 

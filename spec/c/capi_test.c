@@ -1,0 +1,509 @@
+/*
+ * capi_test.c - the C API's index preparations and interval operations at
+ * the edges of their integer ranges: limit = INT64_MAX, lo = INT64_MIN,
+ * starts and bases next to INT32_MAX and INT64_MAX, counts past the cap.
+ * Expected values are written out here (or, for the sweep of
+ * mgpu_prepare_starts, computed in 128 bits), not taken from the library.
+ *
+ *   mgpu_capi_test [device...]   (default: cpu, and cuda when there is one)
+ *   mgpu_capi_test --devices     (lists the default's devices)
+ *
+ * Prints "capi: N passed, N failed" and exits non-zero on a failure.  Built
+ * with -fsanitize=undefined -fno-sanitize-recover=all, an overflow in the
+ * library aborts it instead.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgpu.h"
+
+static int passed, failed;
+static const char *device = "";
+
+static void check(int ok, int line, const char *fmt, ...) {
+  if (ok) {
+    passed++;
+    return;
+  }
+  failed++;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "capi_test.c:%d [%s]: ", line, device);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+#define CHECK(cond, ...) check((cond), __LINE__, __VA_ARGS__)
+
+static void die(mgpu_context *ctx, const char *what) {
+  fprintf(stderr, "capi_test [%s]: %s failed: %s\n", device, what,
+          ctx ? mgpu_context_error(ctx) : "");
+  exit(2);
+}
+
+/* ---- buffers of the context (device memory on cuda) -------------------- */
+
+#define MAX_BUFS 8
+static struct { void *p; size_t bytes; } bufs[MAX_BUFS];
+static int nbufs;
+
+static void *buffer(mgpu_context *ctx, const void *host, size_t bytes) {
+  void *p;
+  if (nbufs == MAX_BUFS) die(ctx, "buffer table");
+  if (mgpu_alloc(ctx, bytes, &p) != MGPU_OK) die(ctx, "mgpu_alloc");
+  if (host && mgpu_upload(ctx, p, host, bytes) != MGPU_OK)
+    die(ctx, "mgpu_upload");
+  bufs[nbufs].p = p;
+  bufs[nbufs++].bytes = bytes;
+  return p;
+}
+
+static void fetch(mgpu_context *ctx, void *host, const void *p, size_t bytes) {
+  if (mgpu_download(ctx, host, p, bytes) != MGPU_OK) die(ctx, "mgpu_download");
+}
+
+static void release_buffers(mgpu_context *ctx) {
+  while (nbufs) {
+    nbufs--;
+    mgpu_free(ctx, bufs[nbufs].p, bufs[nbufs].bytes);
+  }
+}
+
+#define I64MAX INT64_MAX
+#define I64MIN INT64_MIN
+#define I32MAX ((int64_t)INT32_MAX)
+#define I32MIN ((int64_t)INT32_MIN)
+#define MAXC ((int64_t)MGPU_MAX_COUNT)
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- mgpu_prepare_positions --------------------------------------------- */
+
+typedef struct {
+  mgpu_status st;
+  int64_t bad, bad_value;
+  int32_t dst[16];
+} result;
+
+static result positions(mgpu_context *ctx, mgpu_dtype t, const void *src,
+                        size_t m, int64_t lo, int64_t hi, int unique) {
+  result r;
+  memset(&r, 0, sizeof r);
+  void *s = buffer(ctx, src, m * mgpu_dtype_size(t));
+  int32_t *d = buffer(ctx, NULL, m * 4);
+  r.st = mgpu_prepare_positions(ctx, s, t, m, lo, hi, unique, d, &r.bad,
+                                &r.bad_value);
+  if (r.st == MGPU_OK) fetch(ctx, r.dst, d, m * 4);
+  release_buffers(ctx);
+  return r;
+}
+
+static void test_positions(mgpu_context *ctx) {
+  {
+    /* lo = INT64_MIN admits INT64_MIN itself: dst is v - 1 in 32 bits
+     * (two's complement), as for every other v */
+    const int64_t v[] = {I64MIN, I64MIN + 1, -1, 0, 1, 5};
+    const int32_t want[] = {-1, 0, -2, -1, 0, 4};
+    result r = positions(ctx, MGPU_I64, v, N(v), I64MIN, 10, 1);
+    CHECK(r.st == MGPU_OK && r.bad == -1, "lo = INT64_MIN: status %d bad %" PRId64,
+          (int)r.st, r.bad);
+    for (size_t i = 0; r.st == MGPU_OK && i < N(v); i++)
+      CHECK(r.dst[i] == want[i], "lo = INT64_MIN: dst[%zu] = %d, want %d", i,
+            (int)r.dst[i], (int)want[i]);
+  }
+  {
+    const int64_t v[] = {I64MIN};
+    result r = positions(ctx, MGPU_I64, v, 1, I64MIN, I64MIN, 0);
+    CHECK(r.st == MGPU_OK && r.dst[0] == -1,
+          "lo = hi = INT64_MIN: status %d dst %d", (int)r.st, (int)r.dst[0]);
+    r = positions(ctx, MGPU_I64, v, 1, I64MIN + 1, 10, 0);
+    CHECK(r.st == MGPU_EINVAL && r.bad == 0 && r.bad_value == I64MIN,
+          "INT64_MIN below lo: status %d bad %" PRId64 " value %" PRId64,
+          (int)r.st, r.bad, r.bad_value);
+  }
+  {
+    /* 32-bit inputs at their extremes */
+    const int32_t v[] = {INT32_MIN, -1, 1, INT32_MAX};
+    const int32_t want[] = {INT32_MAX, -2, 0, INT32_MAX - 1};
+    result r = positions(ctx, MGPU_I32, v, N(v), I64MIN, MAXC + 1, 0);
+    CHECK(r.st == MGPU_OK, "i32 extremes: status %d", (int)r.st);
+    for (size_t i = 0; r.st == MGPU_OK && i < N(v); i++)
+      CHECK(r.dst[i] == want[i], "i32 extremes: dst[%zu] = %d, want %d", i,
+            (int)r.dst[i], (int)want[i]);
+  }
+  {
+    /* hi at its ceiling, MGPU_MAX_COUNT + 1 = 2^31 */
+    const int64_t v[] = {1, I32MAX, I32MAX + 1};
+    result r = positions(ctx, MGPU_I64, v, N(v), 1, MAXC + 1, 1);
+    CHECK(r.st == MGPU_OK && r.dst[0] == 0 && r.dst[1] == INT32_MAX - 1 &&
+              r.dst[2] == INT32_MAX,
+          "hi = 2^31: status %d", (int)r.st);
+    const int64_t w[] = {1, I32MAX + 2};
+    r = positions(ctx, MGPU_I64, w, N(w), 1, MAXC + 1, 1);
+    CHECK(r.st == MGPU_EINVAL && r.bad == 1 && r.bad_value == I32MAX + 2,
+          "past hi = 2^31: status %d bad %" PRId64, (int)r.st, r.bad);
+    r = positions(ctx, MGPU_I64, w, N(w), 1, MAXC + 2, 1);
+    CHECK(r.st == MGPU_EINVAL && r.bad == -1, "hi past the count limit: %d",
+          (int)r.st);
+  }
+  {
+    /* u64 past INT64_MAX reads as INT64_MAX, past any hi */
+    const uint64_t v[] = {1, UINT64_MAX};
+    result r = positions(ctx, MGPU_U64, v, N(v), I64MIN, 10, 0);
+    CHECK(r.st == MGPU_EINVAL && r.bad == 1 && r.bad_value == I64MAX,
+          "u64 past INT64_MAX: status %d bad %" PRId64 " value %" PRId64,
+          (int)r.st, r.bad, r.bad_value);
+  }
+  {
+    /* order: non-decreasing, strictly when unique */
+    const int64_t v[] = {1, 3, 3, 11};
+    result r = positions(ctx, MGPU_I64, v, N(v), 1, 11, 0);
+    CHECK(r.st == MGPU_OK && r.dst[0] == 0 && r.dst[1] == 2 && r.dst[2] == 2 &&
+              r.dst[3] == 10,
+          "repeats allowed: status %d", (int)r.st);
+    r = positions(ctx, MGPU_I64, v, N(v), 1, 11, 1);
+    CHECK(r.st == MGPU_EINVAL && r.bad == 2 && r.bad_value == 3,
+          "unique: status %d bad %" PRId64, (int)r.st, r.bad);
+  }
+}
+
+/* ---- mgpu_scan_counts ---------------------------------------------------- */
+
+typedef struct {
+  mgpu_status st;
+  int64_t total, bad, bad_value;
+  int32_t scan[16];
+} scan_result;
+
+static scan_result scan_counts(mgpu_context *ctx, mgpu_dtype t,
+                               const void *counts, size_t m) {
+  scan_result r;
+  memset(&r, 0, sizeof r);
+  void *c = buffer(ctx, counts, m * mgpu_dtype_size(t));
+  int32_t *s = buffer(ctx, NULL, m * 4);
+  r.st = mgpu_scan_counts(ctx, c, t, m, s, &r.total, &r.bad, &r.bad_value);
+  if (r.st == MGPU_OK && m <= 16) fetch(ctx, r.scan, s, m * 4);
+  release_buffers(ctx);
+  return r;
+}
+
+static void test_scan_counts(mgpu_context *ctx) {
+  {
+    const int64_t c[] = {I32MAX - 1, 1, 0};
+    scan_result r = scan_counts(ctx, MGPU_I64, c, N(c));
+    CHECK(r.st == MGPU_OK && r.total == I32MAX && r.scan[0] == 0 &&
+              r.scan[1] == INT32_MAX - 1 && r.scan[2] == INT32_MAX,
+          "total INT32_MAX: status %d total %" PRId64, (int)r.st, r.total);
+  }
+  {
+    /* counts are capped at 2^31 while summing: the total says how far past */
+    const int64_t c[] = {I64MAX, 1};
+    scan_result r = scan_counts(ctx, MGPU_I64, c, N(c));
+    CHECK(r.st == MGPU_ETOOBIG && r.total == (((int64_t)1 << 31) | 1),
+          "INT64_MAX count: status %d total %" PRId64, (int)r.st, r.total);
+    const uint64_t u[] = {UINT64_MAX, UINT64_MAX, 3};
+    r = scan_counts(ctx, MGPU_U64, u, N(u));
+    CHECK(r.st == MGPU_ETOOBIG && r.total == ((int64_t)1 << 32) + 3,
+          "u64 counts: status %d total %" PRId64, (int)r.st, r.total);
+  }
+  {
+    enum { M = 5000 };
+    static int64_t c[M];
+    for (int i = 0; i < M; i++) c[i] = I64MAX - i;
+    scan_result r = scan_counts(ctx, MGPU_I64, c, M);
+    CHECK(r.st == MGPU_ETOOBIG && r.total == (int64_t)M << 31,
+          "%d counts near INT64_MAX: status %d total %" PRId64, M, (int)r.st,
+          r.total);
+  }
+  {
+    const int64_t c[] = {5, I64MIN, -1};
+    scan_result r = scan_counts(ctx, MGPU_I64, c, N(c));
+    CHECK(r.st == MGPU_EINVAL && r.bad == 1 && r.bad_value == I64MIN,
+          "INT64_MIN count: status %d bad %" PRId64 " value %" PRId64,
+          (int)r.st, r.bad, r.bad_value);
+  }
+}
+
+/* ---- mgpu_prepare_starts ------------------------------------------------- */
+
+typedef struct {
+  mgpu_status st;
+  int64_t bad, bad_value, max_end;
+  int32_t dst[16];
+} starts_result;
+
+/* Intervals of the given counts (their scan made here) starting at starts. */
+static starts_result starts(mgpu_context *ctx, mgpu_dtype t, const void *st,
+                            const int64_t *counts, size_t m, int64_t limit) {
+  starts_result r;
+  memset(&r, 0, sizeof r);
+  int32_t scan[16];
+  int64_t total = 0;
+  for (size_t i = 0; i < m; i++) {
+    scan[i] = (int32_t)total;
+    total += counts[i];
+  }
+  void *s = buffer(ctx, st, m * mgpu_dtype_size(t));
+  int32_t *sc = buffer(ctx, scan, m * 4);
+  int32_t *d = buffer(ctx, NULL, m * 4);
+  r.st = mgpu_prepare_starts(ctx, s, t, sc, m, (size_t)total, limit, d, &r.bad,
+                             &r.bad_value, &r.max_end);
+  if (r.st == MGPU_OK) fetch(ctx, r.dst, d, m * 4);
+  release_buffers(ctx);
+  return r;
+}
+
+#define STARTS_OK(r, want_max_end, what)                                       \
+  CHECK((r).st == MGPU_OK && (r).bad == -1 && (r).max_end == (want_max_end),   \
+        "%s: status %d bad %" PRId64 " max_end %" PRId64 ", want ok and %" PRId64, \
+        what, (int)(r).st, (r).bad, (r).max_end, (int64_t)(want_max_end))
+#define STARTS_BAD(r, want_bad, want_value, what)                              \
+  CHECK((r).st == MGPU_EINVAL && (r).bad == (want_bad) &&                      \
+            (r).bad_value == (want_value),                                     \
+        "%s: status %d bad %" PRId64 " value %" PRId64 ", want bad %d value %" PRId64, \
+        what, (int)(r).st, (r).bad, (r).bad_value, (int)(want_bad),            \
+        (int64_t)(want_value))
+
+#ifdef __SIZEOF_INT128__
+/* The documented rule, in 128 bits. */
+static int starts_rule(int64_t s, int64_t count, int64_t limit) {
+  const __int128 cap = limit >= 0 ? limit : MAXC;
+  return s >= 1 && (__int128)s <= cap + 1 && (__int128)s - 1 + count <= cap;
+}
+#endif
+
+static void test_starts(mgpu_context *ctx) {
+  {
+    /* limit = INT64_MAX: any array; valid intervals are accepted */
+    const int64_t s[] = {1, 5}, c[] = {2, 3};
+    starts_result r = starts(ctx, MGPU_I64, s, c, 2, I64MAX);
+    STARTS_OK(r, 7, "limit INT64_MAX");
+    CHECK(r.dst[0] == 0 && r.dst[1] == 4, "limit INT64_MAX: dst %d %d",
+          (int)r.dst[0], (int)r.dst[1]);
+    const int64_t e[] = {I64MAX}, c1[] = {1}, c0[] = {0}, c2[] = {2};
+    r = starts(ctx, MGPU_I64, e, c1, 1, I64MAX);
+    STARTS_OK(r, I64MAX, "start INT64_MAX, count 1, limit INT64_MAX");
+    r = starts(ctx, MGPU_I64, e, c0, 1, I64MAX);
+    STARTS_OK(r, 0, "start INT64_MAX, count 0, limit INT64_MAX");
+    r = starts(ctx, MGPU_I64, e, c2, 1, I64MAX);
+    STARTS_BAD(r, 0, I64MAX, "start INT64_MAX, count 2, limit INT64_MAX");
+  }
+  {
+    /* limit INT64_MAX - 1: an end past INT64_MAX must not wrap into range */
+    const int64_t s[] = {I64MAX - 1}, c3[] = {3}, c1[] = {1};
+    starts_result r = starts(ctx, MGPU_I64, s, c3, 1, I64MAX - 1);
+    STARTS_BAD(r, 0, I64MAX - 1, "start INT64_MAX - 1, count 3");
+    r = starts(ctx, MGPU_I64, s, c1, 1, I64MAX - 1);
+    STARTS_OK(r, I64MAX - 1, "start INT64_MAX - 1, count 1");
+    const int64_t c[] = {0, I32MAX};
+    const int64_t t[] = {1, I64MAX - 1};
+    r = starts(ctx, MGPU_I64, t, c, 2, I64MAX - 1);
+    STARTS_BAD(r, 1, I64MAX - 1, "start INT64_MAX - 1, count INT32_MAX");
+  }
+  {
+    /* u64 past INT64_MAX reads as INT64_MAX */
+    const uint64_t s[] = {1, UINT64_MAX};
+    const int64_t c[] = {1, 5};
+    starts_result r = starts(ctx, MGPU_U64, s, c, 2, I64MAX);
+    STARTS_BAD(r, 1, I64MAX, "u64 start past INT64_MAX");
+  }
+  {
+    /* no array yet (limit < 0): ends up to MGPU_MAX_COUNT */
+    const int64_t s[] = {I32MAX, I32MAX + 1, 1}, c[] = {1, 0, I32MAX - 1};
+    starts_result r = starts(ctx, MGPU_I64, s, c, 3, -1);
+    STARTS_OK(r, I32MAX, "limit -1, starts at INT32_MAX and 2^31");
+    CHECK(r.dst[0] == INT32_MAX - 1 && r.dst[1] == INT32_MAX && r.dst[2] == 0,
+          "limit -1: dst %d %d %d", (int)r.dst[0], (int)r.dst[1],
+          (int)r.dst[2]);
+    const int64_t t[] = {I32MAX + 1}, c1[] = {1};
+    r = starts(ctx, MGPU_I64, t, c1, 1, -1);
+    STARTS_BAD(r, 0, I32MAX + 1, "limit -1, start 2^31 count 1");
+    r = starts(ctx, MGPU_I64, t, c1, 1, I64MIN);
+    STARTS_BAD(r, 0, I32MAX + 1, "limit INT64_MIN, start 2^31 count 1");
+  }
+  {
+    /* 32-bit starts at their extremes */
+    const int32_t s[] = {INT32_MAX, INT32_MIN};
+    const int64_t c[] = {1, 0};
+    starts_result r = starts(ctx, MGPU_I32, s, c, 2, I32MAX);
+    STARTS_BAD(r, 1, I32MIN, "i32 INT32_MIN start");
+    r = starts(ctx, MGPU_I32, s, c, 1, I32MAX);
+    STARTS_OK(r, I32MAX, "i32 INT32_MAX start");
+    CHECK(r.dst[0] == INT32_MAX - 1, "i32 INT32_MAX start: dst %d",
+          (int)r.dst[0]);
+    /* accepted, as the rule says (its dst, past int32, is not checked) */
+    const uint32_t u[] = {UINT32_MAX};
+    r = starts(ctx, MGPU_U32, u, c + 1, 1, I64MAX);
+    STARTS_OK(r, 0, "u32 UINT32_MAX start");
+  }
+  {
+    const int64_t s[] = {I64MIN, 0}, c[] = {0, 0};
+    starts_result r = starts(ctx, MGPU_I64, s, c, 2, I64MAX);
+    STARTS_BAD(r, 0, I64MIN, "start INT64_MIN");
+    r = starts(ctx, MGPU_I64, s + 1, c, 1, I64MAX);
+    STARTS_BAD(r, 0, 0, "start 0");
+  }
+#ifdef __SIZEOF_INT128__
+  {
+    /* one interval at every pairing of edge values, against the rule */
+    static const int64_t sv[] = {I64MIN, -1, 0, 1, 2, 5, 6, 7, I32MAX - 1,
+                                 I32MAX, I32MAX + 1, I32MAX + 2,
+                                 (int64_t)1 << 32, I64MAX - 3, I64MAX - 2,
+                                 I64MAX - 1, I64MAX};
+    static const int64_t cv[] = {0, 1, 2, 3, I32MAX - 1, I32MAX};
+    static const int64_t lv[] = {I64MIN, -1, 0, 1, 5, 6, I32MAX - 1, I32MAX,
+                                 I32MAX + 1, I64MAX - 3, I64MAX - 2,
+                                 I64MAX - 1, I64MAX};
+    int wrong = 0;
+    for (size_t a = 0; a < N(sv); a++)
+      for (size_t b = 0; b < N(cv); b++)
+        for (size_t l = 0; l < N(lv); l++) {
+          const int64_t s = sv[a], c = cv[b], lim = lv[l];
+          starts_result r = starts(ctx, MGPU_I64, &s, &c, 1, lim);
+          const int ok = starts_rule(s, c, lim);
+          const int64_t want_end = ok && c > 0 ? s - 1 + c : 0;
+          int good = ok ? r.st == MGPU_OK && r.bad == -1 && r.max_end == want_end
+                        : r.st == MGPU_EINVAL && r.bad == 0 && r.bad_value == s;
+          if (good && ok && s - 1 <= I32MAX) good = r.dst[0] == (int32_t)(s - 1);
+          if (!good && wrong++ < 10)
+            CHECK(0,
+                  "start %" PRId64 " count %" PRId64 " limit %" PRId64
+                  ": status %d bad %" PRId64 " max_end %" PRId64
+                  ", want %s (max_end %" PRId64 ")",
+                  s, c, lim, (int)r.st, r.bad, r.max_end,
+                  ok ? "accepted" : "rejected", want_end);
+        }
+    CHECK(wrong == 0, "prepare_starts sweep: %d of %zu wrong", wrong,
+          N(sv) * N(cv) * N(lv));
+  }
+#endif
+}
+
+/* ---- load_balance, interval_expand, interval_move ------------------------ */
+
+static void test_load_balance(mgpu_context *ctx) {
+  static const struct {
+    int32_t base;
+    int32_t want[5];
+  } cases[] = {
+      {1, {1, 1, 3, 3, 4}},
+      {-5, {-5, -5, -3, -3, -2}},
+      {INT32_MIN, {INT32_MIN, INT32_MIN, INT32_MIN + 2, INT32_MIN + 2,
+                   INT32_MIN + 3}},
+      {INT32_MAX - 2, {INT32_MAX - 2, INT32_MAX - 2, INT32_MAX, INT32_MAX,
+                       INT32_MIN}},
+      /* base + interval wraps in 32 bits */
+      {INT32_MAX, {INT32_MAX, INT32_MAX, INT32_MIN + 1, INT32_MIN + 1,
+                   INT32_MIN + 2}},
+  };
+  /* counts 2, 0, 2, 1: outputs of intervals 0 0 2 2 3 */
+  const int32_t scan[] = {0, 2, 2, 4};
+  for (size_t k = 0; k < N(cases); k++) {
+    int32_t *sc = buffer(ctx, scan, sizeof scan);
+    int32_t *out = buffer(ctx, NULL, 5 * 4);
+    int32_t got[5] = {0};
+    mgpu_status st = mgpu_load_balance(ctx, sc, 4, 5, cases[k].base, out);
+    if (st == MGPU_OK) fetch(ctx, got, out, sizeof got);
+    CHECK(st == MGPU_OK, "load_balance base %d: status %d",
+          (int)cases[k].base, (int)st);
+    for (int i = 0; st == MGPU_OK && i < 5; i++)
+      CHECK(got[i] == cases[k].want[i],
+            "load_balance base %d: out[%d] = %d, want %d", (int)cases[k].base,
+            i, (int)got[i], (int)cases[k].want[i]);
+    release_buffers(ctx);
+  }
+}
+
+static void test_interval_ops(mgpu_context *ctx) {
+  {
+    const int64_t vals[] = {10, I64MIN, I64MAX};
+    const int32_t scan[] = {0, 2, 2};
+    const int64_t want[] = {10, 10, I64MAX};
+    void *v = buffer(ctx, vals, sizeof vals);
+    int32_t *sc = buffer(ctx, scan, sizeof scan);
+    int64_t *out = buffer(ctx, NULL, sizeof want);
+    int64_t got[3] = {0};
+    mgpu_status st = mgpu_interval_expand(ctx, 8, v, sc, 3, 3, out);
+    if (st == MGPU_OK) fetch(ctx, got, out, sizeof got);
+    CHECK(st == MGPU_OK && !memcmp(got, want, sizeof want),
+          "interval_expand: status %d", (int)st);
+    release_buffers(ctx);
+  }
+  {
+    /* interval_move copies the part of each interval inside both arrays:
+     * gathers and scatters next to INT32_MAX and below 0 */
+    const uint32_t input[] = {100, 101, 102, 103};
+    const uint32_t fill = 7;
+    static const struct {
+      int32_t gather, scatter; /* one interval of 3 */
+      uint32_t want[4];
+    } cases[] = {
+        {1, 0, {101, 102, 103, 7}},
+        {-1, 0, {7, 100, 101, 7}},
+        {2, 2, {7, 7, 102, 103}},
+        {0, -2, {102, 7, 7, 7}},
+        {INT32_MAX - 1, 0, {7, 7, 7, 7}},
+        {0, INT32_MAX - 1, {7, 7, 7, 7}},
+        {INT32_MAX, INT32_MAX, {7, 7, 7, 7}},
+        {INT32_MIN, INT32_MIN, {7, 7, 7, 7}},
+    };
+    const int32_t scan[] = {0};
+    for (size_t k = 0; k < N(cases); k++) {
+      void *in = buffer(ctx, input, sizeof input);
+      int32_t *g = buffer(ctx, &cases[k].gather, 4);
+      int32_t *s = buffer(ctx, &cases[k].scatter, 4);
+      int32_t *sc = buffer(ctx, scan, 4);
+      void *out = buffer(ctx, NULL, sizeof input);
+      uint32_t got[4];
+      if (mgpu_fill(ctx, out, 4, MGPU_U32, &fill) != MGPU_OK)
+        die(ctx, "mgpu_fill");
+      mgpu_status st =
+          mgpu_interval_move(ctx, 4, in, 4, g, s, sc, 1, 3, out, 4);
+      fetch(ctx, got, out, sizeof got);
+      CHECK(st == MGPU_OK && !memcmp(got, cases[k].want, sizeof got),
+            "interval_move gather %d scatter %d: status %d, out %u %u %u %u",
+            (int)cases[k].gather, (int)cases[k].scatter, (int)st, got[0],
+            got[1], got[2], got[3]);
+      release_buffers(ctx);
+    }
+  }
+}
+
+static void run_on(const char *dev) {
+  char err[256] = "";
+  mgpu_context *ctx;
+  device = dev;
+  if (mgpu_context_create(dev, &ctx, err, sizeof err) != MGPU_OK) {
+    fprintf(stderr, "capi_test: no context on %s: %s\n", dev, err);
+    failed++;
+    return;
+  }
+  test_positions(ctx);
+  test_scan_counts(ctx);
+  test_starts(ctx);
+  test_load_balance(ctx);
+  test_interval_ops(ctx);
+  mgpu_context_info info;
+  if (mgpu_context_info_get(ctx, &info) == MGPU_OK)
+    CHECK(info.in_use == 0, "%zu bytes still in use", info.in_use);
+  mgpu_context_release(ctx);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--devices") == 0) {
+    /* what the default run covers, one a line (for spec/capi_spec.lua) */
+    printf("cpu\n");
+    if (mgpu_cuda_device_count() > 0) printf("cuda\n");
+    return 0;
+  }
+  if (argc > 1) {
+    for (int i = 1; i < argc; i++) run_on(argv[i]);
+  } else {
+    run_on("cpu");
+    if (mgpu_cuda_device_count() > 0) run_on("cuda");
+  }
+  printf("capi: %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
