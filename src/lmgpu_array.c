@@ -597,8 +597,18 @@ static size_t check_index(l_frame *f, const l_array *a, int idx, int *past_end) 
   return (size_t)(i - 1);
 }
 
+/* The array object self of a metamethod (which a script may call
+ * directly, with anything). */
+static l_array *check_object(lua_State *L) {
+  l_array *a = luaL_testudata(L, 1, LMGPU_ARRAY);
+  if (!a)
+    luaL_error(L, "mgpu.array: expected an mgpu.array (got %s)",
+               lmgpu_typename(L, 1));
+  return a;
+}
+
 static int mm_index(lua_State *L) {
-  l_array *obj = luaL_checkudata(L, 1, LMGPU_ARRAY);
+  l_array *obj = check_object(L);
   if (lua_type(L, 2) == LUA_TNUMBER) {
     lua_settop(L, 2);
     l_frame *f = lmgpu_begin(L, "mgpu.array");
@@ -634,7 +644,7 @@ static int mm_index(lua_State *L) {
 }
 
 static int mm_newindex(lua_State *L) {
-  luaL_checkudata(L, 1, LMGPU_ARRAY);
+  check_object(L);
   lua_settop(L, 3);
   l_frame *f = lmgpu_begin(L, "mgpu.array");
   if (lua_type(L, 2) != LUA_TNUMBER)
@@ -652,7 +662,7 @@ static int mm_newindex(lua_State *L) {
 }
 
 static int mm_len(lua_State *L) {
-  l_array *a = luaL_checkudata(L, 1, LMGPU_ARRAY);
+  l_array *a = check_object(L);
   if (!a->st) return luaL_error(L, "mgpu.array: array has been freed");
   lua_pushinteger(L, (lua_Integer)a->n);
   return 1;
@@ -660,14 +670,18 @@ static int mm_len(lua_State *L) {
 
 /* pairs(a): the elements 1..#a in order, as ipairs gives them. */
 static int pairs_next(lua_State *L) {
-  lua_Integer i = luaL_checkinteger(L, 2) + 1;
+  check_object(L);
+  int ok = 0;
+  lua_Integer i = lua_tointegerx(L, 2, &ok);
+  if (!ok || i < 0 || (lua_Unsigned)i > MGPU_MAX_COUNT) return 0;
+  i++;
   lua_pushinteger(L, i);
   if (lua_geti(L, 1, i) == LUA_TNIL) return 1;
   return 2;
 }
 
 static int mm_pairs(lua_State *L) {
-  luaL_checkudata(L, 1, LMGPU_ARRAY);
+  check_object(L);
   lua_pushcfunction(L, pairs_next);
   lua_pushvalue(L, 1);
   lua_pushinteger(L, 0);

@@ -198,7 +198,14 @@ const char *lmgpu_describe(lua_State *L, int idx) {
   if (lua_type(L, idx) == LUA_TNUMBER) {
     if (lua_isinteger(L, idx))
       return lua_pushfstring(L, "%I", lua_tointeger(L, idx));
-    return lua_pushfstring(L, "%f", lua_tonumber(L, idx));
+    /* the shortest form that reads back as the same double */
+    lua_Number d = lua_tonumber(L, idx);
+    char buf[40];
+    for (int prec = 15; prec <= 17; prec++) {
+      snprintf(buf, sizeof buf, "%.*g", prec, d);
+      if (strtod(buf, NULL) == d) break;
+    }
+    return lua_pushstring(L, buf);
   }
   return lmgpu_typename(L, idx);
 }

@@ -257,7 +257,10 @@ static const luaL_Reg ctx_methods[] = {
 
 static int ctx_index(lua_State *L) {
   l_context *c = luaL_testudata(L, 1, LMGPU_CONTEXT);
-  if (c && lua_type(L, 2) == LUA_TSTRING) {
+  if (!c)
+    return luaL_error(L, "mgpu.context: expected an mgpu.context (got %s)",
+                      lmgpu_typename(L, 1));
+  if (lua_type(L, 2) == LUA_TSTRING) {
     const char *k = lua_tostring(L, 2);
     if (strcmp(k, "id") == 0) {
       lua_pushinteger(L, c->id);
