@@ -13,14 +13,14 @@ setup:
 	@tools/setup.sh
 
 build: setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMGPU_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMGPU_WERROR=ON -DMGPU_BUILD_CTESTS=ON $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
 demo: build
 	$(LUA_ENV) lua5.4 examples/demo.lua
 
 test: build
-	@tools/busted.sh
+	@tools/test.sh
 
 bench: setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMGPU_BUILD_BENCH=ON $(CMAKE_FLAGS) >/dev/null
