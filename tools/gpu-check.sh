@@ -4,7 +4,7 @@
 # specs, the tuning sweep and the benchmark.  Logs go to $OUT (or ./gpu-out).
 #
 #   tools/gpu-check.sh [build] [specs] [huge] [memcheck] [racecheck] [setop]
-#                      [setop-test] [staged] [tune] [bench]
+#                      [setop-test] [staged] [fuzz] [gc] [tune] [bench]
 #
 # With no arguments it does build, specs, memcheck, tune and bench.
 # setop-test builds a test library (build-test: every intersection and
@@ -94,7 +94,7 @@ for tool in memcheck racecheck; do
   t0=$(date +%s)
   # racecheck is ~10x slower than memcheck; its specs can be narrowed to
   # the files whose kernels share memory (RACECHECK_SPECS)
-  specs="spec/merge_spec.lua spec/mergesort_spec.lua spec/array_spec.lua spec/errors_spec.lua spec/bulk_spec.lua spec/interval_spec.lua"
+  specs="spec/merge_spec.lua spec/mergesort_spec.lua spec/array_spec.lua spec/errors_spec.lua spec/bulk_spec.lua spec/interval_spec.lua spec/hostile_spec.lua"
   [ "$tool" = racecheck ] && specs=${RACECHECK_SPECS:-$specs}
   # shellcheck disable=SC2046,SC2086
   MGPU_SPEC_BACKENDS=cuda timeout "${SANITIZER_TIMEOUT:-300}" \
@@ -134,6 +134,28 @@ if want staged; then
   for tool in memcheck racecheck; do
     setop_sanitize "$tool" build "--filter=the staged tile" staged
   done
+fi
+
+# the module as built, for the Lua scripts below
+export LUA_PATH="lua/?.lua;lua/?/init.lua;spec/?.lua;${LUA_PATH:-;}"
+export LUA_CPATH="build/?.so;${LUA_CPATH:-;}"
+
+if want fuzz; then
+  t0=$(date +%s)
+  timeout $(( ${FUZZ_SECONDS:-60} + 240 )) \
+    compute-sanitizer --tool memcheck --error-exitcode 9 --print-limit 20 \
+    lua5.4 tools/fuzz.lua --device cuda --seconds "${FUZZ_SECONDS:-60}" \
+    >"$OUT/fuzz-memcheck.log" 2>&1; rc=$?
+  note "fuzz (cuda, memcheck): exit $rc; $(grep -E 'ERROR SUMMARY' "$OUT/fuzz-memcheck.log" | tail -1); $(grep -E '^fuzz: [0-9]+ calls' "$OUT/fuzz-memcheck.log" | tail -1) in $(( $(date +%s) - t0 )) s"
+  [ $rc -ne 0 ] && status=1
+fi
+
+if want gc; then
+  t0=$(date +%s)
+  lua5.4 bench/gc.lua --device cuda --sizes "${GC_SIZES:-24,26}" \
+    --csv "$OUT/gc-$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-').csv" \
+    >"$OUT/gc.log" 2>&1 || status=1
+  note "gc: $(tail -n 1 "$OUT/gc.log") in $(( $(date +%s) - t0 )) s"
 fi
 
 if want tune; then
