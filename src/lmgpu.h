@@ -155,6 +155,10 @@ void lmgpu_check_no_overlap(l_frame *f, const l_array *out,
                             const l_array *in, const char *on,
                             const char *in_name);
 int lmgpu_overlap(const l_array *a, const l_array *b);
+/* The {av, bv} table of values of a two-input call (on top of the stack),
+ * checked against the keys a and b. */
+void lmgpu_value_pair(l_frame *f, const l_array *a, const l_array *b,
+                      l_array **av, l_array **bv);
 
 /* ---- lmgpu_heap.c: what the collector is told --------------------------- */
 l_heap *lmgpu_heap(lua_State *L);
@@ -189,10 +193,6 @@ void lmgpu_storage_release(l_storage *st);
 extern const luaL_Reg lmgpu_constructors[];
 
 /* ---- lmgpu_merge.c ---- */
-/* The {av, bv} table of values of a two-input call (on top of the stack),
- * checked against the keys a and b. */
-void lmgpu_value_pair(l_frame *f, const l_array *a, const l_array *b,
-                      l_array **av, l_array **bv);
 int lmgpu_merge(lua_State *L);
 int lmgpu_mergesort(lua_State *L);
 

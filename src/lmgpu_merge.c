@@ -16,30 +16,6 @@ static l_array *output(l_frame *f, l_array *given, int like_idx,
   return given;
 }
 
-void lmgpu_value_pair(l_frame *f, const l_array *a, const l_array *b,
-                      l_array **av, l_array **bv) {
-  lua_State *L = f->L;
-  if (!lua_istable(L, -1))
-    lmgpu_error(f, "values must be a table {av, bv} (got %s)",
-                lmgpu_typename(L, -1));
-  int vt = lua_gettop(L);
-  lua_rawgeti(L, vt, 1);
-  *av = lmgpu_arg_array(f, -1, "values[1]");
-  lua_rawgeti(L, vt, 2);
-  *bv = lmgpu_arg_array(f, -1, "values[2]");
-  lmgpu_check_same_context(f, a, *av, "a", "values[1]");
-  lmgpu_check_same_context(f, a, *bv, "a", "values[2]");
-  if ((*av)->dtype != (*bv)->dtype)
-    lmgpu_error(f, "values[2] has dtype %s, values[1] has %s",
-                mgpu_dtype_name((*bv)->dtype), mgpu_dtype_name((*av)->dtype));
-  if ((*av)->n != a->n)
-    lmgpu_error(f, "values[1] has %I elements, a has %I", (lua_Integer)(*av)->n,
-                (lua_Integer)a->n);
-  if ((*bv)->n != b->n)
-    lmgpu_error(f, "values[2] has %I elements, b has %I", (lua_Integer)(*bv)->n,
-                (lua_Integer)b->n);
-}
-
 typedef struct merge_call {
   l_array *a, *b, *av, *bv, *c, *cv;
   mgpu_order order;
