@@ -1,25 +1,14 @@
 /*
- * mgpu.c - the C API: contexts, memory accounting, and the checks every
- * backend relies on before it is called.
+ * mgpu.c - the C API's dispatch: which backend a context gets, and the
+ * checks every backend relies on before it is called.  The services a
+ * backend itself may call (errors, memory accounting) are in context.c.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "element.h"
-
-mgpu_status mgpu_set_error(mgpu_context *ctx, mgpu_status status,
-                           const char *fmt, ...) {
-  if (ctx) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
-    va_end(ap);
-  }
-  return status;
-}
 
 #ifndef MGPU_HAVE_CUDA
 const mgpu_backend *mgpu_cuda_backend(void) { return NULL; }
@@ -91,76 +80,6 @@ mgpu_status mgpu_context_create(const char *device, mgpu_context **out,
   }
   *out = ctx;
   return MGPU_OK;
-}
-
-void mgpu_context_retain(mgpu_context *ctx) { ctx->refs++; }
-
-void mgpu_context_release(mgpu_context *ctx) {
-  if (ctx && --ctx->refs == 0) {
-    ctx->be->context_destroy(ctx);
-    free(ctx);
-  }
-}
-
-const char *mgpu_context_device(const mgpu_context *ctx) {
-  return ctx->device_name;
-}
-const char *mgpu_context_backend(const mgpu_context *ctx) {
-  return ctx->be->name;
-}
-const char *mgpu_context_error(const mgpu_context *ctx) { return ctx->error; }
-void *mgpu_context_stream(const mgpu_context *ctx) {
-  return ctx->be->stream(ctx);
-}
-mgpu_status mgpu_context_sync(mgpu_context *ctx) { return ctx->be->sync(ctx); }
-mgpu_status mgpu_context_reclaim(mgpu_context *ctx) {
-  return ctx->be->reclaim(ctx);
-}
-void mgpu_context_set_memory_limit(mgpu_context *ctx, size_t bytes) {
-  ctx->limit = bytes;
-}
-
-mgpu_status mgpu_context_info_get(mgpu_context *ctx, mgpu_context_info *info) {
-  memset(info, 0, sizeof *info);
-  info->in_use = ctx->in_use;
-  info->memory_limit = ctx->limit;
-  return ctx->be->info(ctx, info);
-}
-
-/* ---- memory ---------------------------------------------------------------- */
-
-mgpu_status mgpu_alloc(mgpu_context *ctx, size_t bytes, void **out) {
-  *out = NULL;
-  if (ctx->limit && (bytes > ctx->limit || ctx->in_use > ctx->limit - bytes))
-    return mgpu_set_error(ctx, MGPU_ENOMEM,
-                          "out of memory: %zu bytes requested, %zu of the "
-                          "context's limit of %zu in use",
-                          bytes, ctx->in_use, ctx->limit);
-  /* Zero-byte buffers still get a distinct, freeable pointer. */
-  mgpu_status s = ctx->be->alloc(ctx, bytes ? bytes : 1, out);
-  if (s == MGPU_OK) ctx->in_use += bytes;
-  return s;
-}
-
-void mgpu_free(mgpu_context *ctx, void *p, size_t bytes) {
-  if (!p) return;
-  ctx->be->free(ctx, p);
-  ctx->in_use -= bytes <= ctx->in_use ? bytes : ctx->in_use;
-}
-
-mgpu_status mgpu_upload(mgpu_context *ctx, void *dst, const void *src,
-                        size_t bytes) {
-  return bytes ? ctx->be->upload(ctx, dst, src, bytes) : MGPU_OK;
-}
-
-mgpu_status mgpu_download(mgpu_context *ctx, void *dst, const void *src,
-                          size_t bytes) {
-  return bytes ? ctx->be->download(ctx, dst, src, bytes) : MGPU_OK;
-}
-
-mgpu_status mgpu_copy(mgpu_context *ctx, void *dst, const void *src,
-                      size_t bytes) {
-  return bytes && dst != src ? ctx->be->copy(ctx, dst, src, bytes) : MGPU_OK;
 }
 
 /* ---- element operations ---------------------------------------------------- */
