@@ -886,6 +886,18 @@ backends.each(function(ctx, device)
         "mgpu.interval_expand", TOTAL)
     end)
   end)
+
+  it("intervals and outputs past 2^31 - 1 together: a clear error before any allocation", function()
+    -- the kernels walk both in 32-bit offsets; each alone is within the limit
+    local big = { 2^31 - 3, 0, 0, 0 }
+    C.raises(function() return mgpu.load_balance(ctx:array(big, "i64")) end,
+      "mgpu.load_balance", "together")
+    C.raises(function() return mgpu.interval_expand(ctx:iota(4), big) end,
+      "mgpu.interval_expand", "together")
+    C.raises(function() return mgpu.interval_gather(ctx:iota(4), { 1, 1, 1, 1 }, big) end,
+      "mgpu.interval_gather", "together")
+    C.array_eq(mgpu.load_balance(ctx:array({ 2, 0, 1 })), { 1, 1, 3 }, "i32")
+  end)
 end)
 
 backends.cuda_vs_cpu(function(gpu, cpu)

@@ -138,6 +138,13 @@ static l_array *scanned_counts(const call *c, int idx, int64_t *total) {
                 (lua_Integer)r.total, (lua_Integer)MGPU_MAX_COUNT);
   }
   lmgpu_check_status(c->f, c->ctx, s);
+  /* before the outputs are allocated: the interval operations walk the
+   * intervals and their outputs together */
+  if ((size_t)r.total > MGPU_MAX_COUNT - r.counts->n)
+    lmgpu_error(c->f, "%I counts adding up to %I are past the limit of %I "
+                      "intervals and outputs together",
+                (lua_Integer)r.counts->n, (lua_Integer)r.total,
+                (lua_Integer)MGPU_MAX_COUNT);
   lua_remove(c->f->L, -2);
   *total = r.total;
   return r.scan;

@@ -394,9 +394,16 @@ mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
   return ctx->be->bulk_insert(ctx, width, data, n, positions, values, m, out);
 }
 
+/* The interval kernels walk a Merge Path over the m intervals and the
+ * total outputs together, in 32-bit offsets. */
 static mgpu_status check_intervals(mgpu_context *ctx, size_t m, size_t total) {
   TRY(check_count(ctx, m));
   TRY(check_count(ctx, total));
+  if (m > MGPU_MAX_COUNT - total)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%zu intervals and %zu outputs are past the limit "
+                          "of %zu together",
+                          m, total, (size_t)MGPU_MAX_COUNT);
   return MGPU_OK;
 }
 
