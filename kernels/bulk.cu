@@ -148,10 +148,12 @@ mgpu_status bulk_insert_run(mgpu_context *ctx, const V *data, int n,
 } // namespace
 } // namespace mgpu
 
-extern "C" mgpu_status mgpu_cuda_bulk_remove(mgpu_context *ctx, size_t width,
-                                             const void *data, size_t n,
-                                             const int32_t *indices, size_t m,
-                                             void *out) {
+extern "C" mgpu_status mgpu_cuda_bulk_remove(mgpu_context *ctx,
+                                             mgpu_bulk_args *a) {
+  size_t width = a->width, n = a->n, m = a->m;
+  const void *data = a->data;
+  const int32_t *indices = a->index;
+  void *out = a->out;
   MGPU_TRY(cuda_enter(ctx));
   if (width == 4)
     return mgpu::bulk_remove_run(ctx, (const uint32_t *)data, (int)n, indices,
@@ -160,11 +162,12 @@ extern "C" mgpu_status mgpu_cuda_bulk_remove(mgpu_context *ctx, size_t width,
                                (int)m, (uint64_t *)out);
 }
 
-extern "C" mgpu_status mgpu_cuda_bulk_insert(mgpu_context *ctx, size_t width,
-                                             const void *data, size_t n,
-                                             const int32_t *positions,
-                                             const void *values, size_t m,
-                                             void *out) {
+extern "C" mgpu_status mgpu_cuda_bulk_insert(mgpu_context *ctx,
+                                             mgpu_bulk_args *a) {
+  size_t width = a->width, n = a->n, m = a->m;
+  const void *data = a->data, *values = a->values;
+  const int32_t *positions = a->index;
+  void *out = a->out;
   MGPU_TRY(cuda_enter(ctx));
   if (width == 4)
     return mgpu::bulk_insert_run(ctx, (const uint32_t *)data, (int)n, positions,

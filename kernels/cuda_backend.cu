@@ -213,23 +213,26 @@ mgpu_status cuda_copy(mgpu_context *ctx, void *dst, const void *src,
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown key dtype");              \
   } while (0)
 
-mgpu_status cuda_merge(mgpu_context *ctx, const mgpu_merge_args *args) {
+} // namespace
+
+extern "C" mgpu_status mgpu_cuda_merge(mgpu_context *ctx, mgpu_merge_args *args) {
   DISPATCH_KEYED(merge, ctx, args->key_type, args);
 }
 
-mgpu_status cuda_mergesort(mgpu_context *ctx, const mgpu_sort_args *args) {
+extern "C" mgpu_status mgpu_cuda_mergesort(mgpu_context *ctx, mgpu_sort_args *args) {
   DISPATCH_KEYED(mergesort, ctx, args->key_type, args);
 }
 
-mgpu_status cuda_segsort(mgpu_context *ctx, const mgpu_segsort_args *args) {
+extern "C" mgpu_status mgpu_cuda_segsort(mgpu_context *ctx, mgpu_segsort_args *args) {
   DISPATCH_KEYED(segsort, ctx, args->sort.key_type, args);
 }
 
-mgpu_status cuda_setop(mgpu_context *ctx, const mgpu_setop_args *args,
-                       size_t *count) {
-  cuda_setop_call call = {args, count};
+extern "C" mgpu_status mgpu_cuda_setop(mgpu_context *ctx, mgpu_setop_args *args) {
+  cuda_setop_call call = {args, &args->count};
   DISPATCH_KEYED(setop, ctx, args->key_type, &call);
 }
+
+namespace {
 
 mgpu_backend make_backend() {
   mgpu_backend b = {};
@@ -245,23 +248,9 @@ mgpu_backend make_backend() {
   b.upload = cuda_upload;
   b.download = cuda_download;
   b.copy = cuda_copy;
-  b.fill = mgpu_cuda_fill;
-  b.iota = mgpu_cuda_iota;
-  b.random = mgpu_cuda_random;
-  b.astype = mgpu_cuda_astype;
-  b.is_sorted = mgpu_cuda_is_sorted;
-  b.merge = cuda_merge;
-  b.mergesort = cuda_mergesort;
-  b.segsort = cuda_segsort;
-  b.setop = cuda_setop;
-  b.prepare_positions = mgpu_cuda_prepare_positions;
-  b.scan_counts = mgpu_cuda_scan_counts;
-  b.prepare_starts = mgpu_cuda_prepare_starts;
-  b.bulk_remove = mgpu_cuda_bulk_remove;
-  b.bulk_insert = mgpu_cuda_bulk_insert;
-  b.load_balance = mgpu_cuda_load_balance;
-  b.interval_expand = mgpu_cuda_interval_expand;
-  b.interval_move = mgpu_cuda_interval_move;
+#define CUDA_OP(name, type) b.name = mgpu_cuda_##name;
+  MGPU_BACKEND_OPS(CUDA_OP)
+#undef CUDA_OP
   return b;
 }
 

@@ -113,44 +113,11 @@ struct cuda_setop_call {
   size_t *count;
 };
 
+/* The operations of backend.h's table: mgpu_cuda_<name>(ctx, args). */
 extern "C" {
-mgpu_status mgpu_cuda_fill(mgpu_context *ctx, void *dst, size_t n, size_t width,
-                           const void *value);
-mgpu_status mgpu_cuda_iota(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
-                           mgpu_scalar start, mgpu_scalar step);
-mgpu_status mgpu_cuda_random(mgpu_context *ctx, void *dst, size_t n,
-                             mgpu_dtype t, mgpu_scalar lo, mgpu_scalar hi,
-                             uint64_t seed);
-mgpu_status mgpu_cuda_astype(mgpu_context *ctx, void *dst, mgpu_dtype dst_type,
-                             const void *src, mgpu_dtype src_type, size_t n);
-mgpu_status mgpu_cuda_is_sorted(mgpu_context *ctx, const void *src, size_t n,
-                                mgpu_dtype t, mgpu_order order, int *sorted);
-mgpu_status mgpu_cuda_prepare_positions(mgpu_context *ctx, const void *src,
-                                        mgpu_dtype t, size_t m, int64_t lo,
-                                        int64_t hi, int unique, int32_t *dst,
-                                        int64_t *bad, int64_t *bad_value);
-mgpu_status mgpu_cuda_scan_counts(mgpu_context *ctx, const void *counts,
-                                  mgpu_dtype t, size_t m, int32_t *scan,
-                                  int64_t *total, int64_t *bad,
-                                  int64_t *bad_value);
-mgpu_status mgpu_cuda_prepare_starts(mgpu_context *ctx, const void *starts,
-                                     mgpu_dtype t, const int32_t *scan,
-                                     size_t m, size_t total, int64_t limit,
-                                     int32_t *dst, int64_t *bad,
-                                     int64_t *bad_value, int64_t *max_end);
-mgpu_status mgpu_cuda_bulk_remove(mgpu_context *ctx, size_t width,
-                                  const void *data, size_t n,
-                                  const int32_t *indices, size_t m, void *out);
-mgpu_status mgpu_cuda_bulk_insert(mgpu_context *ctx, size_t width,
-                                  const void *data, size_t n,
-                                  const int32_t *positions, const void *values,
-                                  size_t m, void *out);
-mgpu_status mgpu_cuda_load_balance(mgpu_context *ctx,
-                                   const mgpu_interval_args *a);
-mgpu_status mgpu_cuda_interval_expand(mgpu_context *ctx,
-                                      const mgpu_interval_args *a);
-mgpu_status mgpu_cuda_interval_move(mgpu_context *ctx,
-                                    const mgpu_interval_args *a);
+#define CUDA_DECLARE_OP(name, type) MGPU_DECLARE_OP(mgpu_cuda_, name, type)
+MGPU_BACKEND_OPS(CUDA_DECLARE_OP)
+#undef CUDA_DECLARE_OP
 }
 
 #endif

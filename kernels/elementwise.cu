@@ -138,8 +138,10 @@ mgpu_status is_sorted_typed(mgpu_context *ctx, const void *src, size_t n,
 
 } // namespace
 
-extern "C" mgpu_status mgpu_cuda_fill(mgpu_context *ctx, void *dst, size_t n,
-                                      size_t width, const void *value) {
+extern "C" mgpu_status mgpu_cuda_fill(mgpu_context *ctx, mgpu_fill_args *a) {
+  void *dst = a->dst;
+  size_t n = a->n, width = a->width;
+  const void *value = a->value;
   MGPU_TRY(cuda_enter(ctx));
   cudaStream_t s = cuda_of(ctx)->stream;
   unsigned g = stride_grid(ctx, n);
@@ -151,9 +153,11 @@ extern "C" mgpu_status mgpu_cuda_fill(mgpu_context *ctx, void *dst, size_t n,
   return MGPU_OK;
 }
 
-extern "C" mgpu_status mgpu_cuda_iota(mgpu_context *ctx, void *dst, size_t n,
-                                      mgpu_dtype t, mgpu_scalar start,
-                                      mgpu_scalar step) {
+extern "C" mgpu_status mgpu_cuda_iota(mgpu_context *ctx, mgpu_iota_args *a) {
+  void *dst = a->dst;
+  size_t n = a->n;
+  mgpu_dtype t = a->type;
+  mgpu_scalar start = a->start, step = a->step;
   MGPU_TRY(cuda_enter(ctx));
   cudaStream_t s = cuda_of(ctx)->stream;
   unsigned g = stride_grid(ctx, n);
@@ -171,9 +175,12 @@ extern "C" mgpu_status mgpu_cuda_iota(mgpu_context *ctx, void *dst, size_t n,
   return MGPU_OK;
 }
 
-extern "C" mgpu_status mgpu_cuda_random(mgpu_context *ctx, void *dst, size_t n,
-                                        mgpu_dtype t, mgpu_scalar lo,
-                                        mgpu_scalar hi, uint64_t seed) {
+extern "C" mgpu_status mgpu_cuda_random(mgpu_context *ctx, mgpu_random_args *a) {
+  void *dst = a->dst;
+  size_t n = a->n;
+  mgpu_dtype t = a->type;
+  mgpu_scalar lo = a->lo, hi = a->hi;
+  uint64_t seed = a->seed;
   MGPU_TRY(cuda_enter(ctx));
   cudaStream_t s = cuda_of(ctx)->stream;
   unsigned g = stride_grid(ctx, n);
@@ -191,9 +198,11 @@ extern "C" mgpu_status mgpu_cuda_random(mgpu_context *ctx, void *dst, size_t n,
   return MGPU_OK;
 }
 
-extern "C" mgpu_status mgpu_cuda_astype(mgpu_context *ctx, void *dst,
-                                        mgpu_dtype dt, const void *src,
-                                        mgpu_dtype st, size_t n) {
+extern "C" mgpu_status mgpu_cuda_astype(mgpu_context *ctx, mgpu_astype_args *a) {
+  void *dst = a->dst;
+  const void *src = a->src;
+  mgpu_dtype dt = a->dst_type, st = a->src_type;
+  size_t n = a->n;
   MGPU_TRY(cuda_enter(ctx));
   switch (dt) {
   case MGPU_I32: return astype_from(ctx, (int32_t *)dst, src, st, n);
@@ -206,9 +215,13 @@ extern "C" mgpu_status mgpu_cuda_astype(mgpu_context *ctx, void *dst,
   }
 }
 
-extern "C" mgpu_status mgpu_cuda_is_sorted(mgpu_context *ctx, const void *src,
-                                           size_t n, mgpu_dtype t,
-                                           mgpu_order order, int *sorted) {
+extern "C" mgpu_status mgpu_cuda_is_sorted(mgpu_context *ctx,
+                                           mgpu_is_sorted_args *a) {
+  const void *src = a->src;
+  size_t n = a->n;
+  mgpu_dtype t = a->type;
+  mgpu_order order = a->order;
+  int *sorted = &a->sorted;
   MGPU_TRY(cuda_enter(ctx));
   switch (t) {
   case MGPU_I32: return is_sorted_typed<int32_t>(ctx, src, n, order, sorted);

@@ -238,28 +238,25 @@ mgpu_status prepare_starts_t(mgpu_context *ctx, const void *starts,
 
 } // namespace
 
-extern "C" mgpu_status mgpu_cuda_prepare_positions(
-    mgpu_context *ctx, const void *src, mgpu_dtype t, size_t m, int64_t lo,
-    int64_t hi, int unique, int32_t *dst, int64_t *bad, int64_t *bad_value) {
+extern "C" mgpu_status mgpu_cuda_prepare_positions(mgpu_context *ctx,
+                                                   mgpu_positions_args *a) {
   MGPU_TRY(cuda_enter(ctx));
-  BY_INDEX_TYPE(t, prepare_positions_t<T>(ctx, src, m, lo, hi, unique, dst, bad,
-                                          bad_value))
+  BY_INDEX_TYPE(a->type, prepare_positions_t<T>(ctx, a->src, a->m, a->lo, a->hi,
+                                                a->unique, a->dst, &a->bad,
+                                                &a->bad_value))
 }
 
 extern "C" mgpu_status mgpu_cuda_scan_counts(mgpu_context *ctx,
-                                             const void *counts, mgpu_dtype t,
-                                             size_t m, int32_t *scan,
-                                             int64_t *total, int64_t *bad,
-                                             int64_t *bad_value) {
+                                             mgpu_scan_args *a) {
   MGPU_TRY(cuda_enter(ctx));
-  BY_INDEX_TYPE(t, scan_counts_t<T>(ctx, counts, m, scan, total, bad, bad_value))
+  BY_INDEX_TYPE(a->type, scan_counts_t<T>(ctx, a->counts, a->m, a->scan,
+                                          &a->total, &a->bad, &a->bad_value))
 }
 
-extern "C" mgpu_status mgpu_cuda_prepare_starts(
-    mgpu_context *ctx, const void *starts, mgpu_dtype t, const int32_t *scan,
-    size_t m, size_t total, int64_t limit, int32_t *dst, int64_t *bad,
-    int64_t *bad_value, int64_t *max_end) {
+extern "C" mgpu_status mgpu_cuda_prepare_starts(mgpu_context *ctx,
+                                                mgpu_starts_args *a) {
   MGPU_TRY(cuda_enter(ctx));
-  BY_INDEX_TYPE(t, prepare_starts_t<T>(ctx, starts, scan, m, total, limit, dst,
-                                       bad, bad_value, max_end))
+  BY_INDEX_TYPE(a->type, prepare_starts_t<T>(ctx, a->starts, a->scan, a->m,
+                                             a->total, a->limit, a->dst, &a->bad,
+                                             &a->bad_value, &a->max_end))
 }

@@ -144,13 +144,13 @@ mgpu_status interval_move_run(mgpu_context *ctx, const mgpu_interval_args *a) {
 } // namespace mgpu
 
 extern "C" mgpu_status mgpu_cuda_load_balance(mgpu_context *ctx,
-                                              const mgpu_interval_args *a) {
+                                              mgpu_interval_args *a) {
   MGPU_TRY(cuda_enter(ctx));
   return mgpu::interval_run<mgpu::LOAD_BALANCE, false, false, uint32_t>(ctx, a);
 }
 
 extern "C" mgpu_status mgpu_cuda_interval_expand(mgpu_context *ctx,
-                                                 const mgpu_interval_args *a) {
+                                                 mgpu_interval_args *a) {
   MGPU_TRY(cuda_enter(ctx));
   if (a->width == 4)
     return mgpu::interval_run<mgpu::EXPAND, false, false, uint32_t>(ctx, a);
@@ -158,7 +158,7 @@ extern "C" mgpu_status mgpu_cuda_interval_expand(mgpu_context *ctx,
 }
 
 extern "C" mgpu_status mgpu_cuda_interval_move(mgpu_context *ctx,
-                                               const mgpu_interval_args *a) {
+                                               mgpu_interval_args *a) {
   MGPU_TRY(cuda_enter(ctx));
   if (a->width == 4) return mgpu::interval_move_run<uint32_t>(ctx, a);
   return mgpu::interval_move_run<uint64_t>(ctx, a);

@@ -15,6 +15,47 @@
 extern "C" {
 #endif
 
+/* ---- one argument struct per operation ---------------------------------
+ * Fields after "out:" are written by the backend. */
+
+typedef struct mgpu_fill_args {
+  void *dst;
+  size_t n, width;
+  const void *value; /* width bytes */
+} mgpu_fill_args;
+
+typedef struct mgpu_iota_args {
+  void *dst;
+  size_t n;
+  mgpu_dtype type;
+  mgpu_scalar start, step;
+} mgpu_iota_args;
+
+typedef struct mgpu_random_args {
+  void *dst;
+  size_t n;
+  mgpu_dtype type;
+  mgpu_scalar lo, hi; /* f32: already moved to the bracketing floats */
+  uint64_t seed;
+} mgpu_random_args;
+
+typedef struct mgpu_astype_args {
+  void *dst;
+  mgpu_dtype dst_type;
+  const void *src;
+  mgpu_dtype src_type;
+  size_t n;
+} mgpu_astype_args;
+
+typedef struct mgpu_is_sorted_args {
+  const void *src;
+  size_t n;
+  mgpu_dtype type;
+  mgpu_order order;
+  /* out: */
+  int sorted;
+} mgpu_is_sorted_args;
+
 typedef struct mgpu_merge_args {
   mgpu_dtype key_type;
   mgpu_order order;
@@ -34,6 +75,81 @@ typedef struct mgpu_sort_args {
   size_t n;
 } mgpu_sort_args;
 
+/* segsort (heads or flags; neither: locality_sort).  heads: m 0-based
+ * segment starts, any order, out-of-range ones ignored; flags: n integers
+ * of flag_type, non-zero = head. */
+typedef struct mgpu_segsort_args {
+  mgpu_sort_args sort;
+  const int32_t *heads;
+  size_t m;
+  const void *flags;
+  mgpu_dtype flag_type;
+  mgpu_sort_stats *stats; /* NULL, or zeroed by the caller */
+} mgpu_segsort_args;
+
+/* setop: outputs hold `capacity` elements. */
+typedef struct mgpu_setop_args {
+  mgpu_setop_kind op;
+  mgpu_dtype key_type;
+  mgpu_order order;
+  int duplicates;
+  size_t value_size;
+  const void *a_keys, *a_vals;
+  size_t na;
+  const void *b_keys, *b_vals;
+  size_t nb;
+  void *keys, *vals;
+  size_t capacity;
+  /* out: what was written */
+  size_t count;
+} mgpu_setop_args;
+
+/* Index preparation: the caller sets bad = -1; the backend sets it to the
+ * first offending position (and bad_value to its value) and still returns
+ * MGPU_OK; the generic layer turns that into MGPU_EINVAL. */
+typedef struct mgpu_positions_args {
+  const void *src;
+  mgpu_dtype type;
+  size_t m;
+  int64_t lo, hi;
+  int unique;
+  int32_t *dst;
+  /* out: */
+  int64_t bad, bad_value;
+} mgpu_positions_args;
+
+typedef struct mgpu_scan_args {
+  const void *counts;
+  mgpu_dtype type;
+  size_t m;
+  int32_t *scan;
+  /* out: */
+  int64_t total, bad, bad_value;
+} mgpu_scan_args;
+
+typedef struct mgpu_starts_args {
+  const void *starts;
+  mgpu_dtype type;
+  const int32_t *scan;
+  size_t m, total;
+  int64_t limit; /* < 0: no array yet; max_end tells the length needed */
+  int32_t *dst;
+  /* out: */
+  int64_t bad, bad_value, max_end;
+} mgpu_starts_args;
+
+/* bulk_remove: m sorted unique indices; bulk_insert: m sorted positions
+ * and their values. */
+typedef struct mgpu_bulk_args {
+  size_t width;
+  const void *data;
+  size_t n;
+  const int32_t *index;
+  const void *values;
+  size_t m;
+  void *out;
+} mgpu_bulk_args;
+
 /* The interval operations: total outputs from m intervals (exclusive scan
  * `scan`).  load_balance writes int32 interval numbers (plus base); expand
  * repeats values; move copies input ranges (gather/scatter NULL = the
@@ -49,32 +165,32 @@ typedef struct mgpu_interval_args {
   int32_t base;
 } mgpu_interval_args;
 
-/* segsort (heads or flags; neither: locality_sort).  heads: m 0-based
- * segment starts, any order, out-of-range ones ignored; flags: n integers
- * of flag_type, non-zero = head. */
-typedef struct mgpu_segsort_args {
-  mgpu_sort_args sort;
-  const int32_t *heads;
-  size_t m;
-  const void *flags;
-  mgpu_dtype flag_type;
-  mgpu_sort_stats *stats; /* NULL, or zeroed by the caller */
-} mgpu_segsort_args;
+/* ---- the table -------------------------------------------------------------
+ * Every operation a backend implements, once: X(name, argument struct).
+ * The backend table, and each backend's declarations and table, follow
+ * from this list; adding a primitive is one row. */
+#define MGPU_BACKEND_OPS(X)                                                    \
+  X(fill, mgpu_fill_args)                                                      \
+  X(iota, mgpu_iota_args)                                                      \
+  X(random, mgpu_random_args)                                                  \
+  X(astype, mgpu_astype_args)                                                  \
+  X(is_sorted, mgpu_is_sorted_args)                                            \
+  X(merge, mgpu_merge_args)                                                    \
+  X(mergesort, mgpu_sort_args)                                                 \
+  X(segsort, mgpu_segsort_args)                                                \
+  X(setop, mgpu_setop_args)                                                    \
+  X(prepare_positions, mgpu_positions_args)                                    \
+  X(scan_counts, mgpu_scan_args)                                               \
+  X(prepare_starts, mgpu_starts_args)                                          \
+  X(bulk_remove, mgpu_bulk_args)                                               \
+  X(bulk_insert, mgpu_bulk_args)                                               \
+  X(load_balance, mgpu_interval_args)                                          \
+  X(interval_expand, mgpu_interval_args)                                       \
+  X(interval_move, mgpu_interval_args)
 
-/* setop: outputs hold `capacity` elements; *count = what was written. */
-typedef struct mgpu_setop_args {
-  mgpu_setop_kind op;
-  mgpu_dtype key_type;
-  mgpu_order order;
-  int duplicates;
-  size_t value_size;
-  const void *a_keys, *a_vals;
-  size_t na;
-  const void *b_keys, *b_vals;
-  size_t nb;
-  void *keys, *vals;
-  size_t capacity;
-} mgpu_setop_args;
+/* Declares prefix_<name>(ctx, args) for every operation. */
+#define MGPU_DECLARE_OP(prefix, name, type)                                    \
+  mgpu_status prefix##name(mgpu_context *ctx, type *args);
 
 typedef struct mgpu_backend {
   const char *name;
@@ -95,48 +211,9 @@ typedef struct mgpu_backend {
   mgpu_status (*copy)(mgpu_context *ctx, void *dst, const void *src,
                       size_t bytes);
 
-  mgpu_status (*fill)(mgpu_context *ctx, void *dst, size_t n, size_t width,
-                      const void *value);
-  mgpu_status (*iota)(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
-                      mgpu_scalar start, mgpu_scalar step);
-  mgpu_status (*random)(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
-                        mgpu_scalar lo, mgpu_scalar hi, uint64_t seed);
-  mgpu_status (*astype)(mgpu_context *ctx, void *dst, mgpu_dtype dst_type,
-                        const void *src, mgpu_dtype src_type, size_t n);
-  mgpu_status (*is_sorted)(mgpu_context *ctx, const void *src, size_t n,
-                           mgpu_dtype t, mgpu_order order, int *sorted);
-
-  mgpu_status (*merge)(mgpu_context *ctx, const mgpu_merge_args *args);
-  mgpu_status (*mergesort)(mgpu_context *ctx, const mgpu_sort_args *args);
-  mgpu_status (*segsort)(mgpu_context *ctx, const mgpu_segsort_args *args);
-  mgpu_status (*setop)(mgpu_context *ctx, const mgpu_setop_args *args,
-                       size_t *count);
-
-  /* Index preparation: *bad = first offending position or -1 (the generic
-   * layer turns that into MGPU_EINVAL); the backend returns MGPU_OK then. */
-  mgpu_status (*prepare_positions)(mgpu_context *ctx, const void *src,
-                                   mgpu_dtype t, size_t m, int64_t lo,
-                                   int64_t hi, int unique, int32_t *dst,
-                                   int64_t *bad, int64_t *bad_value);
-  mgpu_status (*scan_counts)(mgpu_context *ctx, const void *counts,
-                             mgpu_dtype t, size_t m, int32_t *scan,
-                             int64_t *total, int64_t *bad,
-                             int64_t *bad_value);
-  mgpu_status (*prepare_starts)(mgpu_context *ctx, const void *starts,
-                                mgpu_dtype t, const int32_t *scan, size_t m,
-                                size_t total, int64_t limit, int32_t *dst,
-                                int64_t *bad, int64_t *bad_value,
-                                int64_t *max_end);
-  mgpu_status (*bulk_remove)(mgpu_context *ctx, size_t width, const void *data,
-                             size_t n, const int32_t *indices, size_t m,
-                             void *out);
-  mgpu_status (*bulk_insert)(mgpu_context *ctx, size_t width, const void *data,
-                             size_t n, const int32_t *positions,
-                             const void *values, size_t m, void *out);
-  mgpu_status (*load_balance)(mgpu_context *ctx, const mgpu_interval_args *a);
-  mgpu_status (*interval_expand)(mgpu_context *ctx,
-                                 const mgpu_interval_args *a);
-  mgpu_status (*interval_move)(mgpu_context *ctx, const mgpu_interval_args *a);
+#define MGPU_OP_SLOT(name, type) mgpu_status (*name)(mgpu_context *ctx, type *args);
+  MGPU_BACKEND_OPS(MGPU_OP_SLOT)
+#undef MGPU_OP_SLOT
 } mgpu_backend;
 
 struct mgpu_context {

@@ -108,14 +108,16 @@ mgpu_status mgpu_fill(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
                       const void *value) {
   TRY(check_type(ctx, t));
   TRY(check_count(ctx, n));
-  return n ? ctx->be->fill(ctx, dst, n, mgpu_dtype_size(t), value) : MGPU_OK;
+  mgpu_fill_args a = {dst, n, mgpu_dtype_size(t), value};
+  return n ? ctx->be->fill(ctx, &a) : MGPU_OK;
 }
 
 mgpu_status mgpu_iota(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
                       mgpu_scalar start, mgpu_scalar step) {
   TRY(check_type(ctx, t));
   TRY(check_count(ctx, n));
-  return n ? ctx->be->iota(ctx, dst, n, t, start, step) : MGPU_OK;
+  mgpu_iota_args a = {dst, n, t, start, step};
+  return n ? ctx->be->iota(ctx, &a) : MGPU_OK;
 }
 
 mgpu_status mgpu_random(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
@@ -131,7 +133,8 @@ mgpu_status mgpu_random(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
     if (proper && !(lo.f < hi.f))
       return mgpu_set_error(ctx, MGPU_EINVAL, "no f32 value lies in [lo, hi)");
   }
-  return n ? ctx->be->random(ctx, dst, n, t, lo, hi, seed) : MGPU_OK;
+  mgpu_random_args a = {dst, n, t, lo, hi, seed};
+  return n ? ctx->be->random(ctx, &a) : MGPU_OK;
 }
 
 mgpu_status mgpu_astype(mgpu_context *ctx, void *dst, mgpu_dtype dst_type,
@@ -141,7 +144,8 @@ mgpu_status mgpu_astype(mgpu_context *ctx, void *dst, mgpu_dtype dst_type,
   TRY(check_count(ctx, n));
   if (!n) return MGPU_OK;
   if (dst_type == src_type) return mgpu_copy(ctx, dst, src, n * mgpu_dtype_size(src_type));
-  return ctx->be->astype(ctx, dst, dst_type, src, src_type, n);
+  mgpu_astype_args a = {dst, dst_type, src, src_type, n};
+  return ctx->be->astype(ctx, &a);
 }
 
 mgpu_status mgpu_is_sorted(mgpu_context *ctx, const void *src, size_t n,
@@ -149,7 +153,11 @@ mgpu_status mgpu_is_sorted(mgpu_context *ctx, const void *src, size_t n,
   TRY(check_type(ctx, t));
   TRY(check_count(ctx, n));
   *sorted = 1;
-  return n > 1 ? ctx->be->is_sorted(ctx, src, n, t, order, sorted) : MGPU_OK;
+  if (n < 2) return MGPU_OK;
+  mgpu_is_sorted_args a = {src, n, t, order, 1};
+  TRY(ctx->be->is_sorted(ctx, &a));
+  *sorted = a.sorted;
+  return MGPU_OK;
 }
 
 /* ---- primitives -------------------------------------------------------------- */
@@ -283,11 +291,13 @@ mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
   }
   mgpu_setop_args a = {op, key_type, order, duplicates != 0, value_size,
                        a_keys, a_vals, na, b_keys, b_vals, nb,
-                       out_keys, out_vals, cap};
+                       out_keys, out_vals, cap, 0};
   if (!ctx->be->setop)
     return mgpu_set_error(ctx, MGPU_ENODEV, "not available on %s",
                           ctx->be->name);
-  return ctx->be->setop(ctx, &a, count);
+  TRY(ctx->be->setop(ctx, &a));
+  *count = a.count;
+  return MGPU_OK;
 }
 
 /* ---- index preparation, bulk and interval operations -------------------- */
@@ -325,8 +335,10 @@ mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
   if (hi > (int64_t)MGPU_MAX_COUNT + 1)
     return mgpu_set_error(ctx, MGPU_EINVAL, "hi is past the count limit");
   if (!m) return MGPU_OK;
-  TRY(ctx->be->prepare_positions(ctx, src, t, m, lo, hi, unique, dst, bad,
-                                 bad_value));
+  mgpu_positions_args a = {src, t, m, lo, hi, unique, dst, -1, 0};
+  TRY(ctx->be->prepare_positions(ctx, &a));
+  *bad = a.bad;
+  *bad_value = a.bad_value;
   return reported(ctx, *bad, "position out of range or out of order");
 }
 
@@ -340,7 +352,11 @@ mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
   TRY(check_index_type(ctx, t));
   TRY(check_count(ctx, m));
   if (!m) return MGPU_OK;
-  TRY(ctx->be->scan_counts(ctx, counts, t, m, scan, total, bad, bad_value));
+  mgpu_scan_args a = {counts, t, m, scan, 0, -1, 0};
+  TRY(ctx->be->scan_counts(ctx, &a));
+  *total = a.total;
+  *bad = a.bad;
+  *bad_value = a.bad_value;
   TRY(reported(ctx, *bad, "negative count"));
   if (*total > (int64_t)MGPU_MAX_COUNT)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
@@ -361,8 +377,11 @@ mgpu_status mgpu_prepare_starts(mgpu_context *ctx, const void *starts,
   TRY(check_count(ctx, m));
   TRY(check_count(ctx, total));
   if (!m) return MGPU_OK;
-  TRY(ctx->be->prepare_starts(ctx, starts, t, scan, m, total, limit, dst, bad,
-                              bad_value, max_end));
+  mgpu_starts_args a = {starts, t, scan, m, total, limit, dst, -1, 0, 0};
+  TRY(ctx->be->prepare_starts(ctx, &a));
+  *bad = a.bad;
+  *bad_value = a.bad_value;
+  *max_end = a.max_end;
   return reported(ctx, *bad, "interval out of range");
 }
 
@@ -376,7 +395,8 @@ mgpu_status mgpu_bulk_remove(mgpu_context *ctx, size_t width, const void *data,
                           "%zu indices to remove from %zu elements", m, n);
   if (n == m) return MGPU_OK;
   if (!m) return mgpu_copy(ctx, out, data, n * width);
-  return ctx->be->bulk_remove(ctx, width, data, n, indices, m, out);
+  mgpu_bulk_args a = {width, data, n, indices, NULL, m, out};
+  return ctx->be->bulk_remove(ctx, &a);
 }
 
 mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
@@ -391,7 +411,8 @@ mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
                           "limit of %zu",
                           n + m, MGPU_MAX_COUNT);
   if (!m) return mgpu_copy(ctx, out, data, n * width);
-  return ctx->be->bulk_insert(ctx, width, data, n, positions, values, m, out);
+  mgpu_bulk_args a = {width, data, n, positions, values, m, out};
+  return ctx->be->bulk_insert(ctx, &a);
 }
 
 /* The interval kernels walk a Merge Path over the m intervals and the

@@ -7,53 +7,18 @@
 #include "../backend.h"
 #include "../element.h"
 
-mgpu_status mgpu_cpu_fill(mgpu_context *ctx, void *dst, size_t n, size_t width,
-                          const void *value);
-mgpu_status mgpu_cpu_iota(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
-                          mgpu_scalar start, mgpu_scalar step);
-mgpu_status mgpu_cpu_random(mgpu_context *ctx, void *dst, size_t n,
-                            mgpu_dtype t, mgpu_scalar lo, mgpu_scalar hi,
-                            uint64_t seed);
-mgpu_status mgpu_cpu_astype(mgpu_context *ctx, void *dst, mgpu_dtype dst_type,
-                            const void *src, mgpu_dtype src_type, size_t n);
-mgpu_status mgpu_cpu_is_sorted(mgpu_context *ctx, const void *src, size_t n,
-                               mgpu_dtype t, mgpu_order order, int *sorted);
-mgpu_status mgpu_cpu_merge(mgpu_context *ctx, const mgpu_merge_args *args);
-mgpu_status mgpu_cpu_mergesort(mgpu_context *ctx, const mgpu_sort_args *args);
+/* The operations of backend.h's table: mgpu_cpu_<name>(ctx, args). */
+#define CPU_DECLARE_OP(name, type) MGPU_DECLARE_OP(mgpu_cpu_, name, type)
+MGPU_BACKEND_OPS(CPU_DECLARE_OP)
+#undef CPU_DECLARE_OP
+
+/* mergesort's pieces that segsort reuses. */
 void mgpu_cpu_sort_range(const mgpu_sort_args *s, size_t lo, size_t hi,
                          void *tk, void *tv);
 mgpu_status mgpu_cpu_sort_temps(mgpu_context *ctx, const mgpu_sort_args *s,
                                 void **tk, void **tv);
 void mgpu_cpu_sort_temps_free(mgpu_context *ctx, const mgpu_sort_args *s,
                               void *tk, void *tv);
-mgpu_status mgpu_cpu_segsort(mgpu_context *ctx, const mgpu_segsort_args *a);
-mgpu_status mgpu_cpu_setop(mgpu_context *ctx, const mgpu_setop_args *a,
-                           size_t *count);
-mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx, const void *src,
-                                       mgpu_dtype t, size_t m, int64_t lo,
-                                       int64_t hi, int unique, int32_t *dst,
-                                       int64_t *bad, int64_t *bad_value);
-mgpu_status mgpu_cpu_scan_counts(mgpu_context *ctx, const void *counts,
-                                 mgpu_dtype t, size_t m, int32_t *scan,
-                                 int64_t *total, int64_t *bad,
-                                 int64_t *bad_value);
-mgpu_status mgpu_cpu_prepare_starts(mgpu_context *ctx, const void *starts,
-                                    mgpu_dtype t, const int32_t *scan,
-                                    size_t m, size_t total, int64_t limit,
-                                    int32_t *dst, int64_t *bad,
-                                    int64_t *bad_value, int64_t *max_end);
-mgpu_status mgpu_cpu_bulk_remove(mgpu_context *ctx, size_t width,
-                                 const void *data, size_t n,
-                                 const int32_t *indices, size_t m, void *out);
-mgpu_status mgpu_cpu_bulk_insert(mgpu_context *ctx, size_t width,
-                                 const void *data, size_t n,
-                                 const int32_t *positions, const void *values,
-                                 size_t m, void *out);
-mgpu_status mgpu_cpu_load_balance(mgpu_context *ctx, const mgpu_interval_args *a);
-mgpu_status mgpu_cpu_interval_expand(mgpu_context *ctx,
-                                     const mgpu_interval_args *a);
-mgpu_status mgpu_cpu_interval_move(mgpu_context *ctx,
-                                   const mgpu_interval_args *a);
 
 /* Strict "a goes before b" for each key dtype under MGPU_LESS. */
 #define CPU_LESS_INT(a, b) ((a) < (b))

@@ -69,23 +69,9 @@ static const mgpu_backend cpu_backend = {
   .upload = cpu_copy,
   .download = cpu_copy,
   .copy = cpu_copy,
-  .fill = mgpu_cpu_fill,
-  .iota = mgpu_cpu_iota,
-  .random = mgpu_cpu_random,
-  .astype = mgpu_cpu_astype,
-  .is_sorted = mgpu_cpu_is_sorted,
-  .merge = mgpu_cpu_merge,
-  .mergesort = mgpu_cpu_mergesort,
-  .segsort = mgpu_cpu_segsort,
-  .setop = mgpu_cpu_setop,
-  .prepare_positions = mgpu_cpu_prepare_positions,
-  .scan_counts = mgpu_cpu_scan_counts,
-  .prepare_starts = mgpu_cpu_prepare_starts,
-  .bulk_remove = mgpu_cpu_bulk_remove,
-  .bulk_insert = mgpu_cpu_bulk_insert,
-  .load_balance = mgpu_cpu_load_balance,
-  .interval_expand = mgpu_cpu_interval_expand,
-  .interval_move = mgpu_cpu_interval_move,
+#define CPU_OP(name, type) .name = mgpu_cpu_##name,
+  MGPU_BACKEND_OPS(CPU_OP)
+#undef CPU_OP
 };
 
 const mgpu_backend *mgpu_cpu_backend(void) { return &cpu_backend; }

@@ -1,10 +1,12 @@
 /* cpu_bulk.c - bulk remove and bulk insert, serially. */
 #include "cpu.h"
 
-mgpu_status mgpu_cpu_bulk_remove(mgpu_context *ctx, size_t width,
-                                 const void *data, size_t n,
-                                 const int32_t *indices, size_t m, void *out) {
+mgpu_status mgpu_cpu_bulk_remove(mgpu_context *ctx, mgpu_bulk_args *a) {
   (void)ctx;
+  size_t width = a->width, n = a->n, m = a->m;
+  const void *data = a->data;
+  const int32_t *indices = a->index;
+  void *out = a->out;
   size_t k = 0, j = 0;
   for (size_t i = 0; i < n; i++) {
     if (j < m && (size_t)indices[j] == i) {
@@ -16,11 +18,12 @@ mgpu_status mgpu_cpu_bulk_remove(mgpu_context *ctx, size_t width,
   return MGPU_OK;
 }
 
-mgpu_status mgpu_cpu_bulk_insert(mgpu_context *ctx, size_t width,
-                                 const void *data, size_t n,
-                                 const int32_t *positions, const void *values,
-                                 size_t m, void *out) {
+mgpu_status mgpu_cpu_bulk_insert(mgpu_context *ctx, mgpu_bulk_args *a) {
   (void)ctx;
+  size_t width = a->width, n = a->n, m = a->m;
+  const void *data = a->data, *values = a->values;
+  const int32_t *positions = a->index;
+  void *out = a->out;
   size_t k = 0, j = 0;
   for (size_t i = 0; i <= n; i++) {
     /* inserts at position i go before data[i] (after it for i == n) */

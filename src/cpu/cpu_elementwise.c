@@ -1,9 +1,11 @@
 /* cpu_elementwise.c - fill, iota, random, astype and is_sorted on the host. */
 #include "cpu.h"
 
-mgpu_status mgpu_cpu_fill(mgpu_context *ctx, void *dst, size_t n, size_t width,
-                          const void *value) {
+mgpu_status mgpu_cpu_fill(mgpu_context *ctx, mgpu_fill_args *a) {
   (void)ctx;
+  void *dst = a->dst;
+  size_t n = a->n, width = a->width;
+  const void *value = a->value;
   if (width == 4) {
     uint32_t v;
     memcpy(&v, value, 4);
@@ -16,9 +18,12 @@ mgpu_status mgpu_cpu_fill(mgpu_context *ctx, void *dst, size_t n, size_t width,
   return MGPU_OK;
 }
 
-mgpu_status mgpu_cpu_iota(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
-                          mgpu_scalar start, mgpu_scalar step) {
+mgpu_status mgpu_cpu_iota(mgpu_context *ctx, mgpu_iota_args *a) {
   (void)ctx;
+  void *dst = a->dst;
+  size_t n = a->n;
+  mgpu_dtype t = a->type;
+  mgpu_scalar start = a->start, step = a->step;
   uint64_t s = (uint64_t)start.i, d = (uint64_t)step.i;
   for (size_t i = 0; i < n; i++) {
     uint64_t v = s + (uint64_t)i * d; /* wraps, as the dtype does */
@@ -35,10 +40,13 @@ mgpu_status mgpu_cpu_iota(mgpu_context *ctx, void *dst, size_t n, mgpu_dtype t,
   return MGPU_OK;
 }
 
-mgpu_status mgpu_cpu_random(mgpu_context *ctx, void *dst, size_t n,
-                            mgpu_dtype t, mgpu_scalar lo, mgpu_scalar hi,
-                            uint64_t seed) {
+mgpu_status mgpu_cpu_random(mgpu_context *ctx, mgpu_random_args *a) {
   (void)ctx;
+  void *dst = a->dst;
+  size_t n = a->n;
+  mgpu_dtype t = a->type;
+  mgpu_scalar lo = a->lo, hi = a->hi;
+  uint64_t seed = a->seed;
   for (size_t i = 0; i < n; i++) {
     uint64_t r = mgpu_random_bits(seed, i);
     uint64_t v = mgpu_random_int(r, (uint64_t)lo.i, (uint64_t)hi.i);
@@ -85,9 +93,12 @@ static double int_to_f64(uint64_t bits, mgpu_dtype src) {
   return mgpu_dtype_is_signed(src) ? (double)(int64_t)bits : (double)bits;
 }
 
-mgpu_status mgpu_cpu_astype(mgpu_context *ctx, void *dst, mgpu_dtype dt,
-                            const void *src, mgpu_dtype st, size_t n) {
+mgpu_status mgpu_cpu_astype(mgpu_context *ctx, mgpu_astype_args *a) {
   (void)ctx;
+  void *dst = a->dst;
+  const void *src = a->src;
+  mgpu_dtype dt = a->dst_type, st = a->src_type;
+  size_t n = a->n;
   int from_float = mgpu_dtype_is_float(st);
   for (size_t i = 0; i < n; i++) {
     wide w = load_wide(src, st, i);
@@ -124,9 +135,13 @@ mgpu_status mgpu_cpu_astype(mgpu_context *ctx, void *dst, mgpu_dtype dt,
   }
 CPU_FOR_EACH_KEY(DEFINE_IS_SORTED)
 
-mgpu_status mgpu_cpu_is_sorted(mgpu_context *ctx, const void *src, size_t n,
-                               mgpu_dtype t, mgpu_order order, int *sorted) {
+mgpu_status mgpu_cpu_is_sorted(mgpu_context *ctx, mgpu_is_sorted_args *a) {
   (void)ctx;
+  const void *src = a->src;
+  size_t n = a->n;
+  mgpu_dtype t = a->type;
+  mgpu_order order = a->order;
+  int *sorted = &a->sorted;
   int g = order == MGPU_GREATER;
   switch (t) {
     case MGPU_I32: *sorted = is_sorted_i32(src, n, g); break;

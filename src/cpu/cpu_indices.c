@@ -19,11 +19,16 @@ static int64_t index_at(const void *src, mgpu_dtype t, size_t i) {
   }
 }
 
-mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx, const void *src,
-                                       mgpu_dtype t, size_t m, int64_t lo,
-                                       int64_t hi, int unique, int32_t *dst,
-                                       int64_t *bad, int64_t *bad_value) {
+mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx,
+                                       mgpu_positions_args *a) {
   (void)ctx;
+  const void *src = a->src;
+  mgpu_dtype t = a->type;
+  size_t m = a->m;
+  int64_t lo = a->lo, hi = a->hi;
+  int unique = a->unique;
+  int32_t *dst = a->dst;
+  int64_t *bad = &a->bad, *bad_value = &a->bad_value;
   int64_t prev = 0;
   for (size_t i = 0; i < m; i++) {
     int64_t v = index_at(src, t, i);
@@ -44,11 +49,13 @@ mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx, const void *src,
  * fits int64, and any capped count already passes the limit. */
 #define COUNT_CAP ((int64_t)1 << 31)
 
-mgpu_status mgpu_cpu_scan_counts(mgpu_context *ctx, const void *counts,
-                                 mgpu_dtype t, size_t m, int32_t *scan,
-                                 int64_t *total, int64_t *bad,
-                                 int64_t *bad_value) {
+mgpu_status mgpu_cpu_scan_counts(mgpu_context *ctx, mgpu_scan_args *a) {
   (void)ctx;
+  const void *counts = a->counts;
+  mgpu_dtype t = a->type;
+  size_t m = a->m;
+  int32_t *scan = a->scan;
+  int64_t *total = &a->total, *bad = &a->bad, *bad_value = &a->bad_value;
   int64_t sum = 0;
   for (size_t i = 0; i < m; i++) {
     int64_t c = index_at(counts, t, i);
@@ -63,11 +70,14 @@ mgpu_status mgpu_cpu_scan_counts(mgpu_context *ctx, const void *counts,
   return MGPU_OK;
 }
 
-mgpu_status mgpu_cpu_prepare_starts(mgpu_context *ctx, const void *starts,
-                                    mgpu_dtype t, const int32_t *scan,
-                                    size_t m, size_t total, int64_t limit,
-                                    int32_t *dst, int64_t *bad,
-                                    int64_t *bad_value, int64_t *max_end) {
+mgpu_status mgpu_cpu_prepare_starts(mgpu_context *ctx, mgpu_starts_args *a) {
+  const void *starts = a->starts;
+  mgpu_dtype t = a->type;
+  const int32_t *scan = a->scan;
+  size_t m = a->m, total = a->total;
+  int64_t limit = a->limit;
+  int32_t *dst = a->dst;
+  int64_t *bad = &a->bad, *bad_value = &a->bad_value, *max_end = &a->max_end;
   (void)ctx;
   int64_t cap = limit >= 0 ? limit : (int64_t)MGPU_MAX_COUNT;
   for (size_t i = 0; i < m; i++) {

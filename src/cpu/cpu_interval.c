@@ -10,7 +10,7 @@ static size_t count_of(const mgpu_interval_args *a, size_t i) {
 
 /* out is int32; base + i wraps in 32 bits (two's complement), as on the
  * CUDA backend: written as uint32 (same storage), the sum is never signed. */
-mgpu_status mgpu_cpu_load_balance(mgpu_context *ctx, const mgpu_interval_args *a) {
+mgpu_status mgpu_cpu_load_balance(mgpu_context *ctx, mgpu_interval_args *a) {
   (void)ctx;
   uint32_t *out = a->out;
   for (size_t i = 0; i < a->m; i++)
@@ -20,7 +20,7 @@ mgpu_status mgpu_cpu_load_balance(mgpu_context *ctx, const mgpu_interval_args *a
 }
 
 mgpu_status mgpu_cpu_interval_expand(mgpu_context *ctx,
-                                     const mgpu_interval_args *a) {
+                                     mgpu_interval_args *a) {
   (void)ctx;
   for (size_t i = 0; i < a->m; i++)
     for (size_t j = 0, c = count_of(a, i); j < c; j++)
@@ -29,7 +29,7 @@ mgpu_status mgpu_cpu_interval_expand(mgpu_context *ctx,
 }
 
 mgpu_status mgpu_cpu_interval_move(mgpu_context *ctx,
-                                   const mgpu_interval_args *a) {
+                                   mgpu_interval_args *a) {
   (void)ctx;
   for (size_t i = 0; i < a->m; i++) {
     size_t g = (size_t)(a->gather ? a->gather[i] : a->scan[i]);

@@ -28,7 +28,7 @@
   }
 CPU_FOR_EACH_KEY(DEFINE_MERGE)
 
-mgpu_status mgpu_cpu_merge(mgpu_context *ctx, const mgpu_merge_args *m) {
+mgpu_status mgpu_cpu_merge(mgpu_context *ctx, mgpu_merge_args *m) {
   (void)ctx;
   int g = m->order == MGPU_GREATER;
   switch (m->key_type) {

@@ -115,7 +115,7 @@ void mgpu_cpu_sort_temps_free(mgpu_context *ctx, const mgpu_sort_args *s,
   mgpu_free(ctx, tv, s->n * s->value_size);
 }
 
-mgpu_status mgpu_cpu_mergesort(mgpu_context *ctx, const mgpu_sort_args *s) {
+mgpu_status mgpu_cpu_mergesort(mgpu_context *ctx, mgpu_sort_args *s) {
   void *tk, *tv;
   mgpu_status st = mgpu_cpu_sort_temps(ctx, s, &tk, &tv);
   if (st != MGPU_OK) return st;

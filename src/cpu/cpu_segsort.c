@@ -15,7 +15,7 @@ static int flag_at(const void *flags, mgpu_dtype t, size_t i) {
   }
 }
 
-mgpu_status mgpu_cpu_segsort(mgpu_context *ctx, const mgpu_segsort_args *a) {
+mgpu_status mgpu_cpu_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   const mgpu_sort_args *s = &a->sort;
   size_t n = s->n;
   unsigned char *head = NULL;

@@ -43,9 +43,9 @@
   }
 CPU_FOR_EACH_KEY(DEFINE_SETOP)
 
-mgpu_status mgpu_cpu_setop(mgpu_context *ctx, const mgpu_setop_args *s,
-                           size_t *count) {
+mgpu_status mgpu_cpu_setop(mgpu_context *ctx, mgpu_setop_args *s) {
   (void)ctx;
+  size_t *count = &s->count;
   int g = s->order == MGPU_GREATER;
   switch (s->key_type) {
   case MGPU_I32: *count = setop_i32(s, g); break;
