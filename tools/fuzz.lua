@@ -1485,17 +1485,27 @@ drow("merge", function(d)
   return R.diff(got(c), wc, dt) or (vdt and R.diff(got(cv), wcv, vdt))
 end)
 
+-- A sort case's keys on the device, and its values (when vdt) beside them.
+local function sort_inputs(d, keys, dt, n, vdt)
+  local k = d:upload(keys, dt)
+  local vals = vdt and GEN.index_values(n, vdt)
+  return k, vals, vdt and d:upload(vals, vdt)
+end
+
+-- The sorted keys (and values) against the reference's.
+local function sort_verdict(k, wk, dt, v, wv, vdt)
+  return R.diff(got(k), wk, dt) or (vdt and R.diff(got(v), wv, vdt))
+end
+
 drow("mergesort", function(d)
   local dt, comp, n = d:dtype(), d:comp(), d:size()
   local keys = d:values(n, dt)
   local vdt = d:chance(0.5) and d:dtype() or nil
   d.desc = string.format("dtype=%s comp=%s n=%d values=%s", dt, comp, n, vdt or "none")
-  local k = d:upload(keys, dt)
-  local vals = vdt and GEN.index_values(n, vdt)
-  local v = vdt and d:upload(vals, vdt)
+  local k, vals, v = sort_inputs(d, keys, dt, n, vdt)
   mgpu.mergesort(k, { comp = comp, values = v })
   local wk, wv = R.mergesort(keys, dt, comp, vals)
-  return R.diff(got(k), wk, dt) or (vdt and R.diff(got(v), wv, vdt))
+  return sort_verdict(k, wk, dt, v, wv, vdt)
 end)
 
 local function segsort_case(d, by_flags)
@@ -1505,9 +1515,7 @@ local function segsort_case(d, by_flags)
   local vdt = d:chance(0.5) and d:dtype() or nil
   d.desc = string.format("dtype=%s comp=%s n=%d segments=%d values=%s by=%s", dt, comp, n, #heads,
     vdt or "none", by_flags and "flags" or "heads")
-  local k = d:upload(keys, dt)
-  local vals = vdt and GEN.index_values(n, vdt)
-  local v = vdt and d:upload(vals, vdt)
+  local k, vals, v = sort_inputs(d, keys, dt, n, vdt)
   local opts = { comp = comp, values = v }
   if by_flags then
     opts.flags = MAIN:array(SEG.heads_to_flags(n, heads, function() return d:int(1, 9) end), d:int_dtype())
@@ -1516,7 +1524,7 @@ local function segsort_case(d, by_flags)
     mgpu.segsort(k, d:index(heads), opts)
   end
   local wk, wv = SEG.segsort(keys, heads, dt, comp, vals)
-  return R.diff(got(k), wk, dt) or (vdt and R.diff(got(v), wv, vdt))
+  return sort_verdict(k, wk, dt, v, wv, vdt)
 end
 drow("segsort", function(d) return segsort_case(d, false) end)
 drow("segsort_flags", function(d) return segsort_case(d, true) end)
@@ -1536,12 +1544,10 @@ drow("locality_sort", function(d)
   end
   local vdt = d:chance(0.5) and d:dtype() or nil
   d.desc = string.format("dtype=%s comp=%s n=%d values=%s", dt, comp, n, vdt or "none")
-  local k = d:upload(keys, dt)
-  local vals = vdt and GEN.index_values(n, vdt)
-  local v = vdt and d:upload(vals, vdt)
+  local k, vals, v = sort_inputs(d, keys, dt, n, vdt)
   mgpu.locality_sort(k, { comp = comp, values = v })
   local wk, wv = SEG.locality_sort(keys, dt, comp, vals)
-  return R.diff(got(k), wk, dt) or (vdt and R.diff(got(v), wv, vdt))
+  return sort_verdict(k, wk, dt, v, wv, vdt)
 end)
 
 drow("setop", function(d)
