@@ -24,5 +24,6 @@ build = {
     LUA_LIBDIR = "$(LUA_LIBDIR)",
     MGPU_INSTALL_LMOD = "$(LUADIR)",
     MGPU_INSTALL_CMOD = "$(LIBDIR)",
+    MGPU_INSTALL_C_LIBRARY = "OFF",
   },
 }

@@ -9,7 +9,7 @@ trap 'rm -rf "$tree"' EXIT
 export MGPU_WITH_CUDA=${MGPU_WITH_CUDA:-OFF}
 # luarocks builds in the source folder (build.luarocks/): give it a copy.
 mkdir "$tree/src"
-cp -r CMakeLists.txt mgpu-scm-1.rockspec src kernels lua bench "$tree/src/"
+cp -r CMakeLists.txt mgpu-scm-1.rockspec cmake src kernels lua bench "$tree/src/"
 (cd "$tree/src" && luarocks --lua-version 5.4 --tree "$tree" make mgpu-scm-1.rockspec) >"$tree/log" 2>&1 || {
   cat "$tree/log" >&2
   exit 1
