@@ -1,11 +1,16 @@
--- The C API's own test program (spec/c/capi_test.c): the index preparations
--- and interval operations at the edges of their integer ranges (limit =
--- INT64_MAX, lo = INT64_MIN, starts and bases next to INT32_MAX and
--- INT64_MAX), called from C on each backend.  `make build` builds it as
--- build/mgpu_capi_test (-DMGPU_BUILD_CTESTS=ON); elsewhere it is skipped.
--- It is taken from the build whose module the specs load: the directory of
--- the first package.cpath entry (busted's cpath, "build/?.so" by default).
-local BIN = (package.cpath:match("^([^;]*)/%?%.so") or "build") .. "/mgpu_capi_test"
+-- The C test programs of spec/c/, run on each backend:
+--   capi_test.c   the index preparations and interval operations at the
+--                 edges of their integer ranges (limit = INT64_MAX, lo =
+--                 INT64_MIN, starts and bases next to INT32_MAX and
+--                 INT64_MAX), called from C;
+--   embed_test.c  a C host that embeds Lua and shares arrays with a script
+--                 through mgpu_lua.h (a lent buffer sorted in place, an
+--                 array read back, the lent buffer's release).
+-- `make build` builds them (-DMGPU_BUILD_CTESTS=ON; the second where a Lua
+-- library is there to link); elsewhere they are skipped.  They are taken
+-- from the build whose module the specs load: the directory of the first
+-- package.cpath entry (busted's cpath, "build/?.so" by default).
+local DIR = package.cpath:match("^([^;]*)/%?%.so") or "build"
 
 local function exists(path)
   local f = io.open(path, "rb")
@@ -13,39 +18,48 @@ local function exists(path)
   return f ~= nil
 end
 
--- Runs the program; its output and whether it exited 0.
-local function run(args)
-  local p = assert(io.popen(BIN .. " " .. args .. " 2>&1"))
+-- Runs a program; its output and whether it exited 0.
+local function run(bin, args)
+  local p = assert(io.popen(bin .. " " .. args .. " 2>&1"))
   local out = p:read("a")
   local ok = p:close()
   return out, ok == true
 end
 
-describe("C API (spec/c/capi_test.c)", function()
-  if not exists(BIN) then
-    pending(BIN .. " is not built (configure with -DMGPU_BUILD_CTESTS=ON)")
-    return
-  end
-  -- MGPU_SPEC_BACKENDS limits the run as in spec/helpers/backends.lua
-  local names = { "cpu", "cuda" }
-  local only = os.getenv("MGPU_SPEC_BACKENDS")
-  if only and only ~= "" then
-    names = {}
-    for name in only:gmatch("[^,%s]+") do names[#names + 1] = name end
-  end
-  local available = {}
-  for d in run("--devices"):gmatch("[^\n]+") do available[d] = true end
-  for _, device in ipairs(names) do
-    describe("[" .. device .. "]", function()
-      if not available[device] then
-        pending("no " .. device .. " device for the C API test")
-        return
-      end
-      it("index preparations and interval operations at their integer edges", function()
-        local out, ok = run(device)
-        assert.is_true(ok, out)
-        assert.matches("capi: %d+ passed, 0 failed", out)
+-- MGPU_SPEC_BACKENDS limits the run as in spec/helpers/backends.lua
+local names = { "cpu", "cuda" }
+local only = os.getenv("MGPU_SPEC_BACKENDS")
+if only and only ~= "" then
+  names = {}
+  for name in only:gmatch("[^,%s]+") do names[#names + 1] = name end
+end
+
+local programs = {
+  { "mgpu_capi_test", "capi", "index preparations and interval operations at their integer edges" },
+  { "mgpu_embed_test", "embed", "a host lends a buffer to a script, reads one back, and gets its release" },
+}
+
+for _, prog in ipairs(programs) do
+  local bin, tag, what = DIR .. "/" .. prog[1], prog[2], prog[3]
+  describe("C program " .. prog[1], function()
+    if not exists(bin) then
+      pending(bin .. " is not built (configure with -DMGPU_BUILD_CTESTS=ON)")
+      return
+    end
+    local available = {}
+    for d in run(bin, "--devices"):gmatch("[^\n]+") do available[d] = true end
+    for _, device in ipairs(names) do
+      describe("[" .. device .. "]", function()
+        if not available[device] then
+          pending("no " .. device .. " device for " .. prog[1])
+          return
+        end
+        it(what, function()
+          local out, ok = run(bin, device)
+          assert.is_true(ok, out)
+          assert.matches(tag .. ": %d+ passed, 0 failed", out)
+        end)
       end)
-    end)
-  end
-end)
+    end
+  end)
+end

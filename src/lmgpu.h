@@ -10,6 +10,7 @@
 #include <lua.h>
 
 #include "mgpu.h"
+#include "mgpu_lua.h"
 
 #if LUA_VERSION_NUM != 504 || LUA_VERSION_RELEASE_NUM < 50404
 #error "mgpu's Lua module needs Lua 5.4.4 or later (lua_gc from finalizers)"
@@ -45,6 +46,11 @@ typedef struct l_storage {
   void *ptr;
   size_t bytes;
   int refs;
+  /* Memory a host lent (mgpu_lua_push_array): not mgpu's to free and not
+   * counted; release runs instead, if given. */
+  int lent;
+  void (*release)(void *ptr, void *ud);
+  void *release_ud;
 } l_storage;
 
 /* An array object.  st == NULL once freed.  Its user value 1 is the context
@@ -173,6 +179,8 @@ int lmgpu_memory(lua_State *L);
 
 /* ---- lmgpu_context.c ---- */
 void lmgpu_context_register(lua_State *L);
+/* Pushes a new context object holding one more reference on ctx. */
+void lmgpu_push_context_object(lua_State *L, mgpu_context *ctx);
 /* The open context object at idx, or NULL. */
 l_context *lmgpu_test_context(lua_State *L, int idx);
 /* Pushes the default context object (created on first use). */

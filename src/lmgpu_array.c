@@ -13,9 +13,14 @@
 
 void lmgpu_storage_release(l_storage *st) {
   if (--st->refs == 0) {
-    mgpu_free(st->ctx, st->ptr, st->bytes);
+    if (!st->lent) {
+      mgpu_free(st->ctx, st->ptr, st->bytes);
+      lmgpu_heap_sub(st->heap, st->bytes);
+    } else {
+      if (st->release) st->release(st->ptr, st->release_ud);
+      lmgpu_heap_sub(st->heap, 0);
+    }
     mgpu_context_release(st->ctx);
-    lmgpu_heap_sub(st->heap, st->bytes);
     free(st);
   }
 }
@@ -548,6 +553,17 @@ static int m_is_sorted(lua_State *L) {
   return 1;
 }
 
+/* a:ptr() -> the address of the first element, as a light userdata: for a
+ * C function the script hands it to (valid while a is alive and not
+ * freed). */
+static int m_ptr(lua_State *L) {
+  lua_settop(L, 1);
+  l_frame *f = lmgpu_begin(L, "mgpu.array:ptr");
+  l_array *a = check_self(f);
+  lua_pushlightuserdata(L, lmgpu_data(a));
+  return 1;
+}
+
 /* a:free(), __gc and __close: one idempotent release.  A call that pinned
  * the array's memory keeps it until the call ends. */
 static int m_free(lua_State *L) {
@@ -575,6 +591,7 @@ static const luaL_Reg array_methods[] = {
   {"astype", m_astype},
   {"to", m_to},
   {"is_sorted", m_is_sorted},
+  {"ptr", m_ptr},
   {"free", m_free},
   {NULL, NULL},
 };

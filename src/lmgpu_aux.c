@@ -129,6 +129,9 @@ l_array *lmgpu_new_array(l_frame *f, int ctx_idx, mgpu_context *ctx, size_t n,
   st->ptr = NULL;
   st->bytes = bytes;
   st->refs = 1;
+  st->lent = 0;
+  st->release = NULL;
+  st->release_ud = NULL;
   alloc_request req = {bytes, &st->ptr};
   mgpu_status s = lmgpu_retry(f, ctx, alloc_op, &req);
   if (s != MGPU_OK) {

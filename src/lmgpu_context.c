@@ -29,6 +29,15 @@ static l_context *check_context(l_frame *f, int idx) {
   return c;
 }
 
+void lmgpu_push_context_object(lua_State *L, mgpu_context *ctx) {
+  l_context *c = lua_newuserdatauv(L, sizeof *c, 0);
+  c->ctx = NULL;
+  c->id = lmgpu_heap(L)->next_id++;
+  luaL_setmetatable(L, LMGPU_CONTEXT);
+  mgpu_context_retain(ctx);
+  c->ctx = ctx;
+}
+
 /* Pushes a new context object for device and pins its C context. */
 static mgpu_context *push_new_context(l_frame *f, const char *device) {
   lua_State *L = f->L;
