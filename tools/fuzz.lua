@@ -1027,6 +1027,7 @@ amethod("to", function(g)
   return { target }, 1
 end)
 amethod("is_sorted", function(g) return { g:comp() }, g:int(0, 1) end)
+amethod("ptr", function(g) return { g:hostile() }, g:int(0, 1) end)
 
 hrow { name = "a:free", call = ARRAY_METHODS.free,
   args = function(g) return { self_array(g) }, 1 end,
