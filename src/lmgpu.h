@@ -193,6 +193,14 @@ int lmgpu_default_context(lua_State *L);
 
 /* ---- lmgpu_array.c ---- */
 void lmgpu_array_register(lua_State *L);
+/* Pushes an empty array object (no storage yet) whose context object is
+ * the one at ctx_idx. */
+l_array *lmgpu_push_array_object(lua_State *L, int ctx_idx, mgpu_dtype t);
+/* A new storage of `bytes` on ctx (ptr unset, not lent), or NULL when the
+ * host is out of memory. */
+l_storage *lmgpu_storage_new(lua_State *L, mgpu_context *ctx, size_t bytes);
+/* Gives the storage to the empty object a (n elements); cannot raise. */
+void lmgpu_array_attach(l_array *a, l_storage *st, size_t n);
 /* Releases the storage reference of an array object (free/__gc/__close). */
 void lmgpu_array_release(l_array *a);
 void lmgpu_storage_release(l_storage *st);

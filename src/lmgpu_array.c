@@ -25,6 +25,40 @@ void lmgpu_storage_release(l_storage *st) {
   }
 }
 
+l_array *lmgpu_push_array_object(lua_State *L, int ctx_idx, mgpu_dtype t) {
+  ctx_idx = lua_absindex(L, ctx_idx);
+  l_array *a = lua_newuserdatauv(L, sizeof *a, 1);
+  a->st = NULL;
+  a->offset = 0;
+  a->n = 0;
+  a->dtype = t;
+  luaL_setmetatable(L, LMGPU_ARRAY);
+  lua_pushvalue(L, ctx_idx);
+  lua_setiuservalue(L, -2, 1);
+  return a;
+}
+
+l_storage *lmgpu_storage_new(lua_State *L, mgpu_context *ctx, size_t bytes) {
+  l_storage *st = malloc(sizeof *st);
+  if (!st) return NULL;
+  st->ctx = ctx;
+  st->heap = lmgpu_heap(L);
+  st->ptr = NULL;
+  st->bytes = bytes;
+  st->refs = 1;
+  st->lent = 0;
+  st->release = NULL;
+  st->release_ud = NULL;
+  return st;
+}
+
+void lmgpu_array_attach(l_array *a, l_storage *st, size_t n) {
+  mgpu_context_retain(st->ctx);
+  lmgpu_heap_add(st->heap, st->lent ? 0 : st->bytes);
+  a->st = st;
+  a->n = n;
+}
+
 void lmgpu_array_release(l_array *a) {
   l_storage *st = a->st;
   a->st = NULL; /* first, so that a second release is a no-op */

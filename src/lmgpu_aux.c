@@ -110,39 +110,19 @@ l_array *lmgpu_new_array(l_frame *f, int ctx_idx, mgpu_context *ctx, size_t n,
   lua_State *L = f->L;
   ctx_idx = lua_absindex(L, ctx_idx);
   size_t bytes = checked_bytes(f, n, t);
-  l_heap *h = lmgpu_heap(L);
   /* The object exists, empty, before any memory is taken: a failure below
    * leaves only an empty object for the collector. */
-  l_array *a = lua_newuserdatauv(L, sizeof *a, 1);
-  a->st = NULL;
-  a->offset = 0;
-  a->n = 0;
-  a->dtype = t;
-  luaL_setmetatable(L, LMGPU_ARRAY);
-  lua_pushvalue(L, ctx_idx);
-  lua_setiuservalue(L, -2, 1);
-  lmgpu_heap_before_alloc(L, h, bytes);
-  l_storage *st = malloc(sizeof *st);
+  l_array *a = lmgpu_push_array_object(L, ctx_idx, t);
+  lmgpu_heap_before_alloc(L, lmgpu_heap(L), bytes);
+  l_storage *st = lmgpu_storage_new(L, ctx, bytes);
   if (!st) lmgpu_error(f, "out of host memory");
-  st->ctx = ctx;
-  st->heap = h;
-  st->ptr = NULL;
-  st->bytes = bytes;
-  st->refs = 1;
-  st->lent = 0;
-  st->release = NULL;
-  st->release_ud = NULL;
   alloc_request req = {bytes, &st->ptr};
   mgpu_status s = lmgpu_retry(f, ctx, alloc_op, &req);
   if (s != MGPU_OK) {
     free(st);
     lmgpu_check_status(f, ctx, s);
   }
-  /* Nothing below can raise: the storage belongs to the object at once. */
-  mgpu_context_retain(ctx);
-  lmgpu_heap_add(h, bytes);
-  a->st = st;
-  a->n = n;
+  lmgpu_array_attach(a, st, n);
   return pin_array(f, a);
 }
 

@@ -2,7 +2,6 @@
  * lmgpu_host.c - mgpu_lua.h: what a C host that embeds Lua uses to share
  * arrays and contexts with its scripts.
  */
-#include <stdlib.h>
 
 #include "lmgpu.h"
 
@@ -32,29 +31,15 @@ void mgpu_lua_push_array(lua_State *L, mgpu_context *ctx, void *ptr, size_t n,
     luaL_error(L, "mgpu_lua_push_array: %I elements is past the limit of %I",
                (lua_Integer)n, (lua_Integer)MGPU_MAX_COUNT);
   lmgpu_push_context_object(L, ctx);
-  l_array *a = lua_newuserdatauv(L, sizeof *a, 1);
-  a->st = NULL;
-  a->offset = 0;
-  a->n = 0;
-  a->dtype = t;
-  luaL_setmetatable(L, LMGPU_ARRAY);
-  lua_rotate(L, -2, 1); /* the context object becomes the user value */
-  lua_setiuservalue(L, -2, 1);
-  l_heap *h = lmgpu_heap(L);
-  l_storage *st = malloc(sizeof *st);
+  l_array *a = lmgpu_push_array_object(L, -1, t);
+  lua_remove(L, -2); /* the array object holds it */
+  l_storage *st = lmgpu_storage_new(L, ctx, n * mgpu_dtype_size(t));
   if (!st) luaL_error(L, "mgpu_lua_push_array: out of host memory");
-  st->ctx = ctx;
-  st->heap = h;
   st->ptr = ptr;
-  st->bytes = n * mgpu_dtype_size(t);
-  st->refs = 1;
   st->lent = 1;
   st->release = release;
   st->release_ud = ud;
-  mgpu_context_retain(ctx);
-  lmgpu_heap_add(h, 0);
-  a->st = st;
-  a->n = n;
+  lmgpu_array_attach(a, st, n);
 }
 
 void *mgpu_lua_check_array(lua_State *L, int idx, size_t *n, mgpu_dtype *t,
