@@ -15,10 +15,10 @@
 
 #include <cub/block/block_scan.cuh>
 
-#include "device/key_order.cuh"
-#include "device/tile_io.cuh"
-#include "merge_agent.cuh"
-#include "policy.cuh"
+#include "block/key_order.cuh"
+#include "block/tile_io.cuh"
+#include "agent/merge_tile.cuh"
+#include "policy/bulk.cuh"
 #include "rank_partition.cuh"
 
 namespace mgpu {

@@ -1,13 +1,14 @@
 /*
  * dispatch.cuh - from a call's run-time value width and order to the
  * compiled instance.  Kernels are instantiated per key type (one
- * translation unit each), value width (none, 4 or 8 bytes: values are only
- * moved) and comparator; every primitive dispatches the last two here.
+ * translation unit each) and value width (none, 4 or 8 bytes: values are
+ * only moved); the order is a run-time field of the comparator
+ * (key_order).  Every primitive dispatches the width and order here.
  */
 #ifndef MGPU_DISPATCH_CUH
 #define MGPU_DISPATCH_CUH
 
-#include "device/key_order.cuh"
+#include "block/key_order.cuh"
 #include "launch.cuh"
 
 namespace mgpu {
@@ -19,8 +20,7 @@ using value_t = typename value_word<VALUE_BYTES ? VALUE_BYTES : 4>::type;
 
 template <typename R, typename K, typename Args>
 mgpu_status dispatch_order(mgpu_context *ctx, mgpu_order order, const Args *args) {
-  if (order == MGPU_GREATER) return R::run(ctx, args, descending<K>());
-  return R::run(ctx, args, ascending<K>());
+  return R::run(ctx, args, key_order<K>{order == MGPU_GREATER});
 }
 
 template <typename K, template <typename, int> class Run, typename Args>

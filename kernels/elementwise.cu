@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "launch.cuh"
-#include "device/key_order.cuh"
+#include "block/key_order.cuh"
 
 namespace {
 
@@ -121,12 +121,8 @@ mgpu_status is_sorted_typed(mgpu_context *ctx, const void *src, size_t n,
   MGPU_TRY(flag.take(ctx, sizeof(int)));
   CUDA_TRY(ctx, cudaMemsetAsync(flag.ptr, 0, sizeof(int), s));
   unsigned g = stride_grid(ctx, n - 1);
-  if (order == MGPU_GREATER)
-    unsorted_kernel<<<g, kStrideThreads, 0, s>>>((const T *)src, n, flag.as<int>(),
-                                           mgpu::descending<T>());
-  else
-    unsorted_kernel<<<g, kStrideThreads, 0, s>>>((const T *)src, n, flag.as<int>(),
-                                           mgpu::ascending<T>());
+  unsorted_kernel<<<g, kStrideThreads, 0, s>>>(
+      (const T *)src, n, flag.as<int>(), mgpu::key_order<T>{order == MGPU_GREATER});
   CUDA_LAUNCHED(ctx, "is_sorted kernel");
   int found = 0;
   CUDA_TRY(ctx, cudaMemcpyAsync(&found, flag.ptr, sizeof found,

@@ -12,9 +12,9 @@
  */
 #include <stdint.h>
 
-#include "device/key_order.cuh"
-#include "merge_agent.cuh"
-#include "policy.cuh"
+#include "block/key_order.cuh"
+#include "agent/merge_tile.cuh"
+#include "policy/bulk.cuh"
 #include "rank_partition.cuh"
 
 namespace mgpu {

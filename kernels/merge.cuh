@@ -12,12 +12,12 @@
 #ifndef MGPU_MERGE_CUH
 #define MGPU_MERGE_CUH
 
-#include "device/grid_dependency.cuh"
-#include "device/sampled_merge_path.cuh"
-#include "device/warp_merge_path.cuh"
+#include "block/grid_dependency.cuh"
+#include "block/sampled_merge_path.cuh"
+#include "block/warp_merge_path.cuh"
 #include "dispatch.cuh"
-#include "merge_staged_agent.cuh"
-#include "policy.cuh"
+#include "agent/merge_staged.cuh"
+#include "policy/merge.cuh"
 
 namespace mgpu {
 
@@ -98,29 +98,15 @@ __global__ void __launch_bounds__(kMergePartitionThreads)
   if (l == 0 && live) splits[i] = p;
 }
 
-/* How a merge is launched beyond its tile shape: the policy's choices
- * (merge_policy), which mgpu_tune varies. */
-struct merge_options {
-  int prefetch_percent; /* how far ahead tiles prefetch, % of a wave */
-  bool early;           /* partition and tiles launched early (PDL) */
-  int lanes;            /* lanes a sampled partition point: 8, 16 or 32 */
-  int sample_stride;    /* 256 or 512 */
-};
-
-constexpr merge_options merge_options_of_policy() {
-  return {merge_launch_policy::PREFETCH_PERCENT, true,
-          merge_launch_policy::SAMPLED_LANES, merge_launch_policy::SAMPLE_STRIDE};
-}
-
-template <int S, typename K, typename Comp>
+template <typename P, typename K, typename Comp>
 mgpu_status merge_partition(mgpu_context *ctx, const K *a, int na, const K *b,
                             int nb, int nv, int points, int *splits,
-                            cuda_scratch &samples, const merge_options &o,
-                            Comp comp) {
+                            cuda_scratch &samples, Comp comp) {
+  constexpr int S = P::sample_stride;
   cudaStream_t s = cuda_of(ctx)->stream;
   const long long total = (long long)na + nb;
   K *sa = nullptr, *sb = nullptr;
-  const bool sampled = total >= kMergeSampleFrom;
+  const bool sampled = total >= kMergeSampleFrom || ctx->paths.sampled;
   if (sampled) {
     const int ca = samples_of(na, S), cb = samples_of(nb, S);
     MGPU_TRY(samples.take(ctx, sizeof(K) * ((size_t)ca + cb)));
@@ -130,22 +116,18 @@ mgpu_status merge_partition(mgpu_context *ctx, const K *a, int na, const K *b,
         a, na, sa, b, nb, sb);
     CUDA_LAUNCHED(ctx, "merge sample kernel");
   }
-  /* with samples the policy's lanes; without, the most that keep every
-   * point's group resident at once (64 warps an SM), each round of a
-   * search on the inputs being a round trip */
-  int lanes = o.lanes;
-  if (!sampled) {
-    const long long warps = 64LL * cuda_of(ctx)->sm_count;
-    lanes = points <= warps ? 32 : points <= 2 * warps ? 16 : 8;
-  }
-  auto kernel = lanes == 32   ? merge_partition_kernel<S, 32, K, Comp>
-                : lanes == 16 ? merge_partition_kernel<S, 16, K, Comp>
-                              : merge_partition_kernel<S, 8, K, Comp>;
+  /* With samples the policy's lanes a point; without, a warp a point, so
+   * that its search on the inputs takes the fewest rounds (an unsampled
+   * merge, under 2^22 keys, has at most ~3,000 points: one wave of warps
+   * on a GPU of 47 SMs or more). */
+  const int lanes = sampled ? P::sampled_lanes : 32;
+  auto kernel = sampled ? merge_partition_kernel<S, P::sampled_lanes, K, Comp>
+                        : merge_partition_kernel<S, 32, K, Comp>;
   const unsigned blocks =
       grid_for((size_t)points * lanes, kMergePartitionThreads);
   /* early only after the sample launch: launched early behind the caller's
    * own kernels, it could read inputs they are still writing */
-  CUDA_TRY(ctx, launch_early(o.early && sampled, kernel, blocks,
+  CUDA_TRY(ctx, launch_early(sampled, kernel, blocks,
                              kMergePartitionThreads, 0, s, a, (const K *)sa,
                              na, b, (const K *)sb, nb, nv, points, splits,
                              comp));
@@ -156,18 +138,15 @@ mgpu_status merge_partition(mgpu_context *ctx, const K *a, int na, const K *b,
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
                       const K *b, const V *bv, int nb, K *out, V *outv,
-                      const merge_options &o, Comp comp) {
+                      Comp comp) {
   cudaStream_t s = cuda_of(ctx)->stream;
   const long long total = (long long)na + nb;
   const int tiles = tiles_of(total, P::NV);
   cuda_scratch splits, samples;
   if (tiles > 1) {
     MGPU_TRY(splits.take(ctx, sizeof(int) * ((size_t)tiles + 1)));
-    MGPU_TRY(o.sample_stride == 512
-                 ? merge_partition<512>(ctx, a, na, b, nb, P::NV, tiles + 1,
-                                        splits.as<int>(), samples, o, comp)
-                 : merge_partition<256>(ctx, a, na, b, nb, P::NV, tiles + 1,
-                                        splits.as<int>(), samples, o, comp));
+    MGPU_TRY(merge_partition<P>(ctx, a, na, b, nb, P::NV, tiles + 1,
+                                splits.as<int>(), samples, comp));
   }
   const size_t smem = sizeof(merge_staged_smem<P::NV, HAS_V, K, V>);
   long long wave = 0; /* tiles resident at once: the prefetch's unit */
@@ -177,31 +156,22 @@ mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
                                        out, outv};
   merge_staged_args g;
   g.tiles = tiles;
-  g.prefetch = (int)(wave * o.prefetch_percent / 100);
+  g.prefetch = (int)(wave * P::prefetch_percent / 100);
   g.vector_stores = staged_stores_aligned<P::NV, HAS_V>(out, outv);
   auto kernel = merge_kernel<P, HAS_V, K, V, Comp>;
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   /* early only behind this call's partition (see merge_partition) */
-  CUDA_TRY(ctx, launch_early(o.early && tiles > 1, kernel, tiles, P::NT, smem,
+  CUDA_TRY(ctx, launch_early(tiles > 1, kernel, tiles, P::NT, smem,
                              s, t, g, comp));
   CUDA_LAUNCHED(ctx, "merge kernel");
   return MGPU_OK;
-}
-
-/* merge_run with the policy's options. */
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
-mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
-                      const K *b, const V *bv, int nb, K *out, V *outv,
-                      Comp comp) {
-  return merge_run<P, HAS_V>(ctx, a, av, na, b, bv, nb, out, outv,
-                             merge_options_of_policy(), comp);
 }
 
 template <typename K, int VB> struct merge_launch {
   template <typename Comp>
   static mgpu_status run(mgpu_context *ctx, const mgpu_merge_args *m, Comp comp) {
     typedef value_t<VB> V;
-    typedef typename merge_policy<sizeof(K), VB>::type P;
+    typedef merge_policy<sizeof(K), VB> P;
     return merge_run<P, VB != 0>(ctx, (const K *)m->a_keys, (const V *)m->a_vals,
                                  (int)m->na, (const K *)m->b_keys,
                                  (const V *)m->b_vals, (int)m->nb, (K *)m->keys,

@@ -24,9 +24,11 @@
 #ifndef MGPU_SEGSORT_CUH
 #define MGPU_SEGSORT_CUH
 
-#include "mergesort.cuh"
-#include "segblocksort_agent.cuh"
-#include "sort_windows.cuh"
+#include "agent/sort_pass.cuh"
+#include "dispatch.cuh"
+#include "policy/mergesort.cuh"
+#include "agent/segblocksort.cuh"
+#include "agent/sort_windows.cuh"
 
 namespace mgpu {
 

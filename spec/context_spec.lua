@@ -189,3 +189,31 @@ backends.each(function(ctx, device)
     assert.are.equal("f32", a.dtype)
   end)
 end)
+
+-- The kernel-path override the specs use (src/mgpu.h,
+-- mgpu_context_set_kernel_paths): not part of the mgpu table.
+backends.each(function(ctx)
+  describe("mgpu.core._kernel_paths", function()
+    local core = require "mgpu.core"
+    it("is not in the mgpu table", function()
+      assert.is_nil(mgpu._kernel_paths)
+    end)
+    it("takes known paths, alone or listed, and auto undoes them", function()
+      for _, p in ipairs { "auto", "tile", "persistent,lanes16", "gathered,lanes8,sampled", "lanes32", "" } do
+        assert.has_no.errors(function() core._kernel_paths(ctx, p) end)
+      end
+      core._kernel_paths(ctx, "auto")
+      local a, b = ctx:array({ 1, 2, 3 }, "i32"), ctx:array({ 2, 3, 4 }, "i32")
+      assert.are.same({ 2, 3 }, mgpu.set_intersection(a, b):totable())
+    end)
+    it("rejects an unknown path, naming it, and leaves the context usable", function()
+      local ok, err = pcall(core._kernel_paths, ctx, "tile,fast")
+      assert.is_false(ok)
+      assert.matches("mgpu.core._kernel_paths: kernel paths: unknown path 'fast'", err, 1, true)
+      ok, err = pcall(core._kernel_paths, {}, "tile")
+      assert.is_false(ok)
+      assert.matches("mgpu.core._kernel_paths", err, 1, true)
+      assert.are.same({ 1, 2 }, ctx:array({ 1, 2 }, "i32"):totable())
+    end)
+  end)
+end)

@@ -216,6 +216,20 @@ typedef struct mgpu_backend {
 #undef MGPU_OP_SLOT
 } mgpu_backend;
 
+/* mgpu_context_set_kernel_paths: 0 everywhere is the size rules. */
+typedef enum mgpu_setop_path {
+  MGPU_SETOP_PATH_AUTO = 0,
+  MGPU_SETOP_PATH_TILE,
+  MGPU_SETOP_PATH_PERSISTENT,
+  MGPU_SETOP_PATH_GATHERED
+} mgpu_setop_path;
+
+typedef struct mgpu_kernel_paths {
+  mgpu_setop_path setop;
+  int partition_lanes; /* 0, 8, 16 or 32 */
+  int sampled;         /* partitions search samples at any size */
+} mgpu_kernel_paths;
+
 struct mgpu_context {
   const mgpu_backend *be;
   int refs;
@@ -224,6 +238,7 @@ struct mgpu_context {
   size_t in_use;       /* bytes allocated through mgpu_alloc */
   size_t limit;        /* 0 = none */
   void *impl;          /* backend-private state */
+  mgpu_kernel_paths paths; /* mgpu_context_set_kernel_paths */
   char error[256];
 };
 

@@ -36,6 +36,7 @@ static const luaL_Reg module_functions[] = {
   {"interval_move", lmgpu_interval_move},
   {"load_balance", lmgpu_load_balance},
   {"clock", l_clock},
+  {"_kernel_paths", lmgpu_kernel_paths},
   {NULL, NULL},
 };
 

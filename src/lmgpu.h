@@ -190,6 +190,7 @@ mgpu_context *lmgpu_push_device_context(l_frame *f, const char *device);
 int lmgpu_devices(lua_State *L);
 int lmgpu_context_new(lua_State *L);
 int lmgpu_default_context(lua_State *L);
+int lmgpu_kernel_paths(lua_State *L);
 
 /* ---- lmgpu_array.c ---- */
 void lmgpu_array_register(lua_State *L);

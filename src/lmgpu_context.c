@@ -203,6 +203,18 @@ static int ctx_sync(lua_State *L) {
   return 1;
 }
 
+/* mgpu.core._kernel_paths(ctx, paths): mgpu_context_set_kernel_paths,
+ * for the library's own specs (a size rule's other kernels at small
+ * sizes); not part of the mgpu API. */
+int lmgpu_kernel_paths(lua_State *L) {
+  lua_settop(L, 2);
+  l_frame *f = lmgpu_begin(L, "mgpu.core._kernel_paths");
+  l_context *c = check_context(f, 1);
+  const char *paths = luaL_checkstring(L, 2);
+  lmgpu_check_status(f, c->ctx, mgpu_context_set_kernel_paths(c->ctx, paths));
+  return 0;
+}
+
 static void set_size_field(lua_State *L, const char *k, size_t v) {
   lua_pushinteger(L, (lua_Integer)v);
   lua_setfield(L, -2, k);

@@ -112,6 +112,21 @@ void mgpu_context_set_memory_limit(mgpu_context *ctx, size_t bytes);
  * the device: what a caller does before retrying a failed allocation. */
 mgpu_status mgpu_context_reclaim(mgpu_context *ctx);
 
+/* For the library's own tests: which kernel a call takes where the
+ * backend chooses among several by size, so that small inputs reach the
+ * kernels large ones take.  A comma-separated list of
+ *   "auto"        the backend's size rules (the default)
+ *   "tile"        set operations: every call in its operation's tile
+ *   "persistent"  set operations: the persistent kernel wherever the
+ *                 policy has one (held or parked), at any size
+ *   "gathered"    set operations of 8-byte pairs: the gathered tiles
+ *   "lanes8", "lanes16", "lanes32"  lanes a set-operation partition point
+ *   "sampled"     merge and set-operation partitions search samples of
+ *                 the inputs first at any size
+ * MGPU_EINVAL for anything else.  The cpu backend has one path and
+ * ignores it. */
+mgpu_status mgpu_context_set_kernel_paths(mgpu_context *ctx, const char *paths);
+
 /* ---- memory ------------------------------------------------------------ */
 
 mgpu_status mgpu_alloc(mgpu_context *ctx, size_t bytes, void **out);

@@ -46,6 +46,39 @@ function B.each(fn)
   end
 end
 
+-- B.each, then on cuda once more per entry of `paths`, each on a context
+-- whose kernel paths (mgpu.core._kernel_paths; src/mgpu.h,
+-- mgpu_context_set_kernel_paths) send small calls down the kernels that
+-- only large calls take otherwise: "[cuda persistent,lanes8]".
+-- MGPU_SPEC_PATHS (comma-separated entries joined by ";", or "none")
+-- replaces `paths`, e.g. to split a slow sanitizer run.
+function B.each_with_paths(paths, fn)
+  B.each(fn)
+  local only = os.getenv("MGPU_SPEC_PATHS")
+  if only and only ~= "" then
+    paths = {}
+    if only ~= "none" then
+      for p in only:gmatch("[^;%s]+") do paths[#paths + 1] = p end
+    end
+  end
+  local want_cuda = false
+  for _, name in ipairs(B.names) do want_cuda = want_cuda or name == "cuda" end
+  if not want_cuda or #paths == 0 then return end
+  local describe, pending = busted.describe, busted.pending
+  local core = require "mgpu.core"
+  for _, p in ipairs(paths) do
+    describe("[cuda " .. p .. "]", function()
+      if not B.has_cuda() then
+        pending("no CUDA device")
+        return
+      end
+      local ctx = mgpu.context { device = "cuda" }
+      core._kernel_paths(ctx, p)
+      fn(ctx, "cuda")
+    end)
+  end
+end
+
 -- Specs that compare the cuda backend with the cpu backend:
 -- fn(cuda_ctx, cpu_ctx), or a pending entry without a CUDA device.
 function B.cuda_vs_cpu(fn)

@@ -17,11 +17,11 @@
 #ifndef MGPU_MERGE_STAGED_AGENT_CUH
 #define MGPU_MERGE_STAGED_AGENT_CUH
 
-#include "device/bulk_copy.cuh"
-#include "device/serial_merge.cuh"
-#include "device/merge_path.cuh"
-#include "device/tile_io.cuh"
-#include "merge_agent.cuh"
+#include "block/bulk_copy.cuh"
+#include "block/serial_merge.cuh"
+#include "block/merge_path.cuh"
+#include "block/tile_io.cuh"
+#include "agent/merge_tile.cuh"
 
 namespace mgpu {
 

@@ -8,11 +8,11 @@
 #ifndef MGPU_BLOCKSORT_AGENT_CUH
 #define MGPU_BLOCKSORT_AGENT_CUH
 
-#include "device/merge_path.cuh"
-#include "device/serial_merge.cuh"
-#include "device/sorting_network.cuh"
-#include "device/tile_io.cuh"
-#include "merge_agent.cuh"
+#include "block/merge_path.cuh"
+#include "block/serial_merge.cuh"
+#include "block/sorting_network.cuh"
+#include "block/tile_io.cuh"
+#include "agent/merge_tile.cuh"
 
 namespace mgpu {
 

@@ -63,11 +63,11 @@ template <typename K, typename Comp> struct set_op_step {
                                              unsigned ea, unsigned eb, K &ak,
                                              K &bk, K &ak1, K &bk1,
                                              unsigned &ta, unsigned &tb,
-                                             unsigned bit) {
+                                             unsigned bit, Comp comp) {
     const bool has_a = pa < ea, has_b = pb < eb;
     /* take A when it is not after B; take B when it is not after A */
-    const bool take_a = has_a & !(has_b & Comp()(bk, ak));
-    const bool take_b = has_b & !(has_a & Comp()(ak, bk));
+    const bool take_a = has_a & !(has_b & comp(bk, ak));
+    const bool take_b = has_b & !(has_a & comp(ak, bk));
     if (take_a) {
       ta |= bit;
       pa += sizeof(K);
@@ -109,7 +109,7 @@ template <typename K, typename Comp> struct set_op_step {
                                                unsigned ea, unsigned eb,      \
                                                T &ak, T &bk, T &ak1, T &bk1,  \
                                                unsigned &ta, unsigned &tb,    \
-                                               unsigned bit) {                \
+                                               unsigned bit, ORDER<T>) {      \
       asm(MGPU_SET_OP_STEP_PTX(GE_A, GE_B, BYTES, MOV, LD)                    \
           : "+r"(pa), "+r"(pb), "+" C(ak), "+" C(bk), "+r"(ta), "+r"(tb),     \
             "+" C(ak1), "+" C(bk1)                                            \
@@ -143,9 +143,10 @@ MGPU_SET_OP_STEP(unsigned long long, "l", "u64", 8, "mov.b64",
  * occupancy.  Reads stay inside [a, a_end + 1] and [b, b_end + 1] whatever
  * the data, so an unsorted tile only gives meaningless slots. */
 template <int VT, typename K, typename Comp>
-__device__ __forceinline__ void serial_set_op(const K *keys, int a, int a_end,
-                                              int b, int b_end, unsigned *took_a,
-                                              unsigned *took_b, Comp) {
+__device__ __forceinline__ void serial_set_op_in(const K *keys, int a,
+                                                 int a_end, int b, int b_end,
+                                                 unsigned *took_a,
+                                                 unsigned *took_b, Comp comp) {
   const unsigned base = (unsigned)__cvta_generic_to_shared(keys);
   unsigned pa = base + (unsigned)a * sizeof(K);
   unsigned pb = base + (unsigned)b * sizeof(K);
@@ -159,13 +160,37 @@ __device__ __forceinline__ void serial_set_op(const K *keys, int a, int a_end,
 #pragma unroll
   for (int i = 0; i < VT; ++i)
     set_op_step<K, Comp>::run(pa, pb, ea, eb, ak, bk, ak1, bk1, ta, tb,
-                              1u << i);
+                              1u << i, comp);
   /* Opaque from here: otherwise the compiler carries the VT steps' take
    * predicates into the caller's replay, runs out of predicate registers
    * and spills them (P2R/STL after the walk, 84 bytes at 128 x 31). */
   asm("" : "+r"(ta), "+r"(tb));
   *took_a = ta;
   *took_b = tb;
+}
+
+/* Walks keys[a, a_end) (A) against keys[b, b_end) (B, in the same shared
+ * array) for at most VT slots.  Bit i of *took_a / *took_b says that slot
+ * i consumed a key of A / of B (both: a matched pair), which is all the
+ * caller needs: which slots an operation keeps is a function of the two
+ * bits (set_op_commit), and a slot's key is A's when it took one, else
+ * B's, so replaying the bits from (a, b) finds every key again.  Keeping
+ * two words instead of VT keys and sources leaves the registers free for
+ * occupancy.  Reads stay inside [a, a_end + 1] and [b, b_end + 1] whatever
+ * the data, so an unsorted tile only gives meaningless slots.  The order
+ * is chosen once, outside the walk, so that each step is the fixed
+ * order's (the PTX steps above for integer keys). */
+template <int VT, typename K>
+__device__ __forceinline__ void serial_set_op(const K *keys, int a, int a_end,
+                                              int b, int b_end, unsigned *took_a,
+                                              unsigned *took_b,
+                                              key_order<K> order) {
+  if (order.greater)
+    serial_set_op_in<VT>(keys, a, a_end, b, b_end, took_a, took_b,
+                         descending<K>());
+  else
+    serial_set_op_in<VT>(keys, a, a_end, b, b_end, took_a, took_b,
+                         ascending<K>());
 }
 
 /* The slots an operation keeps, from the walk's two bitfields. */

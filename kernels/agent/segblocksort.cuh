@@ -15,9 +15,9 @@
 #ifndef MGPU_SEGBLOCKSORT_AGENT_CUH
 #define MGPU_SEGBLOCKSORT_AGENT_CUH
 
-#include "device/segmented_merge.cuh"
-#include "device/tile_io.cuh"
-#include "merge_agent.cuh"
+#include "block/segmented_merge.cuh"
+#include "block/tile_io.cuh"
+#include "agent/merge_tile.cuh"
 
 namespace mgpu {
 

@@ -11,9 +11,9 @@
 #ifndef MGPU_MERGE_AGENT_CUH
 #define MGPU_MERGE_AGENT_CUH
 
-#include "device/merge_path.cuh"
-#include "device/serial_merge.cuh"
-#include "device/tile_io.cuh"
+#include "block/merge_path.cuh"
+#include "block/serial_merge.cuh"
+#include "block/tile_io.cuh"
 
 namespace mgpu {
 

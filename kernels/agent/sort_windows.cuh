@@ -21,8 +21,8 @@
 #ifndef MGPU_SORT_WINDOWS_CUH
 #define MGPU_SORT_WINDOWS_CUH
 
-#include "device/gallop.cuh"
-#include "merge_agent.cuh"
+#include "block/gallop.cuh"
+#include "agent/merge_tile.cuh"
 
 namespace mgpu {
 

@@ -27,7 +27,7 @@
 #ifndef MGPU_SETOP_HELD_CUH
 #define MGPU_SETOP_HELD_CUH
 
-#include "setop_agent.cuh"
+#include "agent/setop_tile.cuh"
 
 namespace mgpu {
 
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
   constexpr int THREADS = NT + 32;
   static_assert(VT <= 32, "a thread's slots are bits of one word");
   static_assert(NT >= 64, "a warp copies the ends of each bulk copy");
-  constexpr int KEPT = kept_room<P>::value;
+  constexpr int KEPT = kept_room<P>();
   typedef setop_held_smem<NT, VT, K, V, KEPT> smem_t;
   static_assert(smem_t::BUF < 65535, "kept[] holds tile positions in 16 bits");
   auto &sm = *shared_as<smem_t>();
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(P::NT + 32, P::MIN_BLOCKS)
     return;
   }
 
-  constexpr bool EARLY = gathers_early<P>::value && HAS_V;
+  constexpr bool EARLY = P::EARLY_VALUES && HAS_V;
   held_output<K, V, HOLD, HAS_V, EARLY> h;
   h.count = 0;
   bool held = false; /* the tile before is held */

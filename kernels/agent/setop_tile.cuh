@@ -12,14 +12,17 @@
 #include <type_traits>
 #include <cub/block/block_scan.cuh>
 
-#include "merge.cuh"
-#include "device/balanced_path.cuh"
-#include "device/bulk_copy.cuh"
-#include "device/grid_dependency.cuh"
-#include "device/named_barrier.cuh"
-#include "device/serial_set_op.cuh"
-#include "device/tile_prefix.cuh"
-#include "device/warp_merge_path.cuh"
+#include "block/key_order.cuh"
+#include "block/sampled_merge_path.cuh"
+#include "launch.cuh"
+#include "policy/setop.cuh"
+#include "block/balanced_path.cuh"
+#include "block/bulk_copy.cuh"
+#include "block/grid_dependency.cuh"
+#include "block/named_barrier.cuh"
+#include "block/serial_set_op.cuh"
+#include "block/tile_prefix.cuh"
+#include "block/warp_merge_path.cuh"
 
 namespace mgpu {
 
@@ -216,57 +219,6 @@ template <typename K, typename V> struct setop_tiles {
                             for the partition launch */
 };
 
-/* kept[]'s entries: P::KEPT where the policy bounds the output
- * (intersection_policy), else NV */
-template <typename P, typename = void> struct kept_room {
-  static constexpr int value = P::NV;
-};
-template <typename P> struct kept_room<P, decltype((void)P::KEPT)> {
-  static constexpr int value = P::KEPT;
-};
-
-/* Whether a tile lists and stores its kept outputs in rounds of KEPT
- * (rounds_policy) instead of dropping what KEPT cannot hold. */
-template <typename P, typename = void> struct kept_rounds : std::false_type {};
-template <typename P>
-struct kept_rounds<P, decltype((void)P::ROUNDS)>
-    : std::integral_constant<bool, P::ROUNDS> {};
-
-/* Whether a tile of an intersection or difference of pairs gathers the
- * values of its kept keys before its place is known (early_values_policy:
- * setop_kernel into the room of B's keys, setop_held_kernel into the
- * registers that hold its output), so that the gathers' latency overlaps
- * the wait for the base instead of following it. */
-template <typename P, typename = void> struct gathers_early : std::false_type {};
-template <typename P>
-struct gathers_early<P, decltype((void)P::EARLY_VALUES)>
-    : std::integral_constant<bool, P::EARLY_VALUES> {};
-
-/* How many outputs a thread of a keys-only or staged tile reads into
- * registers while the tile waits for its place (early_outputs_policy), so
- * that once the base comes those are only stored; 0: none. */
-template <typename P, typename = void>
-struct outputs_loaded_early : std::integral_constant<int, 0> {};
-template <typename P>
-struct outputs_loaded_early<P, decltype((void)P::LOADED)>
-    : std::integral_constant<int, P::LOADED> {};
-
-/* How many outputs a thread stores at a time from the kept list
- * (unrolled_store_policy), their loads in flight together; 1 by default. */
-template <typename P, typename = void>
-struct store_unroll : std::integral_constant<int, 1> {};
-template <typename P>
-struct store_unroll<P, decltype((void)P::STORE_UNROLL)>
-    : std::integral_constant<int, P::STORE_UNROLL> {};
-
-/* Whether a tile stores its outputs in whole lines
- * (aligned_store_policy); false by default. */
-template <typename P, typename = void>
-struct stores_aligned : std::false_type {};
-template <typename P>
-struct stores_aligned<P, decltype((void)P::ALIGNED_STORES)>
-    : std::integral_constant<bool, P::ALIGNED_STORES> {};
-
 /* A tile's inputs in shared memory, and what its phases leave there. */
 template <int NT, int VT, bool STAGE_V, typename K, typename V,
           int KEPT = NT * VT>
@@ -285,7 +237,7 @@ struct setop_tile_smem {
    * vals[va], B's at vals[vb]) but at their own alignment; no spare slot. */
   alignas(16) V vals[STAGE_V ? NV + 1 + 2 * (EV - 1) : 1];
   /* where the kept keys sit in keys[], in output order (KEPT: at most
-   * NV, half for an intersection_policy tile) */
+   * NV, half for an intersection tile: KEPT_PERMILLE) */
   unsigned short kept[KEPT];
   int start_a[NT + 1], start_b[NT + 1];
   int warp_totals[NT / 32]; /* compute_exclusive_sum's */
@@ -494,7 +446,7 @@ __device__ __forceinline__ unsigned short kept_place(const setop_walk &w,
 
 /* The places of the thread's kept keys whose output offsets lie in
  * [lo, lo + room), listed at kept[offset - lo]: one round of a
- * rounds_policy tile.  Per thread, no warp-wide vote: threads of a warp
+ * tile with ROUNDS.  Per thread, no warp-wide vote: threads of a warp
  * can straddle the round's ends differently.  Only the kept slots are
  * visited (a replay of the whole walk held more registers, and spilled
  * under the five-block bound). */
@@ -510,7 +462,7 @@ __device__ __forceinline__ void list_kept_round(unsigned short *kept,
 }
 
 /* Lists the places of a thread's kept keys in kept[offset ...], in output
- * order, by replaying the walk's bits.  KEPT < NV (intersection_policy):
+ * order, by replaying the walk's bits.  KEPT < NV (an intersection tile):
  * unsorted input can make more than the list holds; they are dropped. */
 template <int VT, int KEPT, int NV>
 __device__ __forceinline__ void list_kept(unsigned short *kept, int offset,
@@ -728,10 +680,10 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   static_assert(HAS_V || !STAGE_V, "only values can be staged");
   static_assert(NT >= (STAGE_V ? 128 : 64),
                 "a warp copies the ends of each bulk copy");
-  constexpr int KEPT = kept_room<P>::value;
-  constexpr bool EARLY = gathers_early<P>::value && HAS_V && !STAGE_V;
+  constexpr int KEPT = kept_room<P>();
+  constexpr bool EARLY = P::EARLY_VALUES && HAS_V && !STAGE_V;
   static_assert(!EARLY || LOOKBACK_WARP, "early values wait with the look-back warp");
-  constexpr int LOADED = outputs_loaded_early<P>::value;
+  constexpr int LOADED = P::EARLY_OUTPUTS;
   static_assert(LOADED == 0 || (LOOKBACK_WARP && !EARLY),
                 "outputs are loaded early with the look-back warp, values "
                 "not gathered early as well");
@@ -775,7 +727,7 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
    * replaying the walk's bits.  kept[] is not keys[], so the other warps
    * compact while warp 0 (or the look-back warp) looks back (ncu: 36% of
    * the stalls were at the barrier that used to follow the look-back). */
-  constexpr bool ROUNDS = kept_rounds<P>::value;
+  constexpr bool ROUNDS = P::ROUNDS;
   int offset, tile_count;
   if constexpr (LOOKBACK_WARP) {
     offset = compute_exclusive_sum<NT>(__popc(commit), sm.warp_totals,
@@ -836,8 +788,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   else __syncthreads();
   const long long base = sm.base;
   if constexpr (LOADED > 0) store_loaded<NT>(t, r, base, listed);
-  constexpr int SU = store_unroll<P>::value;
-  constexpr bool AL = stores_aligned<P>::value;
+  constexpr int SU = P::STORE_UNROLL;
+  constexpr bool AL = P::ALIGNED_STORES;
   store_kept<NT, HAS_V, STAGE_V, K, V, smem_t, SU, AL>(t, sm, p, base, listed,
                                                        early, LOADED * NT);
   if constexpr (ROUNDS) {

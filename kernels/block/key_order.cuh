@@ -31,6 +31,18 @@ template <typename T> struct descending {
   }
 };
 
+/* The order a call asks for (greater: descending's), chosen at run time: every keyed kernel is
+ * built once per key type with this comparator, not once per order.  The
+ * flag is the same for every thread of a launch, so the choice costs a
+ * select, not a divergent branch. */
+template <typename T> struct key_order {
+  bool greater;
+  __device__ __forceinline__ bool operator()(T a, T b) const {
+    const T x = greater ? b : a, y = greater ? a : b;
+    return ascending<T>()(x, y);
+  }
+};
+
 /* Values are only moved: they travel as raw words of their width. */
 template <int BYTES> struct value_word;
 template <> struct value_word<4> { typedef uint32_t type; };

@@ -22,7 +22,7 @@
 #ifndef MGPU_SETOP_PARKED_CUH
 #define MGPU_SETOP_PARKED_CUH
 
-#include "setop_held.cuh"
+#include "agent/setop_held.cuh"
 
 namespace mgpu {
 
