@@ -1759,6 +1759,7 @@ struct Options {
   int warmup = 3;
   std::string out = "bench/results";
   std::string device = "cuda:0";
+  std::string paths; /* --paths: mgpu_context_set_kernel_paths */
   bool list = false;
 };
 
@@ -1774,6 +1775,8 @@ void usage(FILE *f) {
                "  --warmup N          untimed reps first (default 3)\n"
                "  --out DIR           where the CSV goes (default bench/results)\n"
                "  --device DEV        cuda:N (default cuda:0)\n"
+               "  --paths P           mgpu's kernel paths (mgpu_context_set_kernel_paths,\n"
+               "                      e.g. tile: no held or parked set-operation kernels)\n"
                "  --list              list the cases and exit\n"
                "Environment: MGPU_COMMIT (the commit column; default \"unknown\").\n");
 }
@@ -1856,6 +1859,8 @@ int parse_args(int argc, char **argv, Options &o) {
       o.out = value("--out");
     } else if (a == "--device") {
       o.device = value("--device");
+    } else if (a == "--paths") {
+      o.paths = value("--paths");
     } else {
       std::fprintf(stderr, "mgpu_bench: unknown argument '%s'\n", argv[i]);
       usage(stderr);
@@ -2006,6 +2011,11 @@ int main(int argc, char **argv) {
       return 1;
     }
     g_ctx = env.ctx;
+    if (!opt.paths.empty() &&
+        mgpu_context_set_kernel_paths(env.ctx, opt.paths.c_str()) != MGPU_OK) {
+      std::fprintf(stderr, "mgpu_bench: --paths: %s\n", mgpu_context_error(env.ctx));
+      return 1;
+    }
     if (std::strcmp(mgpu_context_backend(env.ctx), "cuda") != 0) {
       std::fprintf(stderr, "mgpu_bench: context %s is not on the CUDA backend\n", dev.c_str());
       return 1;

@@ -335,21 +335,12 @@ template <typename K, int VB> struct setop_launch {
         ctx, c->args, c->count, comp);
   }
 
-  /* An intersection or difference: tile P, or its held tile. */
-  template <typename P, typename Comp>
-  static mgpu_status gathered(mgpu_context *ctx, const cuda_setop_call *c,
-                              Comp comp) {
-    if constexpr (std::is_same_v<P, typename SP::intersection> &&
-                  !std::is_void_v<typename SP::held_intersection>) {
-      typedef typename SP::held_intersection H;
-      bool held = false;
-      MGPU_TRY((use_persistent<H, setop_held_kernel<H, HAS_V, K, V, Comp>>(
-          ctx, c->args, held_smem_bytes<H, K, V>(), &held)));
-      if (held) return tile<H, false>(ctx, c, comp);
-    }
-    if constexpr (std::is_same_v<P, typename SP::difference> &&
-                  !std::is_void_v<typename SP::held_difference>) {
-      typedef typename SP::held_difference H;
+  /* An intersection or difference: tile P, or its held tile H (void:
+   * none). */
+  template <typename P, typename H, typename Comp>
+  static mgpu_status held_or(mgpu_context *ctx, const cuda_setop_call *c,
+                             Comp comp) {
+    if constexpr (!std::is_void_v<H>) {
       bool held = false;
       MGPU_TRY((use_persistent<H, setop_held_kernel<H, HAS_V, K, V, Comp>>(
           ctx, c->args, held_smem_bytes<H, K, V>(), &held)));
@@ -410,9 +401,11 @@ template <typename K, int VB> struct setop_launch {
   static mgpu_status run(mgpu_context *ctx, const cuda_setop_call *c, Comp comp) {
     switch (c->args->op) {
     case MGPU_SET_INTERSECTION:
-      return gathered<typename SP::intersection>(ctx, c, comp);
+      return held_or<typename SP::intersection,
+                     typename SP::held_intersection>(ctx, c, comp);
     case MGPU_SET_DIFFERENCE:
-      return gathered<typename SP::difference>(ctx, c, comp);
+      return held_or<typename SP::difference, typename SP::held_difference>(
+          ctx, c, comp);
     case MGPU_SET_UNION:
       return staged<typename SP::union_tile, typename SP::gathered_union>(
           ctx, c, comp);

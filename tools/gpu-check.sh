@@ -1,23 +1,19 @@
 #!/usr/bin/env bash
 # The GPU machine's whole check, in one call (device time is scarce):
 # build, the spec suite on every backend, compute-sanitizer over the cuda
-# specs, the tuning sweep and the benchmark.  Logs go to $OUT (or ./gpu-out).
+# specs and the benchmark.  Logs go to $OUT (or ./gpu-out).
 #
 #   tools/gpu-check.sh [build] [specs] [huge] [memcheck] [racecheck] [setop]
-#                      [setop-test] [staged] [fuzz] [gc] [tune] [bench]
+#                      [staged] [fuzz] [gc] [bench]
 #
-# With no arguments it does build, specs, memcheck, tune and bench.
-# setop-test builds a test library (build-test: every intersection and
-# difference with a held tile takes setop_held_kernel, every staged union
-# and symmetric difference setop_parked_kernel (4-byte pairs) or its staged
-# tile at any size (8-byte pairs), every call the prefetch and
-# sample stride of wide calls, and partition points take 8 lanes, at any
-# size) and runs spec/setop_spec.lua on it, then under
-# memcheck and racecheck; memcheck and racecheck also cover the default
-# build's set operations.  staged runs the one spec whose calls take the
-# default build's staged one-tile kernel (sizes the sanitizer passes leave
-# out) under memcheck and racecheck; setop runs memcheck and racecheck
-# over the default build's set-operation specs alone.  huge runs
+# With no arguments it does build, specs, memcheck and bench.
+# memcheck and racecheck cover every kernel that ships: the specs of every
+# primitive, the set operations' and merge's also with the kernel paths
+# that send small calls down the kernels large ones take
+# (spec/helpers/backends.lua, each_with_paths).  staged runs the one spec
+# whose calls take the staged one-tile kernel (sizes the sanitizer passes
+# leave out) under memcheck and racecheck; setop runs memcheck and
+# racecheck over the set-operation specs alone.  huge runs
 # spec/huge_spec.lua (calls of ~2^31 elements, 8-35 GB each) on the cuda
 # backend.  Carry .lua-bundle (see
 # ../shared/device/make-lua-bundle.sh); MGPU_COMMIT names the commit in the
@@ -28,7 +24,7 @@ OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 [ -f .lua-bundle/env.sh ] && source .lua-bundle/env.sh
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build specs memcheck tune bench)
+[ ${#steps[@]} -eq 0 ] && steps=(build specs memcheck bench)
 want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 status=0
 note() { echo "== $*" | tee -a "$OUT/summary.log"; }
@@ -94,7 +90,7 @@ for tool in memcheck racecheck; do
   t0=$(date +%s)
   # racecheck is ~10x slower than memcheck; its specs can be narrowed to
   # the files whose kernels share memory (RACECHECK_SPECS)
-  specs="spec/merge_spec.lua spec/mergesort_spec.lua spec/array_spec.lua spec/errors_spec.lua spec/bulk_spec.lua spec/interval_spec.lua spec/hostile_spec.lua"
+  specs="spec/merge_spec.lua spec/mergesort_spec.lua spec/segsort_spec.lua spec/locality_sort_spec.lua spec/array_spec.lua spec/errors_spec.lua spec/bulk_spec.lua spec/interval_spec.lua spec/hostile_spec.lua"
   [ "$tool" = racecheck ] && specs=${RACECHECK_SPECS:-$specs}
   # shellcheck disable=SC2046,SC2086
   MGPU_SPEC_BACKENDS=cuda timeout "${SANITIZER_TIMEOUT:-300}" \
@@ -110,24 +106,6 @@ if want setop; then
   for tool in memcheck racecheck; do
     want $tool || setop_sanitize "$tool" build
   done
-fi
-
-if want setop-test; then
-  t0=$(date +%s)
-  if cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DMGPU_WERROR=ON \
-       -DMGPU_SETOP_HELD_ALWAYS=ON -DMGPU_SETOP_WIDE_ALWAYS=ON \
-       -DMGPU_SETOP_PARKED_ALWAYS=ON \
-       -DMGPU_SETOP_PARTITION_LANES=8 \
-       >"$OUT/build-test.log" 2>&1 &&
-     cmake --build build-test -j"$(nproc)" --target mgpu_lua >>"$OUT/build-test.log" 2>&1; then
-    note "test build ok in $(( $(date +%s) - t0 )) s"
-    $(busted_cmd) --cpath="build-test/?.so" spec/setop_spec.lua >"$OUT/specs-setop-test.log" 2>&1 || status=1
-    note "setop specs (test build): $(tail -n 1 "$OUT/specs-setop-test.log")"
-    setop_sanitize memcheck build-test
-    setop_sanitize racecheck build-test
-  else
-    note "test build FAILED"; tail -30 "$OUT/build-test.log"; status=1
-  fi
 fi
 
 if want staged; then
@@ -156,11 +134,6 @@ if want gc; then
     --csv "$OUT/gc-$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '-').csv" \
     >"$OUT/gc.log" 2>&1 || status=1
   note "gc: $(tail -n 1 "$OUT/gc.log") in $(( $(date +%s) - t0 )) s"
-fi
-
-if want tune; then
-  build/mgpu_tune "${TUNE_LOG2:-26}" "${TUNE_REPS:-10}" >"$OUT/tune.log" 2>&1 || status=1
-  note "tune: $(tail -n 1 "$OUT/tune.log")"
 fi
 
 if want bench; then
