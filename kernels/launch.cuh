@@ -56,7 +56,7 @@ cudaError_t launch_early(bool early, void (*kernel)(Params...), unsigned grid,
 constexpr int kMaxCachedDevices = 16;
 
 /* How many blocks of a tile kernel (the template argument, so that each
- * instantiation remembers its own; setop's held, parked and staged tiles,
+ * instantiation remembers its own; setop's staged tiles,
  * merge's and mergesort's for their prefetch distance) are resident at once on the context's
  * device (asked once per device and kernel); 0 if none fit.  The kernel's
  * shared-memory allowance is raised first: asked before it, the occupancy

@@ -12,9 +12,7 @@
  * launch ahead of them ends (programmatic dependent launch); in calls of a
  * few waves of tiles the first wave's points are searched on the inputs
  * while the samples are gathered, and each tile waits only for its own
- * two points.  Staged calls of a few rounds of tiles run as persistent
- * blocks that park each tile's output in shared memory until its place is
- * known (setop_parked.cuh).  The last tile writes the total into the
+ * two points.  The last tile writes the total into the
  * context's pinned host word with the call's ticket, in one store
  * (total_word); the host waits for that, not for the stream, so the call
  * returns while the last stores land (they are in stream order).  A call
@@ -26,8 +24,6 @@
 #include <atomic>
 
 #include "agent/setop_tile.cuh"
-#include "agent/setop_held.cuh"
-#include "agent/setop_parked.cuh"
 #include "dispatch.cuh"
 
 namespace mgpu {
@@ -105,65 +101,10 @@ inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
   return MGPU_OK;
 }
 
-template <typename P, typename K, typename V> constexpr size_t held_smem_bytes() {
-  return sizeof(setop_held_smem<P::NT, P::VT, K, V, kept_room<P>()>);
-}
-template <typename P, typename K, typename V> constexpr size_t parked_smem_bytes() {
-  return sizeof(setop_parked_smem<P::NT, P::VT, K, V>);
-}
 template <typename P, bool STAGE_V, bool W, typename K, typename V>
 constexpr size_t tile_smem_bytes() {
   return sizeof(
       setop_smem<P::NT, P::VT, STAGE_V, K, V, kept_room<P>(), !W>);
-}
-
-/* A persistent tile kernel (setop_held_kernel, setop_parked_kernel) launched
- * as many blocks as are resident at once (more would only start as others
- * end), which take tiles from `counter`. */
-template <typename Kernel, typename K, typename V, typename Comp>
-mgpu_status launch_persistent(mgpu_context *ctx, Kernel kernel,
-                              int threads, size_t smem, long long resident,
-                              cudaStream_t s, const setop_tiles<K, V> &t,
-                              int tiles, int *counter, Comp comp) {
-  MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-  if (resident < 1)
-    return mgpu_set_error(ctx, MGPU_EDEVICE,
-                          "setop: a persistent tile does not fit on this device");
-  const unsigned grid = (unsigned)min((long long)tiles, resident);
-  CUDA_TRY(ctx, launch_early(true, kernel, grid, threads, smem, s, t, tiles,
-                             counter, comp));
-  return MGPU_OK;
-}
-
-/* Tiles a resident block: how many times the GPU is filled. */
-template <auto KERNEL>
-mgpu_status rounds_of(mgpu_context *ctx, const mgpu_setop_args *m, int nv,
-                      int threads, size_t smem, double *rounds) {
-  long long resident = 0;
-  MGPU_TRY(resident_blocks<KERNEL>(ctx, threads, smem, &resident));
-  const long long tiles = tiles_of((long long)m->na + (long long)m->nb, nv);
-  *rounds = resident > 0 ? (double)tiles / (double)resident : 1e30;
-  return MGPU_OK;
-}
-
-/* Whether a call takes a persistent kernel (held tile H, parked tile H):
- * when it makes [H::MIN_ROUNDS, H::MAX_ROUNDS) tiles a resident block, and
- * more than one tile (docs/TUNING.md says where that measured faster);
- * kernel paths "persistent" / "tile" (mgpu_context_set_kernel_paths)
- * always / never. */
-template <typename H, auto KERNEL>
-mgpu_status use_persistent(mgpu_context *ctx, const mgpu_setop_args *m,
-                           size_t smem, bool *use) {
-  switch (ctx->paths.setop) {
-  case MGPU_SETOP_PATH_PERSISTENT: *use = true; return MGPU_OK;
-  case MGPU_SETOP_PATH_TILE: *use = false; return MGPU_OK;
-  default: break;
-  }
-  double rounds = 0;
-  MGPU_TRY(rounds_of<KERNEL>(ctx, m, H::NV, H::NT + 32, smem, &rounds));
-  const long long tiles = tiles_of((long long)m->na + (long long)m->nb, H::NV);
-  *use = tiles > 1 && rounds >= H::MIN_ROUNDS && rounds < H::MAX_ROUNDS;
-  return MGPU_OK;
 }
 
 /* One call in tile P (values staged or not, waiting with the look-back
@@ -187,28 +128,22 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const int tiles = tiles_of(total, P::NV);
   /* A call of one tile (a small call from a script or a REPL) has no
    * partition launch and no scratch: its points are the inputs' ends, and
-   * no tile reads its look-back words (span_of_tile, publish_prefix).
-   * The persistent kernels take tiles from a counter the partition zeroes. */
-  const bool lone =
-      tiles == 1 && !(P::HOLD > 0) && !P::PARKS;
+   * no tile reads its look-back words (span_of_tile, publish_prefix). */
+  const bool lone = tiles == 1;
   /* One scratch block: the tiles' look-back words (one a tile, one a
-   * group of 32, setop_held_kernel's tile counter, then the groups' sums,
-   * each in a sector of its own: tile_word), their partition
-   * points (and, sampled with direct points, a ready flag each), and the
-   * samples. */
+   * group of 32, then the groups' sums, each in a sector of its own:
+   * tile_word), their partition points (and, sampled with direct points,
+   * a ready flag each), and the samples. */
   const int groups = (tiles + 31) / 32;
-  const int status_words = tiles + 2 * groups + 1;
+  const int status_words = tiles + 2 * groups;
   /* the number of points decides (below kSetopSampleFromPoints the
    * inputs are searched directly); past INT_MAX no samples either */
   const bool sampled =
       !lone && (tiles + 1 > kSetopSampleFromPoints || ctx->paths.sampled) &&
       total <= INT_MAX;
-  /* direct points for calls of a few waves of tiles (kSetopDirectWaves);
-   * not for the persistent kernels (held, parked), which wait for the
-   * whole partition */
+  /* direct points for calls of a few waves of tiles (kSetopDirectWaves) */
   const long long wave = (long long)st->sm_count * P::MIN_BLOCKS;
   const bool flagged = sampled && SP::direct_percent > 0 &&
-                       !(P::HOLD > 0) && !P::PARKS &&
                        tiles <= kSetopDirectWaves * wave;
   const int ca = sampled ? samples_of(na, S) : 0;
   const int cb = sampled ? samples_of(nb, S) : 0;
@@ -228,7 +163,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     base = scratch.as<char>();
     status = (unsigned long long *)base;
     gstatus = tile_word(status, tiles);
-    gsum = tile_word(gstatus, groups + 1);
+    gsum = tile_word(gstatus, groups);
     splits = (unsigned *)(base + splits_at);
   }
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
@@ -276,46 +211,26 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
                          (int)(wave * SP::prefetch_percent / 100), ready};
-  if constexpr ((P::HOLD > 0)) {
-    static_assert(LOOKBACK_WARP && !STAGE_V,
-                  "setop_held_kernel: a look-back warp, values gathered");
-    long long resident = 0;
-    MGPU_TRY((resident_blocks<setop_held_kernel<P, HAS_V, K, V, Comp>>(
-        ctx, P::NT + 32, held_smem_bytes<P, K, V>(), &resident)));
-    MGPU_TRY(launch_persistent(ctx, setop_held_kernel<P, HAS_V, K, V, Comp>,
-                               P::NT + 32, held_smem_bytes<P, K, V>(),
-                               resident, s, t, tiles,
-                               (int *)tile_word(gstatus, groups), comp));
-  } else if constexpr (P::PARKS) {
-    static_assert(LOOKBACK_WARP && STAGE_V && HAS_V,
-                  "setop_parked_kernel: a look-back warp, values staged");
-    long long resident = 0;
-    MGPU_TRY((resident_blocks<setop_parked_kernel<P, K, V, Comp>>(
-        ctx, P::NT + 32, parked_smem_bytes<P, K, V>(), &resident)));
-    MGPU_TRY(launch_persistent(ctx, setop_parked_kernel<P, K, V, Comp>,
-                               P::NT + 32, parked_smem_bytes<P, K, V>(),
-                               resident, s, t, tiles,
-                               (int *)tile_word(gstatus, groups), comp));
-  } else {
-    auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
-    const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();
-    MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-    CUDA_TRY(ctx, launch_early(true, kernel, tiles,
-                               P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
-                               comp));
-  }
+  auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
+  const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();
+  MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
+  CUDA_TRY(ctx, launch_early(true, kernel, tiles,
+                             P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
+                             comp));
   CUDA_LAUNCHED(ctx, "setop kernel");
+  /* The scratch goes back to the pool before the wait for the total, in
+   * stream order (the launches above still own it): the free overlaps the
+   * tiles instead of following them. */
+  scratch.release();
   unsigned long long n = 0;
   MGPU_TRY(wait_for_total(ctx, ticket, &n));
   *count = n < m->capacity ? (size_t)n : m->capacity;
   return MGPU_OK;
 }
 
-/* One call's kernel: its operation's tile in setop_policy, or where the
- * policy has one and use_persistent says so, the held tile (intersection,
- * difference) or the parked one (staged union and symmetric difference);
- * 8-byte pairs' union and symmetric difference take the gathered tiles in
- * calls of a few rounds. */
+/* One call's kernel: its operation's tile in setop_policy, values staged
+ * where the policy stages them; 8-byte pairs' union and symmetric
+ * difference take the gathered tiles in calls of a few rounds. */
 template <typename K, int VB> struct setop_launch {
   typedef setop_policy<sizeof(K), VB> SP;
   typedef value_t<VB> V;
@@ -335,56 +250,17 @@ template <typename K, int VB> struct setop_launch {
         ctx, c->args, c->count, comp);
   }
 
-  /* An intersection or difference: tile P, or its held tile H (void:
-   * none). */
-  template <typename P, typename H, typename Comp>
-  static mgpu_status held_or(mgpu_context *ctx, const cuda_setop_call *c,
-                             Comp comp) {
-    if constexpr (!std::is_void_v<H>) {
-      bool held = false;
-      MGPU_TRY((use_persistent<H, setop_held_kernel<H, HAS_V, K, V, Comp>>(
-          ctx, c->args, held_smem_bytes<H, K, V>(), &held)));
-      if (held) return tile<H, false>(ctx, c, comp);
-    }
-    return tile<P, false>(ctx, c, comp);
-  }
-
-  /* A union or symmetric difference: tile P, its values staged where the
-   * policy stages them; parked, or gathered (G), where that applies. */
-  template <typename P, typename G, typename Comp>
-  static mgpu_status staged(mgpu_context *ctx, const cuda_setop_call *c,
-                            Comp comp) {
-    if constexpr (!SP::stage_values) {
-      return tile<P, false>(ctx, c, comp);
-    } else {
-      if constexpr (!std::is_void_v<typename SP::parked>) {
-        typedef typename SP::parked PK;
-        bool parked = false;
-        MGPU_TRY((use_persistent<PK, setop_parked_kernel<PK, K, V, Comp>>(
-            ctx, c->args, parked_smem_bytes<PK, K, V>(), &parked)));
-        if (parked) return tile<PK, true>(ctx, c, comp);
-      }
-      if constexpr (!std::is_void_v<G>) {
-        bool gather = false;
-        MGPU_TRY((use_gathered<P>(ctx, c->args, comp, &gather)));
-        if (gather) return tile<G, false>(ctx, c, comp);
-      }
-      return tile<P, true>(ctx, c, comp);
-    }
-  }
-
   /* Whether a staged call of 8-byte pairs takes the gathered tile: when it
    * makes more than one and fewer than SP::staged_gather_below tiles a
-   * resident staged block, or when no staged block fits; kernel paths
-   * "gathered" / "tile" always / never. */
+   * resident block of the staged tile P, or when no staged block fits;
+   * kernel paths "gathered" / "tile" always / never. */
   template <typename P, typename Comp>
   static mgpu_status use_gathered(mgpu_context *ctx, const mgpu_setop_args *m,
-                                  Comp, bool *use) {
+                                  bool *use) {
     constexpr bool W = looks_back_with_warp<P>;
     switch (ctx->paths.setop) {
     case MGPU_SETOP_PATH_GATHERED: *use = true; return MGPU_OK;
-    case MGPU_SETOP_PATH_TILE:
-    case MGPU_SETOP_PATH_PERSISTENT: *use = false; return MGPU_OK;
+    case MGPU_SETOP_PATH_TILE: *use = false; return MGPU_OK;
     default: break;
     }
     long long resident = 0;
@@ -397,15 +273,26 @@ template <typename K, int VB> struct setop_launch {
     return MGPU_OK;
   }
 
+  /* A union or symmetric difference: tile P, its values staged where the
+   * policy stages them, or the gathered tile G (void: none). */
+  template <typename P, typename G, typename Comp>
+  static mgpu_status staged(mgpu_context *ctx, const cuda_setop_call *c,
+                            Comp comp) {
+    if constexpr (!std::is_void_v<G>) {
+      bool gather = false;
+      MGPU_TRY((use_gathered<P, Comp>(ctx, c->args, &gather)));
+      if (gather) return tile<G, false>(ctx, c, comp);
+    }
+    return tile<P, SP::stage_values>(ctx, c, comp);
+  }
+
   template <typename Comp>
   static mgpu_status run(mgpu_context *ctx, const cuda_setop_call *c, Comp comp) {
     switch (c->args->op) {
     case MGPU_SET_INTERSECTION:
-      return held_or<typename SP::intersection,
-                     typename SP::held_intersection>(ctx, c, comp);
+      return tile<typename SP::intersection, false>(ctx, c, comp);
     case MGPU_SET_DIFFERENCE:
-      return held_or<typename SP::difference, typename SP::held_difference>(
-          ctx, c, comp);
+      return tile<typename SP::difference, false>(ctx, c, comp);
     case MGPU_SET_UNION:
       return staged<typename SP::union_tile, typename SP::gathered_union>(
           ctx, c, comp);

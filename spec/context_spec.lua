@@ -199,7 +199,7 @@ backends.each(function(ctx)
       assert.is_nil(mgpu._kernel_paths)
     end)
     it("takes known paths, alone or listed, and auto undoes them", function()
-      for _, p in ipairs { "auto", "tile", "persistent,lanes16", "gathered,lanes8,sampled", "lanes32", "" } do
+      for _, p in ipairs { "auto", "tile,lanes16", "gathered,lanes8,sampled", "lanes32", "" } do
         assert.has_no.errors(function() core._kernel_paths(ctx, p) end)
       end
       core._kernel_paths(ctx, "auto")

@@ -220,7 +220,6 @@ typedef struct mgpu_backend {
 typedef enum mgpu_setop_path {
   MGPU_SETOP_PATH_AUTO = 0,
   MGPU_SETOP_PATH_TILE,
-  MGPU_SETOP_PATH_PERSISTENT,
   MGPU_SETOP_PATH_GATHERED
 } mgpu_setop_path;
 

@@ -58,7 +58,6 @@ mgpu_status mgpu_context_set_kernel_paths(mgpu_context *ctx, const char *paths) 
       int setop, lanes, sampled;
     } known[] = {{"auto", MGPU_SETOP_PATH_AUTO, 0, 0},
                  {"tile", MGPU_SETOP_PATH_TILE, -1, -1},
-                 {"persistent", MGPU_SETOP_PATH_PERSISTENT, -1, -1},
                  {"gathered", MGPU_SETOP_PATH_GATHERED, -1, -1},
                  {"lanes8", -1, 8, -1},
                  {"lanes16", -1, 16, -1},

@@ -117,9 +117,8 @@ mgpu_status mgpu_context_reclaim(mgpu_context *ctx);
  * kernels large ones take.  A comma-separated list of
  *   "auto"        the backend's size rules (the default)
  *   "tile"        set operations: every call in its operation's tile
- *   "persistent"  set operations: the persistent kernel wherever the
- *                 policy has one (held or parked), at any size
- *   "gathered"    set operations of 8-byte pairs: the gathered tiles
+ *   "gathered"    set operations of 8-byte pairs: the gathered tiles at
+ *                 any size
  *   "lanes8", "lanes16", "lanes32"  lanes a set-operation partition point
  *   "sampled"     merge and set-operation partitions search samples of
  *                 the inputs first at any size

@@ -2,8 +2,7 @@
  * setop_agent.cuh - what the blocks of a set operation do: the partition
  * launch's Balanced Path points, and a tile's phases (its load by bulk
  * copy, the per-thread split and walk, the list of kept places) with the
- * one-tile-per-block kernel built from them.  setop_held.cuh builds a
- * persistent kernel from the same phases; setop.cuh launches either.
+ * one-tile-per-block kernel built from them; setop.cuh launches them.
  */
 #ifndef MGPU_SETOP_AGENT_CUH
 #define MGPU_SETOP_AGENT_CUH

@@ -43,6 +43,20 @@ template <typename T> struct key_order {
   }
 };
 
+/* Runs f with the order as a type, descending<T>() or ascending<T>(), for
+ * kernels whose time goes into comparisons (sorting networks, serial
+ * merges): each compare is then the fixed order's, a single instruction
+ * for integer keys, at the price of the kernel's code twice over.
+ * Without it, 64-bit pairs' locality sort ran 20-30% slower and i32
+ * mergesort 3-4% at 2^20-2^22 (H200; docs/TUNING.md, "Shared pieces"). */
+template <typename T, typename F>
+__device__ __forceinline__ void with_fixed_order(key_order<T> order, F &&f) {
+  if (order.greater)
+    f(descending<T>());
+  else
+    f(ascending<T>());
+}
+
 /* Values are only moved: they travel as raw words of their width. */
 template <int BYTES> struct value_word;
 template <> struct value_word<4> { typedef uint32_t type; };

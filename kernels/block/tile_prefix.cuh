@@ -228,8 +228,7 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
 }
 
 /* Publishes tile `tile`'s count from the thread that found it, before it
- * hands the count to the tile's look-back warp (write_count_slot, or
- * held_hand_count's hand-over in the persistent kernels), instead
+ * hands the count to the tile's look-back warp (write_count_slot), instead
  * of the look-back warp publishing it once it has read it: successors see
  * the count one hand-over sooner, ~0.5 us at the median (mgpu_tune dcount,
  * H200, three passes, ms at 2^26, relayed / published here: i32 pairs

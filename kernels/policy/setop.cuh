@@ -28,14 +28,6 @@ struct setop_tile_shape : tile_shape<NT_, VT_, MIN_BLOCKS_> {
    * each warp's first store starts a 128-byte line */
   static constexpr int STORE_UNROLL = 1;
   static constexpr bool ALIGNED_STORES = false;
-  /* persistent kernels, taken for calls of [MIN_ROUNDS, MAX_ROUNDS) tiles
-   * a resident block: HOLD outputs a thread held in registers
-   * (agent/setop_held.cuh), or each tile's output PARKED in shared memory
-   * (agent/setop_parked.cuh) */
-  static constexpr int HOLD = 0;
-  static constexpr bool PARKS = false;
-  static constexpr int MIN_ROUNDS = 0;
-  static constexpr int MAX_ROUNDS = 1 << 20;
 };
 
 /* Entries of a tile's kept list. */
@@ -48,7 +40,7 @@ template <typename P> constexpr int kept_room() {
  * of the first direct_percent of a wave are searched on the inputs in
  * calls of a few waves (setop.cuh). */
 struct setop_launch_fields {
-  static constexpr int prefetch_percent = 50;
+  static constexpr int prefetch_percent = 35;
   static constexpr int direct_percent = 100;
 };
 
@@ -78,24 +70,11 @@ template <> struct setop_policy<4, 0> : setop_launch_fields {
     static constexpr int STORE_UNROLL = 2;
     static constexpr bool ALIGNED_STORES = true;
   };
-  struct held_intersection : setop_tile_shape<256, 31, 4> {
-    static constexpr int KEPT_PERMILLE = 500;
-    static constexpr int HOLD = 8;
-    static constexpr int MIN_ROUNDS = 2;
-    static constexpr int MAX_ROUNDS = 10;
-  };
-  struct held_difference : setop_tile_shape<256, 31, 4> {
-    static constexpr int HOLD = 10;
-    static constexpr int MIN_ROUNDS = 2;
-    static constexpr int MAX_ROUNDS = 10;
-  };
-  typedef void parked;
   typedef void gathered_union, gathered_symmetric_difference;
 };
 
 /* 4-byte keys and values: the union and symmetric difference stage the
- * values in shared memory, and calls of a few rounds park each tile's
- * output in shared memory. */
+ * values in shared memory. */
 template <> struct setop_policy<4, 4> : setop_launch_fields {
   static constexpr bool stage_values = true;
   static constexpr bool lookback_warp = true;
@@ -119,18 +98,6 @@ template <> struct setop_policy<4, 4> : setop_launch_fields {
     static constexpr bool ROUNDS = true;
     static constexpr int EARLY_OUTPUTS = 20;
   };
-  struct held_intersection : setop_tile_shape<256, 31, 4> {
-    static constexpr int KEPT_PERMILLE = 500;
-    static constexpr bool EARLY_VALUES = true;
-    static constexpr int HOLD = 8;
-    static constexpr int MIN_ROUNDS = 2;
-    static constexpr int MAX_ROUNDS = 10;
-  };
-  struct parked : setop_tile_shape<256, 15, 3> {
-    static constexpr bool PARKS = true;
-    static constexpr int MAX_ROUNDS = 16;
-  };
-  typedef void held_difference;
   typedef void gathered_union, gathered_symmetric_difference;
 };
 
@@ -142,7 +109,6 @@ template <> struct setop_policy<4, 8> : setop_launch_fields {
   typedef setop_tile_shape<128, 23, 10> difference;
   typedef setop_tile_shape<128, 23, 10> union_tile;
   typedef setop_tile_shape<128, 23, 10> symmetric_difference;
-  typedef void held_intersection, held_difference, parked;
   typedef void gathered_union, gathered_symmetric_difference;
 };
 
@@ -156,7 +122,6 @@ template <> struct setop_policy<8, 0> : setop_launch_fields {
   typedef setop_tile_shape<128, 31, 5> difference;
   typedef setop_tile_shape<128, 31, 5> union_tile;
   typedef setop_tile_shape<128, 31, 5> symmetric_difference;
-  typedef void held_intersection, held_difference, parked;
   typedef void gathered_union, gathered_symmetric_difference;
 };
 
@@ -168,7 +133,6 @@ template <> struct setop_policy<8, 4> : setop_launch_fields {
   typedef setop_tile_shape<128, 23, 6> difference;
   typedef setop_tile_shape<128, 23, 6> union_tile;
   typedef setop_tile_shape<128, 23, 6> symmetric_difference;
-  typedef void held_intersection, held_difference, parked;
   typedef void gathered_union, gathered_symmetric_difference;
 };
 
@@ -194,7 +158,6 @@ template <> struct setop_policy<8, 8> : setop_launch_fields {
     static constexpr int EARLY_OUTPUTS = 8;
   };
   typedef gathered_tile gathered_union, gathered_symmetric_difference;
-  typedef void held_intersection, held_difference, parked;
 };
 
 } // namespace mgpu
