@@ -1776,7 +1776,7 @@ void usage(FILE *f) {
                "  --out DIR           where the CSV goes (default bench/results)\n"
                "  --device DEV        cuda:N (default cuda:0)\n"
                "  --paths P           mgpu's kernel paths (mgpu_context_set_kernel_paths,\n"
-               "                      e.g. tile: no held or parked set-operation kernels)\n"
+               "                      e.g. lanes16)\n"
                "  --list              list the cases and exit\n"
                "Environment: MGPU_COMMIT (the commit column; default \"unknown\").\n");
 }

@@ -2,8 +2,12 @@
  * dispatch.cuh - from a call's run-time value width and order to the
  * compiled instance.  Kernels are instantiated per key type (one
  * translation unit each) and value width (none, 4 or 8 bytes: values are
- * only moved); the order is a run-time field of the comparator
- * (key_order).  Every primitive dispatches the width and order here.
+ * only moved).  The order is a run-time field of the comparator
+ * (key_order) for every primitive but the sorts, whose kernels spend their
+ * time in comparisons (sorting networks, serial merges of whole tiles):
+ * those are built once per order (dispatch_keyed_by_order).  Built with
+ * key_order, i64 pairs' blocksort took 120 registers instead of 80 and
+ * locality sort ran 20-30% slower (docs/TUNING.md, "Shared pieces").
  */
 #ifndef MGPU_DISPATCH_CUH
 #define MGPU_DISPATCH_CUH
@@ -23,15 +27,43 @@ mgpu_status dispatch_order(mgpu_context *ctx, mgpu_order order, const Args *args
   return R::run(ctx, args, key_order<K>{order == MGPU_GREATER});
 }
 
+/* The sorts' comparator: the order as a type. */
+template <typename R, typename K, typename Args>
+mgpu_status dispatch_fixed_order(mgpu_context *ctx, mgpu_order order,
+                                 const Args *args) {
+  if (order == MGPU_GREATER) return R::run(ctx, args, descending<K>());
+  return R::run(ctx, args, ascending<K>());
+}
+
+template <typename K, template <typename, int> class Run, bool FIXED_ORDER,
+          typename Args>
+mgpu_status dispatch_width(mgpu_context *ctx, size_t value_size,
+                           mgpu_order order, const Args *args) {
+  switch (value_size) {
+#define MGPU_DISPATCH_WIDTH(VB)                                                \
+  case VB:                                                                     \
+    if constexpr (FIXED_ORDER)                                                 \
+      return dispatch_fixed_order<Run<K, VB>, K>(ctx, order, args);            \
+    else                                                                       \
+      return dispatch_order<Run<K, VB>, K>(ctx, order, args);
+    MGPU_DISPATCH_WIDTH(0)
+    MGPU_DISPATCH_WIDTH(4)
+    MGPU_DISPATCH_WIDTH(8)
+#undef MGPU_DISPATCH_WIDTH
+  }
+  return mgpu_set_error(ctx, MGPU_EINVAL, "value size must be 0, 4 or 8");
+}
+
 template <typename K, template <typename, int> class Run, typename Args>
 mgpu_status dispatch_keyed(mgpu_context *ctx, size_t value_size,
                            mgpu_order order, const Args *args) {
-  switch (value_size) {
-  case 0: return dispatch_order<Run<K, 0>, K>(ctx, order, args);
-  case 4: return dispatch_order<Run<K, 4>, K>(ctx, order, args);
-  case 8: return dispatch_order<Run<K, 8>, K>(ctx, order, args);
-  }
-  return mgpu_set_error(ctx, MGPU_EINVAL, "value size must be 0, 4 or 8");
+  return dispatch_width<K, Run, false>(ctx, value_size, order, args);
+}
+
+template <typename K, template <typename, int> class Run, typename Args>
+mgpu_status dispatch_keyed_by_order(mgpu_context *ctx, size_t value_size,
+                                    mgpu_order order, const Args *args) {
+  return dispatch_width<K, Run, true>(ctx, value_size, order, args);
 }
 
 } // namespace mgpu

@@ -72,25 +72,23 @@ __global__ void __launch_bounds__(P::NT, P::NT >= 512 ? 2 : 3)
   auto &sm = *shared_as<segblocksort_smem<P::NT, P::VT, HAS_V, K, V>>();
   const long long t0 = (long long)blockIdx.x * P::NV;
   const int count = (int)min((long long)P::NV, n - t0);
-  with_fixed_order(comp, [&](auto order) {
-    if (bits && !__syncthreads_or(head_bits_at<P::VT>(bits, t0 + P::VT * threadIdx.x,
-                                                       n) != 0)) {
-      /* no head inside the tile: it is one segment, and mergesort's
-       * blocksort is cheaper (long segments, where most tiles are like this) */
-      blocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
-          keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
-          HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,
-          HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, (K *)nullptr, t0,
-          order, sm.tile);
-      if (ranges && threadIdx.x == 0) ranges[blockIdx.x] = head_range{kNoHead, -1};
-      return;
-    }
-    segblocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
+  if (bits && !__syncthreads_or(head_bits_at<P::VT>(bits, t0 + P::VT * threadIdx.x,
+                                                     n) != 0)) {
+    /* no head inside the tile: it is one segment, and mergesort's
+     * blocksort is cheaper (long segments, where most tiles are like this) */
+    blocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
         keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
         HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,
-        HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, bits, n, t0,
-        ranges ? ranges + blockIdx.x : nullptr, samples, order, sm);
-  });
+        HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, (K *)nullptr, t0,
+        comp, sm.tile);
+    if (ranges && threadIdx.x == 0) ranges[blockIdx.x] = head_range{kNoHead, -1};
+    return;
+  }
+  segblocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
+      keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
+      HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,
+      HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, bits, n, t0,
+      ranges ? ranges + blockIdx.x : nullptr, samples, comp, sm);
 }
 
 /* ---- one pass --------------------------------------------------------------- */
@@ -229,8 +227,8 @@ template <typename K, typename V> struct seg_pass {
  * SEG: the merge may mix only the active parts (segmented sort). */
 template <typename P, bool SEG, bool HAS_V, typename K, typename V,
           typename Comp>
-__device__ __forceinline__ void segsort_work(const seg_pass<K, V> &w,
-                                             Comp comp) {
+__global__ void __launch_bounds__(P::NT)
+    segsort_work_kernel(seg_pass<K, V> w, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV, S = kSortSampleStride;
   auto &sm = *shared_as<merge_tile_smem<NV, HAS_V, K, V>>();
   const int tid = threadIdx.x;
@@ -299,15 +297,6 @@ __device__ __forceinline__ void segsort_work(const seg_pass<K, V> &w,
     for (int i = tid; i * S < count; i += NT)
       w.samples_out[o0 / S + i] = w.samples[o0 / S + i];
   }
-}
-
-template <typename P, bool SEG, bool HAS_V, typename K, typename V,
-          typename Comp>
-__global__ void __launch_bounds__(P::NT)
-    segsort_work_kernel(seg_pass<K, V> w, Comp comp) {
-  with_fixed_order(comp, [&](auto order) {
-    segsort_work<P, SEG, HAS_V>(w, order);
-  });
 }
 
 /* ---- the whole sort ----------------------------------------------------------- */
@@ -529,8 +518,8 @@ template <typename K, int VB> struct segsort_launch {
 
 template <typename K>
 mgpu_status segsort_entry(mgpu_context *ctx, const mgpu_segsort_args *a) {
-  return dispatch_keyed<K, segsort_launch>(ctx, a->sort.value_size,
-                                           a->sort.order, a);
+  return dispatch_keyed_by_order<K, segsort_launch>(ctx, a->sort.value_size,
+                                                    a->sort.order, a);
 }
 
 } // namespace mgpu

@@ -228,9 +228,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   return MGPU_OK;
 }
 
-/* One call's kernel: its operation's tile in setop_policy, values staged
- * where the policy stages them; 8-byte pairs' union and symmetric
- * difference take the gathered tiles in calls of a few rounds. */
+/* One call's kernel: its operation's tile in setop_policy, the values of
+ * a union or symmetric difference staged where the policy stages them. */
 template <typename K, int VB> struct setop_launch {
   typedef setop_policy<sizeof(K), VB> SP;
   typedef value_t<VB> V;
@@ -250,42 +249,6 @@ template <typename K, int VB> struct setop_launch {
         ctx, c->args, c->count, comp);
   }
 
-  /* Whether a staged call of 8-byte pairs takes the gathered tile: when it
-   * makes more than one and fewer than SP::staged_gather_below tiles a
-   * resident block of the staged tile P, or when no staged block fits;
-   * kernel paths "gathered" / "tile" always / never. */
-  template <typename P, typename Comp>
-  static mgpu_status use_gathered(mgpu_context *ctx, const mgpu_setop_args *m,
-                                  bool *use) {
-    constexpr bool W = looks_back_with_warp<P>;
-    switch (ctx->paths.setop) {
-    case MGPU_SETOP_PATH_GATHERED: *use = true; return MGPU_OK;
-    case MGPU_SETOP_PATH_TILE: *use = false; return MGPU_OK;
-    default: break;
-    }
-    long long resident = 0;
-    MGPU_TRY((resident_blocks<setop_kernel<P, true, true, W, K, V, Comp>>(
-        ctx, P::NT + (W ? 32 : 0), tile_smem_bytes<P, true, W, K, V>(),
-        &resident)));
-    const long long tiles = tiles_of((long long)m->na + (long long)m->nb, P::NV);
-    *use = resident == 0 ||
-           (tiles > resident && tiles < SP::staged_gather_below * resident);
-    return MGPU_OK;
-  }
-
-  /* A union or symmetric difference: tile P, its values staged where the
-   * policy stages them, or the gathered tile G (void: none). */
-  template <typename P, typename G, typename Comp>
-  static mgpu_status staged(mgpu_context *ctx, const cuda_setop_call *c,
-                            Comp comp) {
-    if constexpr (!std::is_void_v<G>) {
-      bool gather = false;
-      MGPU_TRY((use_gathered<P, Comp>(ctx, c->args, &gather)));
-      if (gather) return tile<G, false>(ctx, c, comp);
-    }
-    return tile<P, SP::stage_values>(ctx, c, comp);
-  }
-
   template <typename Comp>
   static mgpu_status run(mgpu_context *ctx, const cuda_setop_call *c, Comp comp) {
     switch (c->args->op) {
@@ -294,11 +257,10 @@ template <typename K, int VB> struct setop_launch {
     case MGPU_SET_DIFFERENCE:
       return tile<typename SP::difference, false>(ctx, c, comp);
     case MGPU_SET_UNION:
-      return staged<typename SP::union_tile, typename SP::gathered_union>(
-          ctx, c, comp);
+      return tile<typename SP::union_tile, SP::stage_values>(ctx, c, comp);
     case MGPU_SET_SYMMETRIC_DIFFERENCE:
-      return staged<typename SP::symmetric_difference,
-                    typename SP::gathered_symmetric_difference>(ctx, c, comp);
+      return tile<typename SP::symmetric_difference, SP::stage_values>(ctx, c,
+                                                                      comp);
     }
     return mgpu_set_error(ctx, MGPU_EINVAL, "setop: unknown operation");
   }

@@ -217,14 +217,7 @@ typedef struct mgpu_backend {
 } mgpu_backend;
 
 /* mgpu_context_set_kernel_paths: 0 everywhere is the size rules. */
-typedef enum mgpu_setop_path {
-  MGPU_SETOP_PATH_AUTO = 0,
-  MGPU_SETOP_PATH_TILE,
-  MGPU_SETOP_PATH_GATHERED
-} mgpu_setop_path;
-
 typedef struct mgpu_kernel_paths {
-  mgpu_setop_path setop;
   int partition_lanes; /* 0, 8, 16 or 32 */
   int sampled;         /* partitions search samples at any size */
 } mgpu_kernel_paths;

@@ -116,9 +116,6 @@ mgpu_status mgpu_context_reclaim(mgpu_context *ctx);
  * backend chooses among several by size, so that small inputs reach the
  * kernels large ones take.  A comma-separated list of
  *   "auto"        the backend's size rules (the default)
- *   "tile"        set operations: every call in its operation's tile
- *   "gathered"    set operations of 8-byte pairs: the gathered tiles at
- *                 any size
  *   "lanes8", "lanes16", "lanes32"  lanes a set-operation partition point
  *   "sampled"     merge and set-operation partitions search samples of
  *                 the inputs first at any size

@@ -30,13 +30,10 @@ __global__ void __launch_bounds__(P::NT)
   auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
   const long long t0 = (long long)blockIdx.x * P::NV;
   const int count = (int)min((long long)P::NV, n - t0);
-  with_fixed_order(comp, [&](auto order) {
-    blocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
-        keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
-        HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,
-        HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, samples, t0, order,
-        sm);
-  });
+  blocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
+      keys_in + t0, HAS_V ? vals_in + t0 : vals_in, count, keys_out + t0,
+      HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,
+      HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, samples, t0, comp, sm);
 }
 
 /* The pair of sorted runs (each `run` long) that output position d of a
@@ -124,10 +121,8 @@ __global__ void __launch_bounds__(P::NT)
    * launch's end); the splits are the partition's output */
   allow_dependent_grids();
   wait_for_prior_grid();
-  with_fixed_order(comp, [&](auto order) {
-    merge_staged_tile<P::NT, P::VT, kSortSampleStride, HAS_V, K, V>(
-        tiles, (int)blockIdx.x, g, sm, order);
-  });
+  merge_staged_tile<P::NT, P::VT, kSortSampleStride, HAS_V, K, V>(
+      tiles, (int)blockIdx.x, g, sm, comp);
 }
 
 /* The blocksort launch alone (also timed on its own by bench/tune.cu). */

@@ -172,9 +172,7 @@ __global__ void __launch_bounds__(P::NT)
   io.outv = HAS_V ? vals + win.h0 : vals;
   io.samples = nullptr;
   io.out0 = win.h0;
-  with_fixed_order(comp, [&](auto order) {
-    merge_tile<P::NT, P::VT, 0, HAS_V>(io, order, sm);
-  });
+  merge_tile<P::NT, P::VT, 0, HAS_V>(io, comp, sm);
 }
 
 } // namespace mgpu

@@ -31,10 +31,11 @@ template <typename T> struct descending {
   }
 };
 
-/* The order a call asks for (greater: descending's), chosen at run time: every keyed kernel is
- * built once per key type with this comparator, not once per order.  The
- * flag is the same for every thread of a launch, so the choice costs a
- * select, not a divergent branch. */
+/* The order a call asks for (greater: descending's), chosen at run time,
+ * so that a kernel is built once per key type, not once per order.  The
+ * flag is the same for every thread of a launch: the choice costs a
+ * select, not a divergent branch.  Kernels whose time goes into
+ * comparisons take ascending or descending instead (dispatch.cuh). */
 template <typename T> struct key_order {
   bool greater;
   __device__ __forceinline__ bool operator()(T a, T b) const {
@@ -42,20 +43,6 @@ template <typename T> struct key_order {
     return ascending<T>()(x, y);
   }
 };
-
-/* Runs f with the order as a type, descending<T>() or ascending<T>(), for
- * kernels whose time goes into comparisons (sorting networks, serial
- * merges): each compare is then the fixed order's, a single instruction
- * for integer keys, at the price of the kernel's code twice over.
- * Without it, 64-bit pairs' locality sort ran 20-30% slower and i32
- * mergesort 3-4% at 2^20-2^22 (H200; docs/TUNING.md, "Shared pieces"). */
-template <typename T, typename F>
-__device__ __forceinline__ void with_fixed_order(key_order<T> order, F &&f) {
-  if (order.greater)
-    f(descending<T>());
-  else
-    f(ascending<T>());
-}
 
 /* Values are only moved: they travel as raw words of their width. */
 template <int BYTES> struct value_word;

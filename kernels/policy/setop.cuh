@@ -12,7 +12,7 @@
 namespace mgpu {
 
 /* A set-operation tile: its shape and, where a tile says otherwise, these
- * defaults.  A policy names every tile; one it does not have is void. */
+ * defaults. */
 template <int NT_, int VT_, int MIN_BLOCKS_>
 struct setop_tile_shape : tile_shape<NT_, VT_, MIN_BLOCKS_> {
   /* room of the list of kept places, per mille of a tile: 500 holds every
@@ -70,7 +70,6 @@ template <> struct setop_policy<4, 0> : setop_launch_fields {
     static constexpr int STORE_UNROLL = 2;
     static constexpr bool ALIGNED_STORES = true;
   };
-  typedef void gathered_union, gathered_symmetric_difference;
 };
 
 /* 4-byte keys and values: the union and symmetric difference stage the
@@ -98,7 +97,6 @@ template <> struct setop_policy<4, 4> : setop_launch_fields {
     static constexpr bool ROUNDS = true;
     static constexpr int EARLY_OUTPUTS = 20;
   };
-  typedef void gathered_union, gathered_symmetric_difference;
 };
 
 /* 4-byte keys, 8-byte values: the general tile for every operation. */
@@ -109,7 +107,6 @@ template <> struct setop_policy<4, 8> : setop_launch_fields {
   typedef setop_tile_shape<128, 23, 10> difference;
   typedef setop_tile_shape<128, 23, 10> union_tile;
   typedef setop_tile_shape<128, 23, 10> symmetric_difference;
-  typedef void gathered_union, gathered_symmetric_difference;
 };
 
 /* 8-byte keys. */
@@ -122,7 +119,6 @@ template <> struct setop_policy<8, 0> : setop_launch_fields {
   typedef setop_tile_shape<128, 31, 5> difference;
   typedef setop_tile_shape<128, 31, 5> union_tile;
   typedef setop_tile_shape<128, 31, 5> symmetric_difference;
-  typedef void gathered_union, gathered_symmetric_difference;
 };
 
 /* 8-byte keys, 4-byte values: the general tile for every operation. */
@@ -133,17 +129,13 @@ template <> struct setop_policy<8, 4> : setop_launch_fields {
   typedef setop_tile_shape<128, 23, 6> difference;
   typedef setop_tile_shape<128, 23, 6> union_tile;
   typedef setop_tile_shape<128, 23, 6> symmetric_difference;
-  typedef void gathered_union, gathered_symmetric_difference;
 };
 
 /* 8-byte keys and values: the union and symmetric difference stage the
- * values, except in calls of a few rounds, which take the gathered tiles
- * (gathered_union, gathered_symmetric_difference) below
- * staged_gather_below rounds. */
+ * values. */
 template <> struct setop_policy<8, 8> : setop_launch_fields {
   static constexpr bool stage_values = true;
   static constexpr bool lookback_warp = false;
-  static constexpr int staged_gather_below = 4;
   struct early_values_tile : setop_tile_shape<128, 23, 6> {
     static constexpr bool EARLY_VALUES = true;
   };
@@ -154,10 +146,6 @@ template <> struct setop_policy<8, 8> : setop_launch_fields {
   struct symmetric_difference : setop_tile_shape<128, 31, 3> {
     static constexpr int EARLY_OUTPUTS = 8;
   };
-  struct gathered_tile : setop_tile_shape<128, 23, 6> {
-    static constexpr int EARLY_OUTPUTS = 8;
-  };
-  typedef gathered_tile gathered_union, gathered_symmetric_difference;
 };
 
 } // namespace mgpu
