@@ -7,10 +7,13 @@ source = {
 description = {
   summary = "Modern GPU primitives for Lua: merge, sort, set operations, load-balanced intervals",
   detailed = [[
-    Typed GPU arrays and the Modern GPU primitives (merge, mergesort, and
-    more to come), with a CUDA backend and a serial cpu backend that gives
-    identical results where no GPU is present.
+    Typed GPU arrays and the Modern GPU primitives: merge, mergesort,
+    segmented and locality sort, multiset operations, bulk insert and
+    remove, and interval expand/move/gather/scatter, with a CUDA backend
+    and a serial cpu backend that gives identical results where no GPU is
+    present.
   ]],
+  license = "MIT",
 }
 dependencies = {
   "lua >= 5.4, < 5.5",

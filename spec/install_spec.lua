@@ -10,6 +10,11 @@ describe("mgpu-scm-1.rockspec", function()
     pending("luarocks is not installed here")
     return
   end
+  it("passes luarocks lint", function()
+    local p = assert(io.popen("luarocks lint mgpu-scm-1.rockspec 2>&1"))
+    local out = p:read("a")
+    assert.is_true(p:close(), out)
+  end)
   it("installs with luarocks make and loads from the installed tree", function()
     local p = assert(io.popen("tools/install-check.sh 2>&1"))
     local out = p:read("a")
