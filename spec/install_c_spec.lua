@@ -1,7 +1,9 @@
 -- A C host builds against the installed library: `cmake --install` of the
 -- build under test into a scratch prefix, then examples/c/sort_merge.c
 -- compiled with pkg-config and with find_package(mgpu), run on every
--- backend, its output checked against the same sort and merge in Lua.
+-- backend, its output checked against the same sort and merge in Lua; and
+-- examples/embed (a host that embeds Lua and lends its buffers to a
+-- script), which checks the script's work against what the host knows.
 local backends = require "helpers.backends"
 local R = require "helpers.reference"
 
@@ -78,6 +80,28 @@ describe("the installed C library", function()
       end
     end)
   end)
+
+  -- examples/embed needs a Lua library to link, as mgpu_embed_test does
+  local lua_lib = cache:match("MGPU_LUA_LIBRARY:FILEPATH=([^\n]*)")
+  local embed = ex .. "/embed"
+  if lua_lib and lua_lib ~= "" and not lua_lib:find("NOTFOUND", 1, true) then
+    it("builds examples/embed with find_package(mgpu) and find_package(Lua)", function()
+      local ok, out = run(string.format(
+        "cmake -S examples/embed -B %q -DCMAKE_PREFIX_PATH=%q -DCMAKE_C_FLAGS='-Wall -Wextra -Werror' >/dev/null && cmake --build %q >/dev/null",
+        embed, prefix, embed))
+      assert(ok, out)
+    end)
+    backends.each(function(_, device)
+      it("examples/embed: the script sorts the host's particles in place and counts the live ones", function()
+        local ok, got = run(string.format("LD_LIBRARY_PATH=%q %q %s examples/embed/step.lua",
+          prefix .. "/lib", embed .. "/particles", device))
+        assert(ok, got)
+        assert.matches("sorted yes; ids yes; buffers returned yes", got, 1, true)
+        local live, expected = got:match("(%d+) alive of %d+ %(expected (%d+)%)")
+        assert.are.equal(expected, live, got)
+      end)
+    end)
+  end
 
   teardown(function() os.execute(string.format("rm -rf %q", prefix)) end)
 end)
