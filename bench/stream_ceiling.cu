@@ -7,7 +7,7 @@
  * keys of the chunk RL chunks back, which L2 may still hold: what a second
  * read of the keys costs when it comes from L2.  References: cudaMemcpy of
  * the inputs, a read-only and a write-only pass.  Standalone (not built by
- * CMake; docs/TUNING.md, thirty-fourth round):
+ * CMake; docs/TUNING.md, Set operations):
  *
  *   nvcc -O3 -std=c++17 -arch=sm_90 -o stream_ceiling bench/stream_ceiling.cu
  *   ./stream_ceiling [log2 N = 26]
@@ -18,7 +18,7 @@
 #include <algorithm>
 #include <cuda_runtime.h>
 
-#include "../kernels/device/bulk_copy.cuh"
+#include "../kernels/block/bulk_copy.cuh"
 
 using namespace mgpu;
 

@@ -20,7 +20,8 @@ struct cuda_state {
    * rather than for the stream. */
   unsigned long long *word;
   /* Numbers the calls that publish a result in word[]: a kernel writes the
-   * result with its call's ticket in word[0] (total_word, setop_agent.cuh),
+   * result with its call's ticket in word[0] (total_word,
+   * agent/setop_tile.cuh),
    * so the host can wait for that word instead of for the whole stream. */
   unsigned long long tickets;
 };

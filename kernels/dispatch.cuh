@@ -7,7 +7,7 @@
  * time in comparisons (sorting networks, serial merges of whole tiles):
  * those are built once per order (dispatch_keyed_by_order).  Built with
  * key_order, i64 pairs' blocksort took 120 registers instead of 80 and
- * locality sort ran 20-30% slower (docs/TUNING.md, "Shared pieces").
+ * locality sort ran 20-30% slower (docs/TUNING.md, Shared pieces).
  */
 #ifndef MGPU_DISPATCH_CUH
 #define MGPU_DISPATCH_CUH

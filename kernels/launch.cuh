@@ -33,7 +33,7 @@ mgpu_status allow_shared_memory(mgpu_context *ctx, F *kernel, size_t bytes) {
 /* kernel<<<grid, block, smem, s>>>(args...), allowed when `early` to start
  * before the kernel ahead of it in the stream has finished (programmatic
  * dependent launch: the kernel must wait_for_prior_grid before it reads
- * what that kernel writes; device/grid_dependency.cuh). */
+ * what that kernel writes; block/grid_dependency.cuh). */
 template <typename... Params, typename... Args>
 cudaError_t launch_early(bool early, void (*kernel)(Params...), unsigned grid,
                          unsigned block, size_t smem, cudaStream_t s,
@@ -56,12 +56,12 @@ cudaError_t launch_early(bool early, void (*kernel)(Params...), unsigned grid,
 constexpr int kMaxCachedDevices = 16;
 
 /* How many blocks of a tile kernel (the template argument, so that each
- * instantiation remembers its own; setop's staged tiles,
- * merge's and mergesort's for their prefetch distance) are resident at once on the context's
- * device (asked once per device and kernel); 0 if none fit.  The kernel's
- * shared-memory allowance is raised first: asked before it, the occupancy
- * of a tile over 48 KB is 0 (the first sweep with the size rule ran i32
- * keys difference on one block an SM, 3x slower). */
+ * instantiation remembers its own; setop's staged tiles, merge's and
+ * mergesort's for their prefetch distance) are resident at once on the
+ * context's device (asked once per device and kernel); 0 if none fit.
+ * The kernel's shared-memory allowance is raised first: asked before it,
+ * the occupancy of a tile over 48 KB is 0, and a launch sized by that ran
+ * one block an SM (i32 keys difference ~3x slower). */
 template <auto KERNEL>
 mgpu_status resident_blocks(mgpu_context *ctx, int threads, size_t smem,
                             long long *resident) {

@@ -2,7 +2,7 @@
  * merge.cuh - mgpu_merge on the GPU, the two-phase way: a partition launch
  * finds, for every tile boundary, where the cross-diagonal meets the Merge
  * Path, a group of lanes a point (warp_merge_path); then one block per tile
- * merges exactly NV outputs (merge_staged_agent).  Large merges first
+ * merges exactly NV outputs (agent/merge_staged.cuh).  Large merges first
  * gather every S-th key of each input, so that the partition's search
  * starts on a compact array (sampled_merge_path).  The partition and the
  * tiles are launched early (programmatic dependent launch): each starts

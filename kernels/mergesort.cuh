@@ -1,7 +1,7 @@
 /*
  * mergesort.cuh - mgpu_mergesort on the GPU: a blocksort launch sorts
  * tiles of NV keys, then global passes merge pairs of sorted runs, each a
- * partition launch and a merge launch (merge_staged_agent), ping-ponging
+ * partition launch and a merge launch (agent/merge_staged.cuh), ping-ponging
  * between the keys and one temporary buffer.  The blocksort writes into
  * whichever buffer makes the last pass land in the caller's array.
  *
@@ -64,7 +64,7 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
    * waits for the launch ahead before it reads that launch's output) when
    * a pass is at most one wave of tiles, where the gaps between launches
    * are much of a pass; in longer passes the next launch's early blocks
-   * only cost the pass's tail (docs/TUNING.md, "Mergesort"). */
+   * only cost the pass's tail (docs/TUNING.md, Mergesort). */
   const bool pdl = merge_tiles <= wave;
   for (long long run = PB::NV; run < n; run *= 2) {
     /* early (pdl): the first partition follows the blocksort, this call's

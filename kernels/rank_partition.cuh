@@ -8,7 +8,7 @@
  * search.  The Merge Path split of a tile boundary x is then the number of
  * events with q(k) < x: a lower bound over q, searched first on every S-th
  * q (a compact, L2-resident sample) and then in the inputs - as the merge
- * partitions do (device/sampled_merge_path.cuh).
+ * partitions do (block/sampled_merge_path.cuh).
  */
 #ifndef MGPU_RANK_PARTITION_CUH
 #define MGPU_RANK_PARTITION_CUH

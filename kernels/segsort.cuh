@@ -13,7 +13,7 @@
  *   1. plan: the Merge Path split of every pass-tile boundary (in a
  *      segmented sort only the segment straddling the two runs' interface
  *      can mix, and diagonals outside it are answered without a search,
- *      device/segmented_merge.cuh), then per tile: queue it for merging if
+ *      block/segmented_merge.cuh), then per tile: queue it for merging if
  *      its output draws on both runs, or on one run but shifted; queue it
  *      for copying if its output is its own input, unless its "same in both
  *      buffers" flag says the destination already holds it.
@@ -221,9 +221,10 @@ template <typename K, typename V> struct seg_pass {
 };
 
 /* One block per pass tile: block j takes the j-th queued merge, or the
- * (j - merges)-th queued copy, or has nothing to do.  (Persistent blocks
- * draining the queues were 45% slower per pass than mergesort's one block
- * per tile when every tile merges: 223 vs 154 us at 2^26 i32 on the H200.)
+ * (j - merges)-th queued copy, or has nothing to do: persistent blocks
+ * draining the queues were ~45% slower per pass than mergesort's one block
+ * per tile when every tile merges
+ * (docs/TUNING.md, Segmented sort and locality sort).
  * SEG: the merge may mix only the active parts (segmented sort). */
 template <typename P, bool SEG, bool HAS_V, typename K, typename V,
           typename Comp>
@@ -436,10 +437,10 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
         rs, nullptr, comp);
     CUDA_LAUNCHED(ctx, "segmented blocksort kernel");
   } else {
-    /* Locality sort keeps mergesort's blocksort: measured on the H200
-     * (2^26 i32), the segmented blocksort without heads took it from 1.19
-     * to 1.48 ms on nearly sorted keys and from 3.69 to 4.31 ms on random
-     * ones, its in-place skipping not paying for its extra work. */
+    /* Locality sort keeps mergesort's blocksort: the segmented blocksort
+     * without heads made it 17-24% slower (2^26 i32, H200), its in-place
+     * skipping not paying for its extra work
+     * (docs/TUNING.md, Segmented sort and locality sort). */
     MGPU_TRY((blocksort_run<PB, HAS_V>(ctx, keys, vals, n, sk, sv, ss, comp,
                                        passes ? dk : nullptr, dv)));
     if (boundaries > 0) {

@@ -36,18 +36,16 @@ constexpr int kSetopSampleStride = 512;
 
 /* Fewer points than this are found on the inputs, in one launch: each
  * costs a few scattered DRAM reads, which for so few is less than the
- * sample launch and its wait (mgpu_tune's phase timings, H200: i32 keys at
- * 2^22, 530 points, 9.0 us against 11.0 with samples, at 2^23, 1059
- * points, 10.8 against 11.6; i32 pairs at 2^22, 1426 points, 10.6 against
- * 11.5, but at 2^23, 2851 points, 16.1 against 12.7). */
+ * sample launch and its wait (on an H200 the crossover lies between
+ * ~1,400 and ~2,800 points; docs/TUNING.md, Set operations). */
 constexpr int kSetopSampleFromPoints = 1536;
 
 /* Lanes a partition point: the most that let every point's warp be
  * resident at once (the launch takes a chain of reads a wave; 64 warps an
  * SM at 30 registers), at least 8; 8 with direct points, whose partition
- * runs beside the first tiles and should leave them the room (mgpu_tune
- * direct2, H200: i32 keys union at 2^24 0.0742-0.0746 ms with 8 lanes,
- * 0.0785-0.0788 with 16). */
+ * runs beside the first tiles and should leave them the room (16 lanes
+ * made i32 keys union at 2^24 ~6% slower;
+ * docs/TUNING.md, Set operations). */
 inline int setop_partition_lanes(const mgpu_context *ctx, int points,
                                  bool direct) {
   if (ctx->paths.partition_lanes) return ctx->paths.partition_lanes;
@@ -62,7 +60,7 @@ inline int setop_partition_lanes(const mgpu_context *ctx, int points,
  * at most this many waves of resident tiles: the first wave starts a
  * sample launch earlier, but the other points are then searched beside it,
  * amid its loads, and a wave later its successors wait for them
- * (docs/TUNING.md, "Set operations"). */
+ * (docs/TUNING.md, Set operations). */
 constexpr int kSetopDirectWaves = 5;
 
 /* How often wait_for_total reads the ticket's word between two questions

@@ -1,12 +1,12 @@
 /*
- * blocksort_agent.cuh - what one block does with one mergesort tile of
+ * blocksort.cuh - what one block does with one mergesort tile of
  * NT * VT keys: each thread sorts its VT keys in registers, then log2(NT)
  * merge passes in shared memory double the sorted runs (groups of 2, 4, ...
  * NT threads cooperate on one merge, each finding its own start with Merge
  * Path), and the sorted tile is stored coalesced.
  */
-#ifndef MGPU_BLOCKSORT_AGENT_CUH
-#define MGPU_BLOCKSORT_AGENT_CUH
+#ifndef MGPU_AGENT_BLOCKSORT_CUH
+#define MGPU_AGENT_BLOCKSORT_CUH
 
 #include "block/merge_path.cuh"
 #include "block/serial_merge.cuh"

@@ -1,21 +1,21 @@
 /*
- * merge_staged_agent.cuh - what one block does with one tile of mgpu_merge:
+ * merge_staged.cuh - what one block does with one tile of mgpu_merge:
  * its share of A and B (and their values) comes into shared memory by bulk
- * copy (device/bulk_copy.cuh), not by the threads' loads; the last thread
+ * copy (block/bulk_copy.cuh), not by the threads' loads; the last thread
  * asks L2 for the inputs of a tile further on; then each thread finds its
  * start by Merge Path, merges VT keys in registers, and the tile goes out
  * through shared memory, 16 bytes a store where the output allows.
  *
  * Used by merge and by every global pass of mergesort.
  *
- * Why: the tile that loads with its threads (merge_agent, which segsort's
- * window merges still use) ran a merge of 2^26 i32 keys at 74% of a copy's
- * bandwidth on the H200, level with CUB; staged, with the partition's
- * lane groups and early launches (merge.cuh), 85% (docs/TUNING.md, "Merge,
- * second round").
+ * Why: the tile that loads with its threads (agent/merge_tile.cuh, which
+ * segsort's window merges use) ran a merge of 2^26 i32 keys at 74% of a
+ * copy's bandwidth on the H200, level with CUB; staged, with the
+ * partition's lane groups and early launches (merge.cuh), 85%
+ * (docs/TUNING.md, Merge).
  */
-#ifndef MGPU_MERGE_STAGED_AGENT_CUH
-#define MGPU_MERGE_STAGED_AGENT_CUH
+#ifndef MGPU_AGENT_MERGE_STAGED_CUH
+#define MGPU_AGENT_MERGE_STAGED_CUH
 
 #include "block/bulk_copy.cuh"
 #include "block/serial_merge.cuh"
@@ -99,7 +99,7 @@ merge_staged_tile(const Tiles &t, int tile, const merge_staged_args &g,
     cvb = split_for_bulk(io.bv, nb);
   }
   if (tid == 0) {
-    /* the init in the branch that arrives (racecheck: see setop_agent) */
+    /* the init in the branch that arrives (racecheck: see setop_tile.cuh) */
     mbarrier_init(&sm.loaded, 1);
     if (HAS_V) mbarrier_init(&sm.vloaded, 1);
     mbarrier_init_fence();

@@ -1,15 +1,15 @@
 /*
- * merge_agent.cuh - what one block does with one merge tile: load its A
+ * merge_tile.cuh - what one block does with one merge tile: load its A
  * and B intervals into shared memory, find each thread's start with a
  * second Merge Path search, merge exactly VT keys per thread in registers,
  * and store the tile coalesced.  Values follow their keys through shared
  * memory.  Used by the blocksorts' in-block merges, segsort's window
  * merges and bulk_insert; merge and mergesort's passes take the staged
- * tile (merge_staged_agent), which also takes tile_io and store_samples
- * from here.
+ * tile (agent/merge_staged.cuh), which also takes tile_io and
+ * store_samples from here.
  */
-#ifndef MGPU_MERGE_AGENT_CUH
-#define MGPU_MERGE_AGENT_CUH
+#ifndef MGPU_AGENT_MERGE_TILE_CUH
+#define MGPU_AGENT_MERGE_TILE_CUH
 
 #include "block/merge_path.cuh"
 #include "block/serial_merge.cuh"

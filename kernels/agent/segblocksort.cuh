@@ -1,5 +1,5 @@
 /*
- * segblocksort_agent.cuh - the blocksort of a segmented sort: one block
+ * segblocksort.cuh - the blocksort of a segmented sort: one block
  * sorts a tile of NT * VT keys within segments.  Each thread sorts its VT
  * keys with a sorting network walled at the heads (sorting_network.cuh),
  * then log2(NT) merge levels in shared memory merge pairs of runs, each
@@ -12,8 +12,8 @@
  * is a few keys against a run of thousands, place those keys by rank
  * (group_rank_merge) when they are short enough.
  */
-#ifndef MGPU_SEGBLOCKSORT_AGENT_CUH
-#define MGPU_SEGBLOCKSORT_AGENT_CUH
+#ifndef MGPU_AGENT_SEGBLOCKSORT_CUH
+#define MGPU_AGENT_SEGBLOCKSORT_CUH
 
 #include "block/segmented_merge.cuh"
 #include "block/tile_io.cuh"

@@ -1,11 +1,11 @@
 /*
- * setop_agent.cuh - what the blocks of a set operation do: the partition
+ * setop_tile.cuh - what the blocks of a set operation do: the partition
  * launch's Balanced Path points, and a tile's phases (its load by bulk
  * copy, the per-thread split and walk, the list of kept places) with the
  * one-tile-per-block kernel built from them; setop.cuh launches them.
  */
-#ifndef MGPU_SETOP_AGENT_CUH
-#define MGPU_SETOP_AGENT_CUH
+#ifndef MGPU_AGENT_SETOP_TILE_CUH
+#define MGPU_AGENT_SETOP_TILE_CUH
 
 #include <climits>
 #include <type_traits>
@@ -26,11 +26,9 @@
 namespace mgpu {
 
 /* setop_partition_kernel's block: 512 threads, not 128, so that a
- * quarter as many blocks start (fortieth round, mgpu_tune pbp and pbpx,
- * H200, i32, ms, 128 / 512 threads, two or three passes): keys union at
- * 2^24 (direct points) 0.0703-0.0715 / 0.0666-0.0681; every other
- * operation, keys and pairs, at 2^22, 2^24, 2^26 and 2^28 level (the
- * staged pairs union at 2^26 0.3042-0.3091 / 0.3057-0.3075). */
+ * quarter as many blocks start: i32 keys union at 2^24 (direct points)
+ * ~5% faster on an H200, every other call level
+ * (docs/TUNING.md, Set operations). */
 constexpr int kSetopPartitionThreads = 512;
 
 /* Blocks of setop_partition_kernel for `points` points of `lanes` lanes
@@ -42,16 +40,9 @@ inline unsigned setop_partition_blocks(int lanes, int points) {
 /* How long setop_kernel's look-back warp waits between its polls until
  * the tile has counted (tile_exclusive_prefix_ahead; 100 ns after).  Polls
  * that early learn little the later ones would not, and each reads 32
- * sectors of L2 while every tile streams through it (forty-first round,
- * mgpu_tune lbq and r6, H200, i32, wide calls, ms, three passes, 100 /
- * 600 ns): staged pairs union at 2^26 0.3050-0.3073 / 0.3048-0.3054 and
- * 0.3056-0.3068 / 0.3028-0.3058, at 2^28 1.1237-1.1286 / 1.1111-1.1151
- * and 1.1191-1.1257 / 1.1138-1.1162, at 2^24 level (0.0984-0.1000 /
- * 0.0973-0.0991); 300 ns: staged symmetric difference 2^26 0.2845-0.2854
- * / 0.2827-0.2846, 2^28 1.0219-1.0229 / 1.0176-1.0199, pairs intersection
- * 0.1814-0.1829 / 0.1804-0.1827 and 0.6358-0.6402 / 0.6337-0.6339, keys
- * union level (0.2005-0.2020 / 0.2010-0.2011).  1,000 ns was level with
- * 600; no poll at all until the count was level for the union. */
+ * sectors of L2 while every tile streams through it: 600 ns rather than
+ * 100 made the staged pairs union ~1% faster at 2^28; longer waits were
+ * level (docs/TUNING.md, Set operations). */
 constexpr int kSetopEarlyPollNs = 600;
 
 /* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
@@ -299,10 +290,8 @@ total_word_is(unsigned long long word, unsigned long long ticket) {
  * this call's ticket (total_word): one store, which the host sees whole or
  * not at all, so nothing has to order a total before a ticket.  The same
  * word after a system fence (the one the total and the ticket in two words
- * needed between them) took longer (forty-second round, mgpu_tune t256 at
- * 484031f, H200, ms, three passes, fence / none): staged
- * pairs union at 2^26 0.3068-0.3087 / 0.3041-0.3061, at 2^28
- * 1.1181-1.1291 / 1.1173-1.1231; keys union and 2^24 level. */
+ * needed between them) made the staged pairs union ~1% slower
+ * (docs/TUNING.md, Set operations). */
 __device__ __forceinline__ void publish_total(unsigned long long *words,
                                               unsigned long long total,
                                               unsigned long long ticket) {
@@ -606,7 +595,7 @@ __device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
 }
 
 /* The outputs kept[tid + j * NT], j < N, of a thread, read before the
- * tile's base is known (outputs_loaded_early): keys and staged values
+ * tile's base is known (EARLY_OUTPUTS): keys and staged values
  * from shared memory, gathered values from the inputs (their loads then
  * overlap the wait). */
 template <typename K, typename V, int N, bool HAS_V> struct loaded_outputs {
@@ -650,12 +639,12 @@ store_loaded(const setop_tiles<K, V> &t,
 
 /* STAGE_V: the values come into shared memory by bulk copy with the keys
  * (set_union and set_symmetric_difference, which emit most of the tile:
- * i32 pairs union 0.49 -> 0.43 ms); otherwise the stores gather the kept
+ * i32 pairs union ~12% faster); otherwise the stores gather the kept
  * ones from the inputs (intersection and difference emit ~20%, and
- * staging all values made them 6-10% slower; docs/TUNING.md).  The
- * values land on an mbarrier of their own (sm.vloaded) and the walk waits
- * for the keys alone, so the tile's count (which later tiles wait for)
- * comes before its values are in (1-3% at 2^22-2^28).
+ * staging all values made them slower).  The values land on an mbarrier
+ * of their own (sm.vloaded) and the walk waits for the keys alone, so the
+ * tile's count (which later tiles wait for) comes before its values are
+ * in (docs/TUNING.md, Set operations).
  *
  * LOOKBACK_WARP: the block has a warp more than NT, which looks back for
  * the tile's place from the start (tile_exclusive_prefix_ahead) while the
@@ -663,11 +652,10 @@ store_loaded(const setop_tiles<K, V> &t,
  * scan while the other warps compact.
  *
  * What needs no base is done while the look-back warp waits for it (a
- * tile waits ~30% of its life, docs/TUNING.md tenth round): with
- * gathers_early the kept values of an intersection or difference are
- * gathered into the room of B's keys (i32 pairs 8-10% faster), with
- * outputs_loaded_early each thread reads its first outputs into
- * registers (union and symmetric difference, 1-5%). */
+ * tile waits ~30% of its life): with EARLY_VALUES the kept values of an
+ * intersection or difference are gathered into the room of B's keys,
+ * with EARLY_OUTPUTS each thread reads its first outputs into registers
+ * (union and symmetric difference). */
 template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
           typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
@@ -724,8 +712,8 @@ __global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
   /* Compact: thread offsets by a block scan, the tile's by look-back.  The
    * keys stay where they are; kept[] lists their places, found again by
    * replaying the walk's bits.  kept[] is not keys[], so the other warps
-   * compact while warp 0 (or the look-back warp) looks back (ncu: 36% of
-   * the stalls were at the barrier that used to follow the look-back). */
+   * compact while warp 0 (or the look-back warp) looks back (ncu: a
+   * barrier after the look-back took 36% of the stalls). */
   constexpr bool ROUNDS = P::ROUNDS;
   int offset, tile_count;
   if constexpr (LOOKBACK_WARP) {

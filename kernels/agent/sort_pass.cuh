@@ -17,9 +17,9 @@
 
 namespace mgpu {
 
-/* Sample stride of the passes: divides every tile size of policy/mergesort.cuh (a
- * static_assert below checks), and is at least VT, so that one thread
- * writes at most one sample per tile. */
+/* Sample stride of the passes: divides every tile size of
+ * policy/mergesort.cuh (a static_assert below checks), and is at least VT,
+ * so that one thread writes at most one sample per tile. */
 constexpr int kSortSampleStride = 64;
 
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
@@ -111,7 +111,7 @@ template <int NV, bool HAS_V, typename K, typename V> struct pass_tiles {
   }
 };
 
-/* A pass tile, staged as merge's tiles are (merge_staged_agent). */
+/* A pass tile, staged as merge's tiles are (agent/merge_staged.cuh). */
 template <typename P, bool HAS_V, typename K, typename V, typename Comp>
 __global__ void __launch_bounds__(P::NT)
     mergesort_pass_kernel(pass_tiles<P::NV, HAS_V, K, V> tiles,
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(P::NT)
       tiles, (int)blockIdx.x, g, sm, comp);
 }
 
-/* The blocksort launch alone (also timed on its own by bench/tune.cu). */
+/* The blocksort launch alone. */
 template <typename PB, bool HAS_V, typename K, typename V, typename Comp>
 mgpu_status blocksort_run(mgpu_context *ctx, const K *keys, const V *vals,
                           int n, K *keys_out, V *vals_out, K *samples,

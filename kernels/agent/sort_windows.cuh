@@ -18,8 +18,8 @@
  * launch and the passes.  For a segmented sort the windows depend only on
  * the heads, so the check runs before the blocksort.
  */
-#ifndef MGPU_SORT_WINDOWS_CUH
-#define MGPU_SORT_WINDOWS_CUH
+#ifndef MGPU_AGENT_SORT_WINDOWS_CUH
+#define MGPU_AGENT_SORT_WINDOWS_CUH
 
 #include "block/gallop.cuh"
 #include "agent/merge_tile.cuh"

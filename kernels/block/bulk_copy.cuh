@@ -6,7 +6,7 @@
  *
  * Why: a set-operation tile that loads its keys with ordinary loads spends
  * ~19 instructions a key on it; bulk copies cost a few instructions a tile
- * (docs/TUNING.md: 176M -> 144M warp instructions, the kernel 16% faster).
+ * (the kernel ~16% faster; docs/TUNING.md, Shared pieces).
  *
  * A bulk copy moves whole 16-byte units between 16-byte aligned addresses.
  * A range of keys is placed in shared memory at the same address modulo 16

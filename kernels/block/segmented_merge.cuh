@@ -28,7 +28,7 @@ __device__ __forceinline__ int segmented_merge_path(It a, int na, It b, int nb,
   return ha + merge_path(a + ha, na - ha, b, hb, diag - ha, comp);
 }
 
-/* serial_merge (device/serial_merge.cuh) where B may go first only while
+/* serial_merge (block/serial_merge.cuh) where B may go first only while
  * both sides are active: a >= a_lock (A's active part starts there) and
  * b < b_lock (B's locked part starts there), all indices into one shared
  * array.  Reads one slot past the tile, like serial_merge. */

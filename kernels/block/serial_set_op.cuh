@@ -48,7 +48,7 @@ __host__ __device__ constexpr unsigned set_op_keeps(mgpu_setop_kind op) {
  * key from ak1 / bk1 and fetches the one after that, so the chain from one
  * step's compare to the next is compare, AND, move; with the load on it
  * (compare, AND, add, load), set operations ran 1-5% slower
- * (docs/TUNING.md, twenty-fourth round).  Keeping two keys ahead was
+ * (docs/TUNING.md, Set operations).  Keeping two keys ahead was
  * slower again (more moves a step).
  * The generic step is C++; integer keys in either order have it written
  * out in PTX, because the compiler's own version of the same logic took

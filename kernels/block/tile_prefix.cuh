@@ -31,13 +31,8 @@ constexpr unsigned long long kTileValue = (1ull << 62) - 1;
  * group's to the next): each word alone in its 32-byte sector.  Hundreds
  * of look-back warps poll the few sectors near the front of the scan
  * while the tiles publish into them; with four tiles' words to a sector
- * the i32 pairs set operations were ~3% slower (mgpu_tune spread, H200,
- * two passes, ms, words packed / a sector each / 64 bytes each: pairs
- * union at 2^26 0.3483-0.3484 / 0.3369-0.3395 / 0.3397-0.3400, at 2^28
- * 1.294-1.301 / 1.253-1.258 / 1.252-1.253; pairs intersection at 2^26
- * 0.2021-0.2041 / 0.1958-0.1971 / 0.1977-0.1984; i64 pairs union
- * 0.5925-0.6033 / 0.5746-0.5767; keys level; polls 50-200 ns apart
- * level, 400 slower; docs/TUNING.md, thirty-sixth round). */
+ * the i32 pairs set operations were ~3% slower
+ * (docs/TUNING.md, Shared pieces). */
 constexpr int kTileWordStride = 4;
 
 /* word i of a look-back array (status[] or gstatus[]) */
@@ -105,7 +100,7 @@ __device__ __forceinline__ long long window_sum(unsigned long long w,
  * first poll a lane reads again only while its word is missing and nearer
  * than the nearest prefix seen.  Every look-back in flight polls the group
  * words, and each request not made pays (0.5-1% on i32 pairs at 2^26;
- * docs/TUNING.md, thirty-seventh round).  A tile's own words change from
+ * docs/TUNING.md, Shared pieces).  A tile's own words change from
  * count to prefix and are read again each poll. */
 template <bool SETTLED = false, typename Load, typename Idle>
 __device__ __forceinline__ long long sum_back_window(Load load, bool *found,
@@ -145,19 +140,14 @@ __device__ __forceinline__ void tile_back_off() { __nanosleep(100); }
  *
  * Why: with one level a tile reads 32 predecessors a round trip, and when
  * hundreds of tiles reach their look-back nearly together the nearest
- * prefix is often hundreds of tiles back (ncu, in a persistent
- * set-operation kernel since dropped: ~50 polls a tile, 29% of all warp
- * samples waiting for the look-back).  A group window covers 1024 tiles;
- * the one-tile-per-block kernel gained 1-2% (docs/TUNING.md).  The group
- * totals were relayed before: the group's last tile published its total
- * once its look-back warp had seen the group's counts and its own.  Summed
- * by the tiles' atomic adds they come a poll sooner: i32 pairs
- * intersection and symmetric difference ~2% faster at 2^26, pairs union
- * 1.5%, i64 intersections 4-5% (mgpu_tune gsum, H200, docs/TUNING.md
- * thirty-seventh round).  Reading both windows in every poll instead of
- * one after the other, or every tile that summed groups publishing the
- * previous group's prefix, put more loads or stores on the group words
- * that every look-back polls and was 10-30% slower.
+ * prefix is often hundreds of tiles back.  A group window covers 1024
+ * tiles.  The group totals are summed by the tiles' atomic adds, not
+ * relayed by each group's last tile once its look-back warp has seen
+ * them, so they come a poll sooner (i32 pairs intersection ~2% faster at
+ * 2^26).  Reading both windows in every poll instead of one after the
+ * other, or every tile that summed groups publishing the previous group's
+ * prefix, put more loads or stores on the group words that every
+ * look-back polls, and was slower (docs/TUNING.md, Shared pieces).
  *
  * sum_predecessors: called by all 32 lanes of one warp of tile `tile` > 0;
  * returns (to every lane) the sum of the counts of tiles 0 .. tile-1.
@@ -230,15 +220,12 @@ __device__ __forceinline__ long long tile_exclusive_prefix(
 /* Publishes tile `tile`'s count from the thread that found it, before it
  * hands the count to the tile's look-back warp (write_count_slot), instead
  * of the look-back warp publishing it once it has read it: successors see
- * the count one hand-over sooner, ~0.5 us at the median (mgpu_tune dcount,
- * H200, three passes, ms at 2^26, relayed / published here: i32 pairs
- * union 0.3370-0.3390 / 0.3248-0.3279, keys union 0.2114-0.2132 /
- * 0.2045-0.2061, pairs intersection 0.1956-0.1972 / 0.1892-0.1903, i64
- * pairs union 0.5686-0.5732 / 0.5547-0.5559; docs/TUNING.md, thirty-sixth
- * round).  The fence orders the word before the hand-over, so that the
- * look-back warp's inclusive prefix, written after it has read the slot,
- * comes after the count in the word's order and is never overwritten by
- * it.  The group's sum needs no order: it is read only once whole. */
+ * the count one hand-over sooner, ~0.5 us at the median
+ * (docs/TUNING.md, Shared pieces).  The fence orders the word before the
+ * hand-over, so that the look-back warp's inclusive prefix, written after
+ * it has read the slot, comes after the count in the word's order and is
+ * never overwritten by it.  The group's sum needs no order: it is read
+ * only once whole. */
 __device__ __forceinline__ void publish_count(unsigned long long *status,
                                               unsigned long long *gsum,
                                               int tile, long long count) {

@@ -7,9 +7,8 @@
  * Why: a partition point found by one thread is a chain of ~26 dependent
  * reads (17 on the samples in L2, 9 in DRAM).  A warp per point needs 4
  * rounds on the samples and 3 in DRAM; without samples (inputs below
- * kMergeSampleFrom), ~5 rounds instead of ~21 steps.  H200, set-operation
- * partition: 2^26 i32 keys 16 -> 12 us, i64 42 -> 31 us; whole calls at
- * 2^20 0.038 -> 0.023 ms (with the other per-call savings of that change).
+ * kMergeSampleFrom), ~5 rounds instead of ~21 steps
+ * (docs/TUNING.md, Shared pieces).
  */
 #ifndef MGPU_WARP_MERGE_PATH_CUH
 #define MGPU_WARP_MERGE_PATH_CUH
@@ -73,8 +72,9 @@ __device__ __forceinline__ int group_first_true(int lo, int hi, int lane,
  * trips), so the partition launch takes one chain a wave of resident warps.
  * At 2^26 i32 keys the 8,458 points of 256 x 31 tiles were ten more than
  * the 8,448 warps an H200 holds (132 SMs x 64), and the launch took two
- * chains: a group per point keeps such launches to one wave (setop_run
- * picks LANES), for a round or two more on the samples. */
+ * chains: a group per point keeps such launches to one wave
+ * (setop_partition_lanes picks LANES), for a round or two more on the
+ * samples. */
 template <int S, int LANES, typename K, typename Comp>
 __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
                                                int na, const K *b,
@@ -115,8 +115,8 @@ __device__ __forceinline__ int warp_merge_path(const K *a, const K *sa,
   if (sa) {
     /* The bracket is about S wide and in DRAM: eight lanes search it (3
      * rounds of 16 sectors) instead of 32 (2 rounds of 64), which made the
-     * partition at 2^26 take 12 us instead of 16 (i64 keys: 31 instead of
-     * 42), the reads and not the rounds being what it waits for. */
+     * partition at 2^26 take 12 us instead of 16, the reads and not the
+     * rounds being what it waits for. */
     const int found = group_first_true<FINE>(
         lo, hi, l & (FINE - 1), ((1u << FINE) - 1) << first, first,
         [&](int k) { return l < FINE && crossed(k); });

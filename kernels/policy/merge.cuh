@@ -1,7 +1,7 @@
 /*
  * merge.cuh - merge's policy per (key bytes, value bytes), Hopper (sm_90):
- * the staged tile (agent/merge_staged.cuh) and its launch.  docs/TUNING.md
- * "Merge" has the measurements (mgpu_tune, H200, 2^26).
+ * the staged tile (agent/merge_staged.cuh) and its launch
+ * (docs/TUNING.md, Merge).
  */
 #ifndef MGPU_POLICY_MERGE_CUH
 #define MGPU_POLICY_MERGE_CUH

@@ -1,8 +1,8 @@
 /*
  * mergesort.cuh - merge sort's policy per (key bytes, value bytes), Hopper
  * (sm_90): the blocksort tile, the tile of each global pass, and how far
- * ahead a pass prefetches.  The segmented sort takes the same shapes.
- * docs/TUNING.md "Mergesort" has the measurements (H200, 2^26).
+ * ahead a pass prefetches.  The segmented sort takes the same shapes
+ * (docs/TUNING.md, Mergesort).
  */
 #ifndef MGPU_POLICY_MERGESORT_CUH
 #define MGPU_POLICY_MERGESORT_CUH

@@ -1,8 +1,8 @@
 /*
  * setop.cuh - set operations' policy per (key bytes, value bytes), Hopper
  * (sm_90).  Each operation has its tile (agent/setop_tile.cuh); a tile's
- * fields say how it keeps and stores its outputs.  docs/TUNING.md "Set
- * operations" has the measurements that chose each (H100 and H200).
+ * fields say how it keeps and stores its outputs
+ * (docs/TUNING.md, Set operations).
  */
 #ifndef MGPU_POLICY_SETOP_CUH
 #define MGPU_POLICY_SETOP_CUH
