@@ -472,7 +472,7 @@ backends.cuda_vs_cpu(function(gpu, cpu)
   end)
 
   -- From 2^22 outputs on, the GPU partition searches samples of the inputs
-  -- first (kernels/device/sampled_merge_path.cuh): shapes that stress it.
+  -- first (kernels/block/sampled_merge_path.cuh): shapes that stress it.
   describe("past 2^22 outputs (sampled partition)", function()
     local function check(a, b, comp, what)
       local av, bv = cpu:iota(#a, 1, 1, "u32"), cpu:iota(#b, #a + 1, 1, "u32")

@@ -901,7 +901,7 @@ backends.each_with_paths({ "lanes8,sampled", "lanes16", "lanes32,sampled" },
   describe("sizes around tile boundaries, against the Lua reference", function()
     -- 1472 ... 3968: calls of one tile and just past one (totals 2n and
     -- 2n + 1 at the tile sizes 2944, 3712, 3968, 5888, 7424 and 7936 that
-    -- kernels/policy.cuh has today), the first of which the GPU runs
+    -- kernels/policy/setop.cuh has today), the first of which the GPU runs
     -- without a partition launch
     local sizes = { 1, 2, 127, 128, 129, 1472, 1856, 1984, 2047, 2049, 2944,
                     3712, 3968, 10007, 100003 }
@@ -1245,13 +1245,9 @@ backends.cuda_vs_cpu(function(gpu, cpu)
       "less", "f32", "2^23 u32, 1000 keys")
   end)
 
-  -- Unions and symmetric differences of 4-byte pairs stage the values in
-  -- shared memory (8-byte pairs too: below); below ~24M keys in all they go
-  -- to setop_parked_kernel
-  -- (use_parked in kernels/setop.cuh), so the cases above never reach the
-  -- one-tile kernel's staged path (values on an mbarrier of their own).
-  -- These sizes do: 12.8M a side is below the wide calls' size on a
-  -- 132-SM GPU, 2^24 above it.  The name puts them with the 2^2x specs
+  -- Unions and symmetric differences of 4-byte and 8-byte pairs stage the
+  -- values in shared memory (values on an mbarrier of their own), at sizes
+  -- of many rounds of tiles too.  The name puts them with the 2^2x specs
   -- that the sanitizer passes over every setop spec leave out;
   -- tools/gpu-check.sh's `staged` step runs them alone under memcheck and
   -- racecheck.
@@ -1271,10 +1267,8 @@ backends.cuda_vs_cpu(function(gpu, cpu)
         C.same_array(v2, v1, label .. " values")
       end
     end
-    -- 8-byte pairs stage their values in 128 x 31 tiles, three an SM, but
-    -- take the gathered tile between one and four rounds of them
-    -- (setop_policy::staged_gather_below): on a 132-SM GPU 3 * 2^19 keys
-    -- a side are two rounds, 2^22 five
+    -- 8-byte pairs stage their values in 128 x 31 tiles, three an SM: on a
+    -- 132-SM GPU 3 * 2^19 keys a side are two rounds of them, 2^22 five
     for k, n in ipairs { 3 * (1 << 19), 1 << 22 } do
       local a = sorted(n, 0, n, "i64", 420 + 2 * k, "greater")
       local b = sorted(n, 0, n, "i64", 421 + 2 * k, "greater")
