@@ -38,18 +38,8 @@ template <int NV, bool HAS_V, typename K, typename V> struct merge_tiles {
      * d0 + NV wraps on the last tile */
     const int d1 = d0 + min(NV, na + nb - d0);
     const tile_span sp = make_tile_span(d0, d1, a0, a1);
-    tile_io<K, V> io;
-    io.a = a + sp.a0;
-    io.b = b + sp.b0;
-    io.av = HAS_V ? av + sp.a0 : av;
-    io.bv = HAS_V ? bv + sp.b0 : bv;
-    io.na = sp.na;
-    io.nb = sp.nb;
-    io.out = out + d0;
-    io.outv = HAS_V ? outv + d0 : outv;
-    io.samples = nullptr;
-    io.out0 = d0;
-    return io;
+    return tile_io_at<HAS_V>(a, av, sp.a0, sp.na, b, bv, sp.b0, sp.nb, out,
+                             outv, d0, (K *)nullptr);
   }
 };
 

@@ -239,17 +239,9 @@ __global__ void __launch_bounds__(P::NT)
     const seg_job job = w.q.merges[j];
     const long long o0 = (long long)job.tile * NV;
     const int na = job.a1 - job.a0, nb = job.b1 - job.b0;
-    tile_io<K, V> io;
-    io.a = w.keys + job.a0;
-    io.b = w.keys + job.b0;
-    io.av = HAS_V ? w.vals + job.a0 : w.vals;
-    io.bv = HAS_V ? w.vals + job.b0 : w.vals;
-    io.na = na;
-    io.nb = nb;
-    io.out = w.keys_out + o0;
-    io.outv = HAS_V ? w.vals_out + o0 : w.vals_out;
-    io.samples = w.samples_out;
-    io.out0 = o0;
+    const tile_io<K, V> io = tile_io_at<HAS_V>(
+        w.keys, w.vals, job.a0, na, w.keys, w.vals, job.b0, nb, w.keys_out,
+        w.vals_out, o0, w.samples_out);
     if (!SEG) {
       if (w.samples_out)
         merge_tile<NT, VT, S, HAS_V>(io, comp, sm);

@@ -53,6 +53,28 @@ template <typename K, typename V> struct tile_io {
   long long out0;
 };
 
+/* The tile that merges a[a0, a0 + na) with b[b0, b0 + nb) into out[o0, ..):
+ * values at the same offsets when HAS_V (else their pointers pass through
+ * unread), every S-th output key to `samples` where given. */
+template <bool HAS_V, typename K, typename V>
+__device__ __forceinline__ tile_io<K, V>
+tile_io_at(const K *a, const V *av, long long a0, int na, const K *b,
+           const V *bv, long long b0, int nb, K *out, V *outv, long long o0,
+           K *samples) {
+  tile_io<K, V> io;
+  io.a = a + a0;
+  io.b = b + b0;
+  io.av = HAS_V ? av + a0 : av;
+  io.bv = HAS_V ? bv + b0 : bv;
+  io.na = na;
+  io.nb = nb;
+  io.out = out + o0;
+  io.outv = HAS_V ? outv + o0 : outv;
+  io.samples = samples;
+  io.out0 = o0;
+  return io;
+}
+
 /* Writes the tile's keys that fall on multiples of S (tile in shared). */
 template <int NT, int S, typename K>
 __device__ __forceinline__ void store_samples(const K *shared, int count,

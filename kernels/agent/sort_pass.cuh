@@ -96,18 +96,8 @@ template <int NV, bool HAS_V, typename K, typename V> struct pass_tiles {
     const int a1 = d1 == na + nb ? na : splits[t + 1];
     const tile_span sp = make_tile_span(d0, d1, a0, a1);
     const long long a_at = p.start + sp.a0, b_at = p.mid + sp.b0;
-    tile_io<K, V> io;
-    io.a = keys + a_at;
-    io.b = keys + b_at;
-    io.av = HAS_V ? vals + a_at : vals;
-    io.bv = HAS_V ? vals + b_at : vals;
-    io.na = sp.na;
-    io.nb = sp.nb;
-    io.out = keys_out + d0g;
-    io.outv = HAS_V ? vals_out + d0g : vals_out;
-    io.samples = samples_out;
-    io.out0 = d0g;
-    return io;
+    return tile_io_at<HAS_V>(keys, vals, a_at, sp.na, keys, vals, b_at, sp.nb,
+                             keys_out, vals_out, d0g, samples_out);
   }
 };
 

@@ -161,17 +161,9 @@ __global__ void __launch_bounds__(P::NT)
   const sort_window win = windows[blockIdx.x];
   const int p = (blockIdx.x + 1) * tile;
   if (win.h0 >= win.h1) return;
-  tile_io<K, V> io;
-  io.a = keys + win.h0;
-  io.b = keys + p;
-  io.av = HAS_V ? vals + win.h0 : vals;
-  io.bv = HAS_V ? vals + p : vals;
-  io.na = p - win.h0;
-  io.nb = win.h1 - p;
-  io.out = keys + win.h0;
-  io.outv = HAS_V ? vals + win.h0 : vals;
-  io.samples = nullptr;
-  io.out0 = win.h0;
+  const tile_io<K, V> io =
+      tile_io_at<HAS_V>(keys, vals, win.h0, p - win.h0, keys, vals, p,
+                        win.h1 - p, keys, vals, win.h0, (K *)nullptr);
   merge_tile<P::NT, P::VT, 0, HAS_V>(io, comp, sm);
 }
 

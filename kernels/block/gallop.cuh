@@ -11,6 +11,8 @@
 #ifndef MGPU_GALLOP_CUH
 #define MGPU_GALLOP_CUH
 
+#include "bisect.cuh"
+
 namespace mgpu {
 
 /* The first i in [lo, hi) with pred(i), or hi; probes from hi downward. */
@@ -29,14 +31,7 @@ __device__ __forceinline__ I first_true_from_top(I lo, I hi, Pred pred) {
     top = probe;
     step = step < room - step ? step + step : room;
   }
-  while (lo < top) {
-    const I mid = lo + ((top - lo) >> 1);
-    if (pred(mid))
-      top = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
+  return first_true(lo, top, pred);
 }
 
 /* The same, probing from lo upward. */
@@ -53,14 +48,7 @@ __device__ __forceinline__ I first_true_from_bottom(I lo, I hi, Pred pred) {
     lo = probe + 1;
     step = step < room - step ? step + step : room;
   }
-  while (lo < hi) {
-    const I mid = lo + ((hi - lo) >> 1);
-    if (pred(mid))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
+  return first_true(lo, hi, pred);
 }
 
 } // namespace mgpu

@@ -5,6 +5,8 @@
 #ifndef MGPU_MERGE_PATH_CUH
 #define MGPU_MERGE_PATH_CUH
 
+#include "bisect.cuh"
+
 namespace mgpu {
 
 /* How many of the first `diag` outputs of merge(A, B) come from A, when ties
@@ -15,17 +17,10 @@ namespace mgpu {
 template <typename It, typename I, typename Comp>
 __device__ __forceinline__ I merge_path(It a, I na, It b, I nb, I diag,
                                         Comp comp) {
-  I lo = diag > nb ? diag - nb : 0;
-  I hi = diag < na ? diag : na;
-  while (lo < hi) {
-    I mid = lo + ((hi - lo) >> 1);
-    /* a[mid] precedes b[diag-1-mid] unless b's key is strictly first */
-    if (comp(b[diag - 1 - mid], a[mid]))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
+  const I lo = diag > nb ? diag - nb : 0;
+  const I hi = diag < na ? diag : na;
+  /* a[mid] precedes b[diag-1-mid] unless b's key is strictly first */
+  return first_true(lo, hi, [&](I mid) { return comp(b[diag - 1 - mid], a[mid]); });
 }
 
 } // namespace mgpu
