@@ -4,7 +4,7 @@
 # specs and the benchmark.  Logs go to $OUT (or ./gpu-out).
 #
 #   tools/gpu-check.sh [build] [specs] [huge] [memcheck] [racecheck] [setop]
-#                      [staged] [fuzz] [gc] [bench]
+#                      [staged] [ptx] [fuzz] [gc] [bench]
 #
 # With no arguments it does build, specs, memcheck and bench.
 # memcheck and racecheck cover every kernel that ships: the specs of every
@@ -112,6 +112,23 @@ if want staged; then
   for tool in memcheck racecheck; do
     setop_sanitize "$tool" build "--filter=the staged tile" staged
   done
+fi
+
+# The paths of older GPUs, on this one: a build of compute_75 PTX only,
+# which the driver compiles for the GPU at hand, so that the specs run the
+# code sm_75 would (software mbarriers, warp-by-warp tile loads) on a
+# Hopper.  ARCH_PTX picks another (80 for Ampere's paths).
+if want ptx; then
+  t0=$(date +%s)
+  arch=${ARCH_PTX:-75}
+  if cmake -S . -B build-ptx$arch -DCMAKE_BUILD_TYPE=Release -DMGPU_WERROR=ON \
+       -DCMAKE_CUDA_ARCHITECTURES="${arch}-virtual" >"$OUT/build-ptx$arch.log" 2>&1 &&
+     cmake --build build-ptx$arch -j"$(nproc)" --target mgpu_lua >>"$OUT/build-ptx$arch.log" 2>&1; then
+    MGPU_SPEC_BACKENDS=cuda $(busted_cmd) --cpath="build-ptx$arch/?.so" >"$OUT/specs-ptx$arch.log" 2>&1 || status=1
+    note "specs on compute_$arch PTX: $(tail -n 1 "$OUT/specs-ptx$arch.log") in $(( $(date +%s) - t0 )) s"
+  else
+    note "compute_$arch build FAILED"; tail -30 "$OUT/build-ptx$arch.log"; status=1
+  fi
 fi
 
 # the module as built, for the Lua scripts below

@@ -323,8 +323,15 @@ __device__ __forceinline__ void segblocksort_tile(
      * stopped */
     head_range r = {kNoHead, -1};
     for (int j = tid; j < runs_left; j += 32) r = combine(r, sm.ranges[j]);
+#if __CUDA_ARCH__ >= 800
     r.first = __reduce_min_sync(0xffffffffu, r.first);
     r.last = __reduce_max_sync(0xffffffffu, r.last);
+#else
+    for (int o = 16; o > 0; o >>= 1) {
+      r.first = min(r.first, __shfl_xor_sync(0xffffffffu, r.first, o));
+      r.last = max(r.last, __shfl_xor_sync(0xffffffffu, r.last, o));
+    }
+#endif
     if (tid == 0) {
     range->first = r.first == kNoHead ? kNoHead : (int)(t0 + r.first);
     range->last = r.last < 0 ? -1 : (int)(t0 + r.last);
