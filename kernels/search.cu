@@ -27,7 +27,8 @@ using mgpu::stride_grid;
 
 /* The reductions, in the dtype: integer add wraps (through the unsigned
  * type of the width), min and max by the library's total order (NaN above
- * every number; on a tie the earlier element). */
+ * every number) with its ties broken by IEEE totalOrder (element.h):
+ * commutative, as cub::DeviceReduce requires. */
 template <typename T> struct reduce_add {
   __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
 };
@@ -42,13 +43,29 @@ template <> struct reduce_add<int64_t> {
   }
 };
 template <typename T> struct reduce_min {
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    return ascending<T>()(b, a) ? b : a;
-  }
+  __device__ __forceinline__ T operator()(T a, T b) const { return b < a ? b : a; }
 };
 template <typename T> struct reduce_max {
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    return ascending<T>()(a, b) ? b : a;
+  __device__ __forceinline__ T operator()(T a, T b) const { return a < b ? b : a; }
+};
+template <> struct reduce_min<float> {
+  __device__ __forceinline__ float operator()(float a, float b) const {
+    return mgpu_f32_min(a, b);
+  }
+};
+template <> struct reduce_max<float> {
+  __device__ __forceinline__ float operator()(float a, float b) const {
+    return mgpu_f32_max(a, b);
+  }
+};
+template <> struct reduce_min<double> {
+  __device__ __forceinline__ double operator()(double a, double b) const {
+    return mgpu_f64_min(a, b);
+  }
+};
+template <> struct reduce_max<double> {
+  __device__ __forceinline__ double operator()(double a, double b) const {
+    return mgpu_f64_max(a, b);
   }
 };
 

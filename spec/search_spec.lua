@@ -239,9 +239,11 @@ describe("the reference scan, reduce, search, unique and compact", function()
     assert.is_true(R.isnan(R.reduce({ 1.0, nan, 2.0 }, "f64", "max")))
     assert.are.equal(1.0, R.reduce({ 1.0, nan, 2.0 }, "f64", "min"))
     assert.is_true(R.isnan(R.reduce({ nan, nan }, "f64", "min")))
-    -- ties keep the earlier element
+    -- ties go by IEEE totalOrder, whatever the order of the elements
     C.table_eq({ R.reduce({ -0.0, 0.0 }, "f64", "min") }, { -0.0 }, "f64")
+    C.table_eq({ R.reduce({ 0.0, -0.0 }, "f64", "min") }, { -0.0 }, "f64")
     C.table_eq({ R.reduce({ 0.0, -0.0 }, "f64", "max") }, { 0.0 }, "f64")
+    C.table_eq({ R.reduce({ -0.0, 0.0 }, "f64", "max") }, { 0.0 }, "f64")
     -- f32 sums round every step
     assert.are.equal(R.round_f32(R.round_f32(1 + 0x1p-24) + 0x1p-24),
       R.reduce({ 1.0, 0x1p-24, 0x1p-24 }, "f32"))
@@ -420,7 +422,7 @@ backends.each(function(ctx, device)
       assert.are.equal(big + 2, mgpu.reduce(ctx:array({ big, 1, 1 }, "i64")))
     end)
 
-    it("floats: NaN above every number, -0.0 equal to 0.0 (the earlier kept)", function()
+    it("floats: NaN above every number, -0.0 below 0.0 on a tie (IEEE totalOrder)", function()
       for _, dt in ipairs { "f32", "f64" } do
         for _, t in ipairs {
           { 1.0, nan, -1.0, 2.0 },

@@ -265,7 +265,8 @@ typedef enum mgpu_reduce_op {
  * the dtype; dst may be src.  *total (may be NULL) = op over all of src,
  * in .i for integer dtypes (u64 as its bits) and .f for floats.  Floats
  * order as the sorts do: NaN above every number, so max is NaN when any
- * element is and min is NaN only when all are. */
+ * element is and min is NaN only when all are; ties of that order (-0.0
+ * and 0.0, NaNs) go by IEEE totalOrder, so min and max are commutative. */
 mgpu_status mgpu_scan(mgpu_context *ctx, mgpu_dtype t, const void *src,
                       size_t n, void *dst, mgpu_reduce_op op, int inclusive,
                       mgpu_scalar *total);

@@ -747,11 +747,37 @@ function R.reducer(dt, op)
     return function(acc, x) return wrap(acc + x, dt) end
   end
   local before = R.comparator(dt, "less")
+  -- ties of the order (-0.0 and 0.0, NaNs) go by IEEE totalOrder: the
+  -- float's bits as a sign-magnitude integer (min takes the first of it)
+  local key = function(x) return x end
+  if FLOAT[dt] then
+    local fmt = dt == "f32" and "<f" or "<d"
+    local ifmt = dt == "f32" and "<I4" or "<i8"
+    key = function(x)
+      local b = string.unpack(ifmt, string.pack(fmt, x))
+      if dt == "f32" then
+        if b >= 0x80000000 then return -(b - 0x80000000) - 1 end
+        return b
+      end
+      if b < 0 then return -(b & 0x7fffffffffffffff) - 1 end
+      return b
+    end
+  end
   if op == "min" then
-    return function(acc, x) if before(x, acc) then return x end return acc end
+    return function(acc, x)
+      if before(x, acc) then return x end
+      if before(acc, x) then return acc end
+      if key(x) < key(acc) then return x end
+      return acc
+    end
   end
   if op == "max" then
-    return function(acc, x) if before(acc, x) then return x end return acc end
+    return function(acc, x)
+      if before(acc, x) then return x end
+      if before(x, acc) then return acc end
+      if key(x) > key(acc) then return x end
+      return acc
+    end
   end
   error("reference: unknown reduction " .. tostring(op))
 end

@@ -4,24 +4,28 @@
  *
  * Reductions are in the dtype: integer add wraps (it adds in the unsigned
  * type of the width), float add is the plain sequential sum (f32 in float),
- * min and max follow the sorts' total order (NaN above every number, all
- * NaNs equal, -0.0 equal to 0.0) and keep the earlier element on a tie.
+ * min and max follow the sorts' total order (NaN above every number) and
+ * break its ties (-0.0 and 0.0, NaNs) by IEEE totalOrder (element.h), so
+ * that they are commutative and a parallel reduction gives the same bits.
  * The first element starts the accumulator; the identity only fills an
  * exclusive scan's first output.
  */
 #include "cpu.h"
 
-/* Applies X(suffix, C type, type the add wraps in, less-macro, smallest,
+/* Applies X(suffix, C type, type the add wraps in, min, max, smallest,
  * largest, mgpu_scalar field) to every key dtype.  For floats "smallest"
  * and "largest" are the identities of max and min: -inf, and NaN (the
  * largest float of the order). */
 #define CPU_FOR_EACH_REDUCE(X)                                                 \
-  X(i32, int32_t, uint32_t, CPU_LESS_INT, INT32_MIN, INT32_MAX, i)             \
-  X(u32, uint32_t, uint32_t, CPU_LESS_INT, 0, UINT32_MAX, i)                   \
-  X(i64, int64_t, uint64_t, CPU_LESS_INT, INT64_MIN, INT64_MAX, i)             \
-  X(u64, uint64_t, uint64_t, CPU_LESS_INT, 0, UINT64_MAX, i)                   \
-  X(f32, float, float, CPU_LESS_F32, -INFINITY, NAN, f)                        \
-  X(f64, double, double, CPU_LESS_F64, -INFINITY, NAN, f)
+  X(i32, int32_t, uint32_t, CPU_MIN_INT, CPU_MAX_INT, INT32_MIN, INT32_MAX, i) \
+  X(u32, uint32_t, uint32_t, CPU_MIN_INT, CPU_MAX_INT, 0, UINT32_MAX, i)       \
+  X(i64, int64_t, uint64_t, CPU_MIN_INT, CPU_MAX_INT, INT64_MIN, INT64_MAX, i) \
+  X(u64, uint64_t, uint64_t, CPU_MIN_INT, CPU_MAX_INT, 0, UINT64_MAX, i)       \
+  X(f32, float, float, mgpu_f32_min, mgpu_f32_max, -INFINITY, NAN, f)          \
+  X(f64, double, double, mgpu_f64_min, mgpu_f64_max, -INFINITY, NAN, f)
+
+#define CPU_MIN_INT(a, b) ((b) < (a) ? (b) : (a))
+#define CPU_MAX_INT(a, b) ((a) < (b) ? (b) : (a))
 
 /* One loop over src with acc = COMBINE(acc, x): dst[i] before (exclusive)
  * or after (inclusive) element i joins.  x is read before dst[i] is
@@ -37,11 +41,10 @@
     }                                                                          \
   } while (0)
 
-#define DEFINE_REDUCE(SUF, T, U, LESS, TMIN, TMAX, FIELD)                      \
+#define DEFINE_REDUCE(SUF, T, U, MIN, MAX, TMIN, TMAX, FIELD)                  \
   static inline T add_##SUF(T acc, T x) { return (T)((U)acc + (U)x); }         \
-  /* the later element only when strictly before (min) or after (max) */       \
-  static inline T min_##SUF(T acc, T x) { return LESS(x, acc) ? x : acc; }     \
-  static inline T max_##SUF(T acc, T x) { return LESS(acc, x) ? x : acc; }     \
+  static inline T min_##SUF(T acc, T x) { return MIN(acc, x); }                \
+  static inline T max_##SUF(T acc, T x) { return MAX(acc, x); }                \
   static void reduce_##SUF(mgpu_reduce_args *a) {                              \
     const T *src = a->src;                                                     \
     T *dst = a->dst;                                                           \
