@@ -23,6 +23,7 @@
 
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -1696,6 +1697,239 @@ std::unique_ptr<Instance> make_locality_sort(Env &env, mgpu_dtype t, size_t n, b
 }
 
 // dtype dispatch for the single-argument makers above.
+// ===========================================================================
+// scan, reduce, sorted_search, unique, compact
+// ===========================================================================
+
+// A host value mgpu returned, put on the device so that it compares like the
+// anchors' device outputs.
+template <class K>
+std::vector<Span> host_value_span(Env *e, K *dev, const K &host, mgpu_dtype t) {
+  CK(cudaMemcpyAsync(dev, &host, sizeof(K), cudaMemcpyHostToDevice, e->stream));
+  CK(cudaStreamSynchronize(e->stream));
+  return std::vector<Span>{{dev, 1, t, "total"}};
+}
+
+// small keys, so that integer sums stay far from wrapping in either run
+template <class K>
+__global__ void k_small(K *d, size_t n) {
+  GRID_STRIDE(i, n) { d[i] = (K)(d[i] & (K)255); }
+}
+
+template <class K>
+std::unique_ptr<Instance> make_scan_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);
+  K *in = I->alloc<K>(n * sizeof(K));
+  gen_random(env, in, n, 31);
+  k_small<K><<<grid_for(n), 256, 0, env.stream>>>(in, n);
+  CK_LAUNCH();
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+  K *mo = I->alloc<K>(n * sizeof(K));
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    mgpu_scalar total;
+    MG(mgpu_scan(ctx, kt, in, n, mo, MGPU_REDUCE_ADD, 0, &total));
+  };
+  I->mgpu.outputs = [=]() { return std::vector<Span>{{mo, n, kt, "keys"}}; };
+  {
+    K *co = I->alloc<K>(n * sizeof(K));
+    size_t tb = 0;
+    CK(cub::DeviceScan::ExclusiveSum(nullptr, tb, in, co, (int64_t)n, st));
+    void *temp = I->alloc(tb);
+    Runner r;
+    r.name = "cub::DeviceScan::ExclusiveSum";
+    r.run = [=]() {
+      size_t t = tb;
+      CK(cub::DeviceScan::ExclusiveSum(temp, t, in, co, (int64_t)n, st));
+    };
+    r.outputs = [=]() { return std::vector<Span>{{co, n, kt, "keys"}}; };
+    I->anchors.push_back(std::move(r));
+  }
+  return I;
+}
+
+template <class K>
+std::unique_ptr<Instance> make_reduce_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);
+  K *in = I->alloc<K>(n * sizeof(K));
+  gen_random(env, in, n, 32);
+  k_small<K><<<grid_for(n), 256, 0, env.stream>>>(in, n);
+  CK_LAUNCH();
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+  Env *e = &env;
+  K *mo = I->alloc<K>(sizeof(K));
+  auto got = std::make_shared<K>();
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    mgpu_scalar total;
+    MG(mgpu_reduce(ctx, kt, in, n, MGPU_REDUCE_ADD, &total));
+    *got = (K)total.i;
+  };
+  I->mgpu.outputs = [=]() { return host_value_span(e, mo, *got, kt); };
+  {
+    K *co = I->alloc<K>(sizeof(K));
+    size_t tb = 0;
+    CK(cub::DeviceReduce::Sum(nullptr, tb, in, co, (int64_t)n, st));
+    void *temp = I->alloc(tb);
+    Runner r;
+    r.name = "cub::DeviceReduce::Sum";
+    // as mgpu's call does: the sum reaches the host
+    auto host = std::make_shared<K>();
+    r.run = [=]() {
+      size_t t = tb;
+      CK(cub::DeviceReduce::Sum(temp, t, in, co, (int64_t)n, st));
+      CK(cudaMemcpyAsync(host.get(), co, sizeof(K), cudaMemcpyDeviceToHost, st));
+      CK(cudaStreamSynchronize(st));
+    };
+    r.outputs = [=]() { return std::vector<Span>{{co, 1, kt, "total"}}; };
+    I->anchors.push_back(std::move(r));
+  }
+  return I;
+}
+
+template <class K>
+std::unique_ptr<Instance> make_sorted_search_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);
+  const size_t m = n / 2;  // needles and haystack, n keys in all
+  K *hay = I->alloc<K>(m * sizeof(K));
+  K *needles = I->alloc<K>(m * sizeof(K));
+  gen_random(env, hay, m, 33);
+  gen_random(env, needles, m, 34);
+  sort_once(env, hay, m);
+  sort_once(env, needles, m);
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+  int32_t *mo = I->alloc<int32_t>(m * sizeof(int32_t));
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    MG(mgpu_sorted_search(ctx, kt, MGPU_LESS, needles, m, hay, m, 0, 0, mo));
+  };
+  I->mgpu.outputs = [=]() { return std::vector<Span>{{mo, m, MGPU_I32, "positions"}}; };
+  {
+    int32_t *to = I->alloc<int32_t>(m * sizeof(int32_t));
+    auto cache = std::make_shared<ThrustCache>();
+    Runner r;
+    r.name = "thrust::lower_bound";
+    r.run = [=]() {
+      thrust_call([&] {
+        ThrustAlloc al{cache.get()};
+        thrust::lower_bound(thrust::cuda::par_nosync(al).on(st), hay, hay + m, needles,
+                            needles + m, to);
+      });
+    };
+    r.outputs = [=]() { return std::vector<Span>{{to, m, MGPU_I32, "positions"}}; };
+    I->anchors.push_back(std::move(r));
+  }
+  return I;
+}
+
+template <class K>
+__global__ void k_runs(K *d, size_t n) {  // runs of ~8 equal keys
+  GRID_STRIDE(i, n) { d[i] = (K)(d[i] >> 3); }
+}
+
+template <class K>
+std::unique_ptr<Instance> make_unique_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);
+  K *in = I->alloc<K>(n * sizeof(K));
+  gen_iota(env, in, n, 0);
+  k_runs<K><<<grid_for(n), 256, 0, env.stream>>>(in, n);
+  CK_LAUNCH();
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+  Env *e = &env;
+  K *mo = I->alloc<K>(n * sizeof(K));
+  auto count = std::make_shared<size_t>(0);
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    MG(mgpu_unique(ctx, kt, in, n, 0, nullptr, mo, nullptr, nullptr, count.get()));
+  };
+  I->mgpu.outputs = [=]() { return std::vector<Span>{{mo, *count, kt, "keys"}}; };
+  {
+    K *co = I->alloc<K>(n * sizeof(K));
+    int64_t *nsel = I->alloc<int64_t>(sizeof(int64_t));
+    size_t tb = 0;
+    CK(cub::DeviceSelect::Unique(nullptr, tb, in, co, nsel, (int64_t)n, st));
+    void *temp = I->alloc(tb);
+    auto host = std::make_shared<int64_t>(0);
+    Runner r;
+    r.name = "cub::DeviceSelect::Unique";
+    r.run = [=]() {
+      size_t t = tb;
+      CK(cub::DeviceSelect::Unique(temp, t, in, co, nsel, (int64_t)n, st));
+      CK(cudaMemcpyAsync(host.get(), nsel, sizeof(int64_t), cudaMemcpyDeviceToHost, st));
+      CK(cudaStreamSynchronize(st));
+    };
+    r.outputs = [=]() {
+      (void)e;
+      return std::vector<Span>{{co, (size_t)*host, kt, "keys"}};
+    };
+    I->anchors.push_back(std::move(r));
+  }
+  return I;
+}
+
+template <class K>
+__global__ void k_two_thirds(int32_t *flags, size_t n, uint64_t seed) {
+  GRID_STRIDE(i, n) { flags[i] = (mix64(seed + i) % 3) != 0; }
+}
+
+template <class K>
+std::unique_ptr<Instance> make_compact_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);
+  K *in = I->alloc<K>(n * sizeof(K));
+  gen_random(env, in, n, 35);
+  int32_t *flags = I->alloc<int32_t>(n * sizeof(int32_t));
+  k_two_thirds<K><<<grid_for(n), 256, 0, env.stream>>>(flags, n, 36);
+  CK_LAUNCH();
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+  K *mo = I->alloc<K>(n * sizeof(K));
+  auto count = std::make_shared<size_t>(0);
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    MG(mgpu_compact(ctx, sizeof(K), in, n, MGPU_I32, flags, 0, nullptr, mo, nullptr,
+                    count.get()));
+  };
+  I->mgpu.outputs = [=]() { return std::vector<Span>{{mo, *count, kt, "keys"}}; };
+  {
+    K *co = I->alloc<K>(n * sizeof(K));
+    int64_t *nsel = I->alloc<int64_t>(sizeof(int64_t));
+    size_t tb = 0;
+    CK(cub::DeviceSelect::Flagged(nullptr, tb, in, flags, co, nsel, (int64_t)n, st));
+    void *temp = I->alloc(tb);
+    auto host = std::make_shared<int64_t>(0);
+    Runner r;
+    r.name = "cub::DeviceSelect::Flagged";
+    r.run = [=]() {
+      size_t t = tb;
+      CK(cub::DeviceSelect::Flagged(temp, t, in, flags, co, nsel, (int64_t)n, st));
+      CK(cudaMemcpyAsync(host.get(), nsel, sizeof(int64_t), cudaMemcpyDeviceToHost, st));
+      CK(cudaStreamSynchronize(st));
+    };
+    r.outputs = [=]() { return std::vector<Span>{{co, (size_t)*host, kt, "keys"}}; };
+    I->anchors.push_back(std::move(r));
+  }
+  return I;
+}
+
 #define MGPU_BENCH_DISPATCH(fn)                                                 \
   [](Env &e, mgpu_dtype t, size_t n) {                                          \
     std::unique_ptr<Instance> r;                                                \
@@ -1745,6 +1979,11 @@ void register_cases() {
            [](Env &e, mgpu_dtype t, size_t n) { return make_locality_sort(e, t, n, true, true); });
   add_case("locality_sort", "keys_random", ints,
            [](Env &e, mgpu_dtype t, size_t n) { return make_locality_sort(e, t, n, false, false); });
+  add_case("scan", "add", ints, MGPU_BENCH_DISPATCH(make_scan_t));
+  add_case("reduce", "add", ints, MGPU_BENCH_DISPATCH(make_reduce_t));
+  add_case("sorted_search", "left", ints, MGPU_BENCH_DISPATCH(make_sorted_search_t));
+  add_case("unique", "keys", ints, MGPU_BENCH_DISPATCH(make_unique_t));
+  add_case("compact", "two_thirds", ints, MGPU_BENCH_DISPATCH(make_compact_t));
 }
 
 // ===========================================================================

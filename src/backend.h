@@ -165,6 +165,54 @@ typedef struct mgpu_interval_args {
   int32_t base;
 } mgpu_interval_args;
 
+/* scan (dst: n outputs) and reduce (dst NULL) */
+typedef struct mgpu_reduce_args {
+  mgpu_dtype type;
+  mgpu_reduce_op op;
+  const void *src;
+  size_t n; /* > 0 */
+  void *dst;
+  int inclusive;
+  /* out: */
+  mgpu_scalar total;
+} mgpu_reduce_args;
+
+typedef struct mgpu_search_args {
+  mgpu_dtype type;
+  mgpu_order order;
+  const void *needles;
+  size_t n; /* > 0 */
+  const void *haystack;
+  size_t m;
+  int right;
+  int32_t base; /* 0 or 1, added to every position */
+  int32_t *pos;
+} mgpu_search_args;
+
+typedef struct mgpu_unique_args {
+  mgpu_dtype type;
+  size_t value_size;
+  const void *keys, *vals;
+  size_t n; /* > 0 */
+  void *out_keys, *out_vals;
+  int32_t *counts; /* may be NULL */
+  /* out: */
+  size_t count;
+} mgpu_unique_args;
+
+typedef struct mgpu_compact_args {
+  size_t width;
+  const void *data;
+  size_t n; /* > 0 */
+  mgpu_dtype flag_type;
+  const void *flags;
+  size_t value_size;
+  const void *vals;
+  void *out, *out_vals;
+  /* out: */
+  size_t count;
+} mgpu_compact_args;
+
 /* ---- the table -------------------------------------------------------------
  * Every operation a backend implements, once: X(name, argument struct).
  * The backend table, and each backend's declarations and table, follow
@@ -186,7 +234,12 @@ typedef struct mgpu_interval_args {
   X(bulk_insert, mgpu_bulk_args)                                               \
   X(load_balance, mgpu_interval_args)                                          \
   X(interval_expand, mgpu_interval_args)                                       \
-  X(interval_move, mgpu_interval_args)
+  X(interval_move, mgpu_interval_args)                                         \
+  X(scan, mgpu_reduce_args)                                                    \
+  X(reduce, mgpu_reduce_args)                                                  \
+  X(sorted_search, mgpu_search_args)                                           \
+  X(unique, mgpu_unique_args)                                                  \
+  X(compact, mgpu_compact_args)
 
 /* Declares prefix_<name>(ctx, args) for every operation. */
 #define MGPU_DECLARE_OP(prefix, name, type)                                    \

@@ -122,4 +122,45 @@ MGPU_HD int mgpu_f64_less(double a, double b) {
   return a < b || (b != b && a == a);
 }
 
+/* ---- min and max: commutative, so that any order of reduction gives the
+ * same bits.  Equal elements of the order above (-0.0 and 0.0, NaNs) are
+ * told apart by IEEE 754's totalOrder (-0.0 before 0.0, NaNs by sign and
+ * payload): min takes the first of it, max the last. -------------------- */
+
+MGPU_HD uint32_t mgpu_f32_total_key(float x) {
+  union { float f; uint32_t u; } v;
+  v.f = x;
+  return (v.u & 0x80000000u) ? ~v.u : (v.u | 0x80000000u);
+}
+
+MGPU_HD uint64_t mgpu_f64_total_key(double x) {
+  union { double f; uint64_t u; } v;
+  v.f = x;
+  return (v.u & 0x8000000000000000ull) ? ~v.u : (v.u | 0x8000000000000000ull);
+}
+
+MGPU_HD float mgpu_f32_min(float a, float b) {
+  if (mgpu_f32_less(a, b)) return a;
+  if (mgpu_f32_less(b, a)) return b;
+  return mgpu_f32_total_key(b) < mgpu_f32_total_key(a) ? b : a;
+}
+
+MGPU_HD float mgpu_f32_max(float a, float b) {
+  if (mgpu_f32_less(a, b)) return b;
+  if (mgpu_f32_less(b, a)) return a;
+  return mgpu_f32_total_key(b) > mgpu_f32_total_key(a) ? b : a;
+}
+
+MGPU_HD double mgpu_f64_min(double a, double b) {
+  if (mgpu_f64_less(a, b)) return a;
+  if (mgpu_f64_less(b, a)) return b;
+  return mgpu_f64_total_key(b) < mgpu_f64_total_key(a) ? b : a;
+}
+
+MGPU_HD double mgpu_f64_max(double a, double b) {
+  if (mgpu_f64_less(a, b)) return b;
+  if (mgpu_f64_less(b, a)) return a;
+  return mgpu_f64_total_key(b) > mgpu_f64_total_key(a) ? b : a;
+}
+
 #endif /* MGPU_ELEMENT_H */

@@ -112,6 +112,10 @@ l_array *lmgpu_new_like(l_frame *f, int like_idx, const l_array *like,
                         size_t n, mgpu_dtype t);
 /* Shortens the array object at idx (and its frame copy a) to n elements. */
 void lmgpu_set_length(l_frame *f, int idx, l_array *a, size_t n);
+/* A result array at idx with `count` of its elements the result: trimmed,
+ * or moved to an exact-size array (replacing the value at idx) when the
+ * rest would strand much memory. */
+void lmgpu_fit_result(l_frame *f, int idx, l_array *r, size_t count);
 
 /* ---- lmgpu_aux.c: arguments and errors -------------------------------- */
 /* Raises "fn: message". */
@@ -238,6 +242,13 @@ int lmgpu_set_symmetric_difference(lua_State *L);
 
 /* ---- lmgpu_segsort.c ---- */
 int lmgpu_segsort(lua_State *L);
+
+/* lmgpu_search.c */
+int lmgpu_scan(lua_State *L);
+int lmgpu_reduce(lua_State *L);
+int lmgpu_sorted_search(lua_State *L);
+int lmgpu_unique(lua_State *L);
+int lmgpu_compact(lua_State *L);
 int lmgpu_locality_sort(lua_State *L);
 
 LUAMOD_API int luaopen_mgpu_core(lua_State *L);

@@ -455,3 +455,22 @@ void lmgpu_check_no_overlap(l_frame *f, const l_array *out, const l_array *in,
     lmgpu_error(f, "%s overlaps %s (outputs must not share memory with "
                    "inputs)", on, in_name);
 }
+
+/* The result array at idx holds `cap` elements of which `count` are the
+ * result.  Trims it to count; when that would strand more than half its
+ * memory (and a fair amount of it), moves the result to an exact-size array
+ * instead, replacing the value at idx. */
+void lmgpu_fit_result(l_frame *f, int idx, l_array *r, size_t count) {
+  lua_State *L = f->L;
+  size_t esize = mgpu_dtype_size(r->dtype);
+  if (count * 2 >= r->n || (r->n - count) * esize < 65536) {
+    lmgpu_set_length(f, idx, r, count);
+    return;
+  }
+  l_array *exact = lmgpu_new_like(f, idx, r, count, r->dtype);
+  mgpu_context *ctx = lmgpu_ctx(r);
+  lmgpu_check_status(f, ctx, mgpu_copy(ctx, lmgpu_data(exact), lmgpu_data(r),
+                                       count * esize));
+  lmgpu_array_release(luaL_checkudata(L, idx, LMGPU_ARRAY));
+  lua_replace(L, idx);
+}

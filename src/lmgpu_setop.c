@@ -27,25 +27,6 @@ static mgpu_status setop_run(mgpu_context *ctx, void *arg) {
                     s->cv ? lmgpu_data(s->cv) : NULL, &s->count);
 }
 
-/* The result array at idx holds `cap` elements of which `count` are the
- * result.  Trims it to count; when that would strand more than half its
- * memory (and a fair amount of it), moves the result to an exact-size array
- * instead, replacing the value at idx. */
-static void fit_result(l_frame *f, int idx, l_array *r, size_t count) {
-  lua_State *L = f->L;
-  size_t esize = mgpu_dtype_size(r->dtype);
-  if (count * 2 >= r->n || (r->n - count) * esize < 65536) {
-    lmgpu_set_length(f, idx, r, count);
-    return;
-  }
-  l_array *exact = lmgpu_new_like(f, idx, r, count, r->dtype);
-  mgpu_context *ctx = lmgpu_ctx(r);
-  lmgpu_check_status(f, ctx, mgpu_copy(ctx, lmgpu_data(exact), lmgpu_data(r),
-                                       count * esize));
-  lmgpu_array_release(luaL_checkudata(L, idx, LMGPU_ARRAY));
-  lua_replace(L, idx);
-}
-
 /* setop(op, a, b, opts) with a at stack index `first`. */
 static int setop_call_at(lua_State *L, int first, mgpu_setop_kind op,
                          const char *fn) {
@@ -79,8 +60,8 @@ static int setop_call_at(lua_State *L, int first, mgpu_setop_kind op,
   }
   mgpu_context *ctx = lmgpu_ctx(s.a);
   lmgpu_check_status(f, ctx, lmgpu_retry(f, ctx, setop_run, &s));
-  fit_result(f, c_idx, s.c, s.count);
-  if (s.cv) fit_result(f, cv_idx, s.cv, s.count);
+  lmgpu_fit_result(f, c_idx, s.c, s.count);
+  if (s.cv) lmgpu_fit_result(f, cv_idx, s.cv, s.count);
   lua_pushvalue(L, c_idx);
   if (!s.cv) return 1;
   lua_pushvalue(L, cv_idx);

@@ -3,6 +3,7 @@
  * checks every backend relies on before it is called.  The services a
  * backend itself may call (errors, memory accounting) are in context.c.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,4 +462,118 @@ mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
   mgpu_interval_args a = {width, input, n_input, gather, scatter, scan, m,
                           total, out, n_out, 0};
   return ctx->be->interval_move(ctx, &a);
+}
+
+/* ---- scan, reduce, search, unique, compact ------------------------------ */
+
+static mgpu_status check_reduce_op(mgpu_context *ctx, mgpu_reduce_op op) {
+  if ((unsigned)op > MGPU_REDUCE_MAX)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "unknown reduction %d", (int)op);
+  return MGPU_OK;
+}
+
+/* The identity of op in dtype t, as a total (scan of nothing). */
+static mgpu_scalar reduce_identity(mgpu_dtype t, mgpu_reduce_op op) {
+  mgpu_scalar s;
+  s.i = 0;
+  if (op == MGPU_REDUCE_ADD) {
+    if (mgpu_dtype_is_float(t)) s.f = 0.0;
+  } else if (mgpu_dtype_is_float(t)) {
+    /* NaN is the largest float: the identity of min; -inf that of max */
+    s.f = op == MGPU_REDUCE_MIN ? NAN : -INFINITY;
+  } else {
+    const int lo = op == MGPU_REDUCE_MAX; /* max starts at the smallest */
+    switch (t) {
+    case MGPU_I32: s.i = lo ? INT32_MIN : INT32_MAX; break;
+    case MGPU_U32: s.i = lo ? 0 : (int64_t)UINT32_MAX; break;
+    case MGPU_I64: s.i = lo ? INT64_MIN : INT64_MAX; break;
+    default: s.i = lo ? 0 : -1; break; /* u64: all bits set */
+    }
+  }
+  return s;
+}
+
+mgpu_status mgpu_scan(mgpu_context *ctx, mgpu_dtype t, const void *src,
+                      size_t n, void *dst, mgpu_reduce_op op, int inclusive,
+                      mgpu_scalar *total) {
+  TRY(check_type(ctx, t));
+  TRY(check_reduce_op(ctx, op));
+  TRY(check_count(ctx, n));
+  if (total) *total = reduce_identity(t, op);
+  if (n == 0) return MGPU_OK;
+  mgpu_reduce_args a = {t, op, src, n, dst, inclusive != 0, {0}};
+  TRY(ctx->be->scan(ctx, &a));
+  if (total) *total = a.total;
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_reduce(mgpu_context *ctx, mgpu_dtype t, const void *src,
+                        size_t n, mgpu_reduce_op op, mgpu_scalar *out) {
+  TRY(check_type(ctx, t));
+  TRY(check_reduce_op(ctx, op));
+  TRY(check_count(ctx, n));
+  *out = reduce_identity(t, op);
+  if (n == 0) {
+    if (op == MGPU_REDUCE_ADD) return MGPU_OK;
+    return mgpu_set_error(ctx, MGPU_EINVAL, "%s of no elements",
+                          op == MGPU_REDUCE_MIN ? "min" : "max");
+  }
+  mgpu_reduce_args a = {t, op, src, n, NULL, 0, {0}};
+  TRY(ctx->be->reduce(ctx, &a));
+  *out = a.total;
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_sorted_search(mgpu_context *ctx, mgpu_dtype t,
+                               mgpu_order order, const void *needles,
+                               size_t n, const void *haystack, size_t m,
+                               int right, int32_t base, int32_t *pos) {
+  TRY(check_keys(ctx, t, order, 0));
+  TRY(check_count(ctx, n));
+  TRY(check_count(ctx, m));
+  if (base != 0 && base != 1)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
+                          (int)base);
+  if (m >= (size_t)INT32_MAX)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "a haystack of %zu elements: positions past int32",
+                          m);
+  if (n == 0) return MGPU_OK;
+  mgpu_search_args a = {t,     order,        needles, n, haystack,
+                        m,     right != 0,   base,    pos};
+  return ctx->be->sorted_search(ctx, &a);
+}
+
+mgpu_status mgpu_unique(mgpu_context *ctx, mgpu_dtype t, const void *keys,
+                        size_t n, size_t value_size, const void *vals,
+                        void *out_keys, void *out_vals, int32_t *counts,
+                        size_t *count) {
+  *count = 0;
+  TRY(check_keys(ctx, t, MGPU_LESS, value_size));
+  TRY(check_count(ctx, n));
+  if (n == 0) return MGPU_OK;
+  mgpu_unique_args a = {t, value_size, keys, vals, n, out_keys, out_vals,
+                        counts, 0};
+  TRY(ctx->be->unique(ctx, &a));
+  *count = a.count;
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
+                         size_t n, mgpu_dtype flag_type, const void *flags,
+                         size_t value_size, const void *vals, void *out,
+                         void *out_vals, size_t *count) {
+  *count = 0;
+  TRY(check_width(ctx, width));
+  TRY(check_index_type(ctx, flag_type));
+  if (value_size != 0 && value_size != 4 && value_size != 8)
+    return mgpu_set_error(ctx, MGPU_EINVAL,
+                          "value_size must be 0, 4 or 8 (got %zu)", value_size);
+  TRY(check_count(ctx, n));
+  if (n == 0) return MGPU_OK;
+  mgpu_compact_args a = {width, data, n, flag_type, flags, value_size, vals,
+                         out, out_vals, 0};
+  TRY(ctx->be->compact(ctx, &a));
+  *count = a.count;
+  return MGPU_OK;
 }

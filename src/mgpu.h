@@ -252,6 +252,57 @@ mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
                        const void *a_vals, const void *b_vals, void *out_vals,
                        size_t *count);
 
+/* ---- scan, reduce, search, unique, compact ------------------------------ */
+
+typedef enum mgpu_reduce_op {
+  MGPU_REDUCE_ADD = 0, /* integers wrap in their dtype */
+  MGPU_REDUCE_MIN,
+  MGPU_REDUCE_MAX
+} mgpu_reduce_op;
+
+/* dst[i] = op over src[0, i) (exclusive: dst[0] is the identity, 0, the
+ * dtype's largest value or its smallest) or over src[0, i] (inclusive), in
+ * the dtype; dst may be src.  *total (may be NULL) = op over all of src,
+ * in .i for integer dtypes (u64 as its bits) and .f for floats.  Floats
+ * order as the sorts do: NaN above every number, so max is NaN when any
+ * element is and min is NaN only when all are; ties of that order (-0.0
+ * and 0.0, NaNs) go by IEEE totalOrder, so min and max are commutative. */
+mgpu_status mgpu_scan(mgpu_context *ctx, mgpu_dtype t, const void *src,
+                      size_t n, void *dst, mgpu_reduce_op op, int inclusive,
+                      mgpu_scalar *total);
+
+/* *out = op over src[0, n) (as mgpu_scan's total); add of no element is 0,
+ * min or max of none MGPU_EINVAL. */
+mgpu_status mgpu_reduce(mgpu_context *ctx, mgpu_dtype t, const void *src,
+                        size_t n, mgpu_reduce_op op, mgpu_scalar *out);
+
+/* pos[i] = base + the first index (0-based, in [0, m]) of haystack whose
+ * element is not ordered before needles[i] (right = 0: a lower bound), or
+ * is ordered after it (right = 1: an upper bound); base is 0 or 1, m below
+ * INT32_MAX.  Both sorted by order; unsorted inputs give positions in
+ * [base, base + m] that mean nothing. */
+mgpu_status mgpu_sorted_search(mgpu_context *ctx, mgpu_dtype t,
+                               mgpu_order order, const void *needles,
+                               size_t n, const void *haystack, size_t m,
+                               int right, int32_t base, int32_t *pos);
+
+/* The runs of consecutive equal keys (neither ordered before the other:
+ * NaNs are equal, -0.0 equals 0.0): out_keys[j] = run j's first key,
+ * out_vals[j] its value (value_size 0, 4 or 8), counts[j] (counts may be
+ * NULL) its length; *count = the number of runs.  The outputs hold n. */
+mgpu_status mgpu_unique(mgpu_context *ctx, mgpu_dtype t, const void *keys,
+                        size_t n, size_t value_size, const void *vals,
+                        void *out_keys, void *out_vals, int32_t *counts,
+                        size_t *count);
+
+/* out = the elements of data (width 4 or 8 bytes) whose flag (an integer
+ * dtype) is non-zero, in order, and out_vals likewise from vals
+ * (value_size 0, 4 or 8); *count = how many.  The outputs hold n. */
+mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
+                         size_t n, mgpu_dtype flag_type, const void *flags,
+                         size_t value_size, const void *vals, void *out,
+                         void *out_vals, size_t *count);
+
 /* ---- index preparation -------------------------------------------------
  * Callers of the bulk and interval operations usually hold 1-based indices
  * of some integer dtype; these turn them into the 0-based int32 arrays the

@@ -955,6 +955,56 @@ hrow { name = "load_balance", weight = 2, call = mgpu.load_balance,
     return { g:index_arg(counts) }, 1
   end }
 
+-- scan, reduce, sorted_search, unique, compact
+local REDUCE_OPS = { "add", "min", "max" }
+
+hrow { name = "scan", weight = 2, call = mgpu.scan,
+  args = function(g)
+    local a = g:array()
+    local fields = { op = g:chance(0.9) and g:pick(REDUCE_OPS) or g:hostile(),
+                     inclusive = g:chance(0.9) and g:chance(0.5) or g:hostile() }
+    if g:chance(0.3) then
+      -- in place (out = a) is allowed; else a separate array
+      fields.out = g:chance(0.5) and a or g:array({ dt = a.dtype, n = n_of(a) })
+      g:inplace(fields.out)
+    end
+    return { a, g:options(fields) }, 2
+  end }
+
+hrow { name = "reduce", weight = 2, call = mgpu.reduce,
+  args = function(g)
+    return { g:array(), g:chance(0.9) and g:pick(REDUCE_OPS) or g:hostile() }, g:int(1, 2)
+  end }
+
+hrow { name = "sorted_search", weight = 2, call = mgpu.sorted_search,
+  args = function(g)
+    local comp = g:comp()
+    local a, b = key_pair(g, comp)
+    return { a, b, g:options({ comp = comp,
+      side = g:chance(0.9) and g:pick({ "left", "right" }) or g:hostile() }) }, 3
+  end }
+
+hrow { name = "unique", weight = 2, call = mgpu.unique,
+  args = function(g)
+    local keys = g:keys(g:dtype(), g:size(), "less")
+    local fields = { counts = g:chance(0.9) and g:chance(0.5) or g:hostile() }
+    if g:chance(0.5) then
+      fields.values = g:array({ n = n_of(keys) + (g:chance(0.05) and 1 or 0) })
+    end
+    return { keys, g:options(fields) }, 2
+  end }
+
+hrow { name = "compact", weight = 2, call = mgpu.compact,
+  args = function(g)
+    local data = g:array()
+    local n = n_of(data)
+    local fdt = g:pick({ "i32", "u32", "i64", "u64", "i32", "f32" })
+    local flags = g:array({ dt = fdt, n = n + (g:chance(0.05) and 1 or 0) })
+    local fields = {}
+    if g:chance(0.5) then fields.values = g:array({ n = n }) end
+    return { data, flags, g:options(fields) }, 3
+  end }
+
 hrow { name = "context", call = mgpu.context,
   args = function(g)
     local device = g:pick({ DEV, DEV, "cpu", "cuda", "cuda:0", "cuda:7", "cuda:-1", "cpu:0", "", "gpu" })

@@ -90,7 +90,7 @@ for tool in memcheck racecheck; do
   t0=$(date +%s)
   # racecheck is ~10x slower than memcheck; its specs can be narrowed to
   # the files whose kernels share memory (RACECHECK_SPECS)
-  specs="spec/merge_spec.lua spec/mergesort_spec.lua spec/segsort_spec.lua spec/locality_sort_spec.lua spec/array_spec.lua spec/errors_spec.lua spec/bulk_spec.lua spec/interval_spec.lua spec/hostile_spec.lua"
+  specs="spec/merge_spec.lua spec/mergesort_spec.lua spec/segsort_spec.lua spec/locality_sort_spec.lua spec/array_spec.lua spec/errors_spec.lua spec/bulk_spec.lua spec/interval_spec.lua spec/hostile_spec.lua spec/search_spec.lua"
   [ "$tool" = racecheck ] && specs=${RACECHECK_SPECS:-$specs}
   # shellcheck disable=SC2046,SC2086
   MGPU_SPEC_BACKENDS=cuda timeout "${SANITIZER_TIMEOUT:-300}" \

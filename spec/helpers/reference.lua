@@ -717,4 +717,173 @@ function R.check_writes(got, old, w, dt)
   return nil
 end
 
+---------------------------------------------------------------------------
+-- scan, reduce, sorted_search, unique, compact
+
+-- The identity of op in dtype dt (an exclusive scan's first output): 0 for
+-- add; for min the largest element (NaN for floats: NaN is above every
+-- number), for max the smallest (-inf for floats).
+function R.reduce_identity(dt, op)
+  if op == "add" then return FLOAT[dt] and 0.0 or 0 end
+  if FLOAT[dt] then
+    if op == "min" then return R.nan end
+    if op == "max" then return -math.huge end
+  else
+    local lo, hi = R.range(dt)
+    if op == "min" then return hi end
+    if op == "max" then return lo end
+  end
+  error("reference: unknown reduction " .. tostring(op))
+end
+
+-- acc op x in dtype dt: integer add wraps in the dtype (u64 and i64 as Lua
+-- integers wrap already), f32 add rounds every partial sum to float (a
+-- double sum of two floats rounded to float is the float sum), min and
+-- max by the sorts' order, keeping acc on a tie.
+function R.reducer(dt, op)
+  if op == "add" then
+    if dt == "f32" then return function(acc, x) return R.round_f32(acc + x) end end
+    if FLOAT[dt] then return function(acc, x) return acc + x end end
+    return function(acc, x) return wrap(acc + x, dt) end
+  end
+  local before = R.comparator(dt, "less")
+  -- ties of the order (-0.0 and 0.0, NaNs) go by IEEE totalOrder: the
+  -- float's bits as a sign-magnitude integer (min takes the first of it)
+  local key = function(x) return x end
+  if FLOAT[dt] then
+    local fmt = dt == "f32" and "<f" or "<d"
+    local ifmt = dt == "f32" and "<I4" or "<i8"
+    key = function(x)
+      local b = string.unpack(ifmt, string.pack(fmt, x))
+      if dt == "f32" then
+        if b >= 0x80000000 then return -(b - 0x80000000) - 1 end
+        return b
+      end
+      if b < 0 then return -(b & 0x7fffffffffffffff) - 1 end
+      return b
+    end
+  end
+  if op == "min" then
+    return function(acc, x)
+      if before(x, acc) then return x end
+      if before(acc, x) then return acc end
+      if key(x) < key(acc) then return x end
+      return acc
+    end
+  end
+  if op == "max" then
+    return function(acc, x)
+      if before(acc, x) then return x end
+      if before(x, acc) then return acc end
+      if key(x) > key(acc) then return x end
+      return acc
+    end
+  end
+  error("reference: unknown reduction " .. tostring(op))
+end
+
+-- Prefix scan of t (left to right, the first element starting the sum):
+-- out[i] = op over t[1..i-1] (exclusive, out[1] the identity) or over
+-- t[1..i] (inclusive).  Returns out and the op over all of t (the
+-- identity for an empty t).
+function R.scan(t, dt, op, inclusive)
+  op = op or "add"
+  local f = R.reducer(dt, op)
+  local out, n = {}, #t
+  if n == 0 then return out, R.reduce_identity(dt, op) end
+  local acc = t[1]
+  out[1] = inclusive and acc or R.reduce_identity(dt, op)
+  for i = 2, n do
+    if not inclusive then out[i] = acc end
+    acc = f(acc, t[i])
+    if inclusive then out[i] = acc end
+  end
+  return out, acc
+end
+
+-- op over all of t; add of nothing is 0, min or max of nothing an error.
+function R.reduce(t, dt, op)
+  op = op or "add"
+  if #t == 0 and op ~= "add" then ref_error("reduce", "%s of no elements", op) end
+  local _, total = R.scan(t, dt, op, true)
+  return total
+end
+
+-- 1-based positions: for each needle, 1 + the number of haystack elements
+-- ordered before it (side "left") or not ordered after it ("right"), i.e.
+-- the first j in 1..#hay+1 where hay[j] is not before the needle (left) or
+-- is after it (right).  A binary search, as hay is sorted by comp.
+function R.sorted_search(needles, hay, dt, side, comp)
+  local before = R.comparator(dt, comp or "less")
+  local right = side == "right"
+  if side ~= nil and side ~= "left" and not right then
+    ref_error("sorted_search", "unknown side %s", tostring(side))
+  end
+  local pos, m = {}, #hay
+  for i = 1, #needles do
+    local x = needles[i]
+    local lo, hi = 1, m + 1
+    while lo < hi do
+      local mid = (lo + hi) // 2
+      local go
+      if right then go = not before(x, hay[mid]) else go = before(hay[mid], x) end
+      if go then lo = mid + 1 else hi = mid end
+    end
+    pos[i] = lo
+  end
+  return pos
+end
+
+-- The same by a linear scan (for small inputs: a check of the binary one).
+function R.sorted_search_linear(needles, hay, dt, side, comp)
+  local before = R.comparator(dt, comp or "less")
+  local pos = {}
+  for i = 1, #needles do
+    local x, j = needles[i], 1
+    while j <= #hay do
+      local stop
+      if side == "right" then stop = before(x, hay[j]) else stop = not before(hay[j], x) end
+      if stop then break end
+      j = j + 1
+    end
+    pos[i] = j
+  end
+  return pos
+end
+
+-- Runs of consecutive equivalent keys (under "less": NaNs equal, -0.0 ==
+-- 0.0): the first key of each run (its exact value), that element's value
+-- (when vals is given, else nil) and the run lengths.
+function R.unique(keys, dt, vals)
+  local before = R.comparator(dt, "less")
+  local uk, uv, counts = {}, (vals and {}) or nil, {}
+  local n, i = #keys, 1
+  while i <= n do
+    local j = i
+    while j + 1 <= n and not before(keys[i], keys[j + 1])
+      and not before(keys[j + 1], keys[i]) do
+      j = j + 1
+    end
+    local k = #uk + 1
+    uk[k] = keys[i]
+    if uv then uv[k] = vals[i] end
+    counts[k] = j - i + 1
+    i = j + 1
+  end
+  return uk, uv, counts
+end
+
+-- The elements of data (and of vals, when given) whose flag is not 0.
+function R.compact(data, flags, vals)
+  if #flags ~= #data then ref_error("compact", "%d flags, %d data", #flags, #data) end
+  local out, ov = {}, (vals and {}) or nil
+  for i = 1, #data do
+    if flags[i] ~= 0 then
+      out[#out + 1] = data[i]
+      if ov then ov[#ov + 1] = vals[i] end
+    end
+  end
+  return out, ov
+end
+
 return R
