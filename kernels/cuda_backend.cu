@@ -47,9 +47,46 @@ struct allowance {
 };
 std::vector<allowance> allowances;
 
+/* Asked for its attributes, never launched: whether the build has code
+ * this GPU can run, and which (every kernel is built for the same
+ * architectures). */
+__global__ void arch_probe_kernel() {}
+
+#ifndef MGPU_BUILT_ARCHS
+#define MGPU_BUILT_ARCHS "?"
+#endif
+
+/* The build's device code for `device`, or an error that names the GPU's
+ * architecture and the ones built, now rather than at the first launch. */
+mgpu_status probe_device_code(mgpu_context *ctx, int device,
+                              cudaFuncAttributes *fa) {
+  cudaError_t e = cudaFuncGetAttributes(fa, arch_probe_kernel);
+  if (e == cudaSuccess) return MGPU_OK;
+  cudaGetLastError();
+  cudaDeviceProp prop;
+  if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
+      e == cudaErrorUnsupportedPtxVersion || e == cudaErrorInvalidPtx) {
+    if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+      return mgpu_set_error(
+          ctx, MGPU_ENODEV,
+          "CUDA device %d (%s) is sm_%d%d, and this build of mgpu has code "
+          "for CUDA architectures %s only (rebuild with "
+          "-DMGPU_CUDA_ARCHS=\"%d%d\" or add it to the list): %s",
+          device, prop.name, prop.major, prop.minor, MGPU_BUILT_ARCHS,
+          prop.major, prop.minor, cudaGetErrorString(e));
+  }
+  return cuda_fail(ctx, e, "looking for this GPU's code in the build");
+}
+
 mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
   int supported = 0;
   CUDA_TRY(ctx, cudaSetDevice(device));
+  cudaFuncAttributes fa;
+  MGPU_TRY(probe_device_code(ctx, device, &fa));
+  int smem_optin = 0;
+  CUDA_TRY(ctx, cudaDeviceGetAttribute(&smem_optin,
+                                       cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                       device));
   CUDA_TRY(ctx, cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported,
                                        device));
   if (!supported)
@@ -58,6 +95,10 @@ mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
   cuda_state *st = new (std::nothrow) cuda_state();
   if (!st) return mgpu_set_error(ctx, MGPU_ENOMEM, "out of host memory");
   st->device = device;
+  st->code_arch = fa.ptxVersion;
+  st->binary_arch = fa.binaryVersion;
+  st->dependent_launch = fa.ptxVersion >= 90;
+  st->smem_per_block = (size_t)smem_optin;
   cudaError_t e = cudaDeviceGetAttribute(&st->sm_count,
                                          cudaDevAttrMultiProcessorCount, device);
   if (e == cudaSuccess)
@@ -145,6 +186,11 @@ mgpu_status cuda_info(mgpu_context *ctx, mgpu_context_info *info) {
   info->multiprocessors = prop.multiProcessorCount;
   info->cc_major = prop.major;
   info->cc_minor = prop.minor;
+  info->code_arch = st->code_arch;
+  info->binary_arch = st->binary_arch;
+  snprintf(info->path, sizeof info->path, "%s",
+           st->code_arch >= 90 ? "sm90" : st->code_arch >= 80 ? "sm80" : "sm75");
+  snprintf(info->built_archs, sizeof info->built_archs, "%s", MGPU_BUILT_ARCHS);
   CUDA_TRY(ctx, cudaMemGetInfo(&info->memory_free, &info->memory_total));
   uint64_t reserved = 0;
   CUDA_TRY(ctx, cudaMemPoolGetAttribute(st->pool, cudaMemPoolAttrReservedMemCurrent,

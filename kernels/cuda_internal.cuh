@@ -14,6 +14,16 @@ struct cuda_state {
   cudaMemPool_t pool;
   int device;
   int sm_count;
+  /* The device code that runs here: the virtual architecture it came
+   * from (cudaFuncAttributes::ptxVersion, e.g. 80 for compute_80 PTX the
+   * driver compiled for a Hopper) and its machine code's.  The kernels
+   * take the path of code_arch (block/bulk_copy.cuh), and the host must
+   * agree: dependent launches only where the kernels wait for them. */
+  int code_arch, binary_arch;
+  bool dependent_launch;
+  /* Shared memory a block may opt in to (bytes), for choosing tiles that
+   * fit (setop.cuh). */
+  size_t smem_per_block;
   /* Pinned host memory mapped into the device: a kernel writes a result
    * the host needs (a set operation's size) straight into it, so reading
    * it back costs no copy, and the host waits for that word (see tickets)

@@ -33,11 +33,14 @@ mgpu_status allow_shared_memory(mgpu_context *ctx, F *kernel, size_t bytes) {
 /* kernel<<<grid, block, smem, s>>>(args...), allowed when `early` to start
  * before the kernel ahead of it in the stream has finished (programmatic
  * dependent launch: the kernel must wait_for_prior_grid before it reads
- * what that kernel writes; block/grid_dependency.cuh). */
+ * what that kernel writes; block/grid_dependency.cuh).  Only where the
+ * code that runs is sm_90's: before it the kernels do not wait. */
 template <typename... Params, typename... Args>
-cudaError_t launch_early(bool early, void (*kernel)(Params...), unsigned grid,
+cudaError_t launch_early(const mgpu_context *ctx, bool early,
+                         void (*kernel)(Params...), unsigned grid,
                          unsigned block, size_t smem, cudaStream_t s,
                          Args... args) {
+  early = early && cuda_of(ctx)->dependent_launch;
   cudaLaunchAttribute attr;
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;

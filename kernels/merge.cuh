@@ -117,7 +117,7 @@ mgpu_status merge_partition(mgpu_context *ctx, const K *a, int na, const K *b,
       grid_for((size_t)points * lanes, kMergePartitionThreads);
   /* early only after the sample launch: launched early behind the caller's
    * own kernels, it could read inputs they are still writing */
-  CUDA_TRY(ctx, launch_early(sampled, kernel, blocks,
+  CUDA_TRY(ctx, launch_early(ctx, sampled, kernel, blocks,
                              kMergePartitionThreads, 0, s, a, (const K *)sa,
                              na, b, (const K *)sb, nb, nv, points, splits,
                              comp));
@@ -151,7 +151,7 @@ mgpu_status merge_run(mgpu_context *ctx, const K *a, const V *av, int na,
   auto kernel = merge_kernel<P, HAS_V, K, V, Comp>;
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   /* early only behind this call's partition (see merge_partition) */
-  CUDA_TRY(ctx, launch_early(tiles > 1, kernel, tiles, P::NT, smem,
+  CUDA_TRY(ctx, launch_early(ctx, tiles > 1, kernel, tiles, P::NT, smem,
                              s, t, g, comp));
   CUDA_LAUNCHED(ctx, "merge kernel");
   return MGPU_OK;

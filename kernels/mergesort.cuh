@@ -69,7 +69,7 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   for (long long run = PB::NV; run < n; run *= 2) {
     /* early (pdl): the first partition follows the blocksort, this call's
      * own launch */
-    CUDA_TRY(ctx, launch_early(pdl, mergesort_partition_kernel<K, Comp>,
+    CUDA_TRY(ctx, launch_early(ctx, pdl, mergesort_partition_kernel<K, Comp>,
                                grid_for((size_t)merge_tiles + 1, 128), 128, 0,
                                s, (const K *)sk, (const K *)ss, n, run,
                                (int)PM::NV, merge_tiles + 1, splits.as<int>(),
@@ -79,7 +79,7 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
                                          dk, dv, ds};
     /* the scratch buffers and the caller's arrays alike */
     g.vector_stores = staged_stores_aligned<PM::NV, HAS_V>(dk, dv);
-    CUDA_TRY(ctx, launch_early(pdl, kernel, merge_tiles, PM::NT, smem, s, t,
+    CUDA_TRY(ctx, launch_early(ctx, pdl, kernel, merge_tiles, PM::NT, smem, s, t,
                                g, comp));
     CUDA_LAUNCHED(ctx, "mergesort pass kernel");
     K *tk = sk; sk = dk; dk = tk;

@@ -193,7 +193,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                    : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
                                  : setop_partition_kernel<S, 8, K, Comp>;
   if (!lone) {
-    CUDA_TRY(ctx, launch_early(sampled, partition,
+    CUDA_TRY(ctx, launch_early(ctx, sampled, partition,
                                setop_partition_blocks(lanes, tiles + 1),
                                kSetopPartitionThreads,
                                0, s, a, (const K *)sa, na, b, (const K *)sb,
@@ -212,7 +212,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
   const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
-  CUDA_TRY(ctx, launch_early(true, kernel, tiles,
+  CUDA_TRY(ctx, launch_early(ctx, true, kernel, tiles,
                              P::NT + (LOOKBACK_WARP ? 32 : 0), smem, s, t,
                              comp));
   CUDA_LAUNCHED(ctx, "setop kernel");
@@ -247,18 +247,75 @@ template <typename K, int VB> struct setop_launch {
         ctx, c->args, c->count, comp);
   }
 
+  template <typename P, bool STAGE_V>
+  static constexpr size_t bytes_of =
+      tile_smem_bytes<P, STAGE_V, looks_back_with_warp<P>, K, V>();
+
+  /* Whether tile P keeps every output of any operation (its kept list
+   * holds a whole tile, or it stores in rounds). */
+  template <typename P>
+  static constexpr bool any_operation = kept_room<P>() >= P::NV || P::ROUNDS;
+
+  /* Of the policy's four tiles, the one with the least shared memory that
+   * serves every operation: the tile of a GPU whose blocks have less room
+   * than the operation's own tile needs (64 KB a block on Turing; the
+   * largest tiles take ~73 KB).  It is one of the kernels already built. */
+  template <typename Comp>
+  static mgpu_status smallest(mgpu_context *ctx, const cuda_setop_call *c,
+                              Comp comp) {
+    typedef typename SP::intersection I;
+    typedef typename SP::difference D;
+    typedef typename SP::union_tile U;
+    typedef typename SP::symmetric_difference X;
+    constexpr bool SV = SP::stage_values;
+    constexpr size_t none = ~(size_t)0;
+    constexpr size_t i = any_operation<I> ? bytes_of<I, false> : none;
+    constexpr size_t d = any_operation<D> ? bytes_of<D, false> : none;
+    constexpr size_t u = any_operation<U> ? bytes_of<U, SV> : none;
+    constexpr size_t x = any_operation<X> ? bytes_of<X, SV> : none;
+    if (x <= i && x <= d && x <= u) return fits<X, SV>(ctx, c, comp);
+    if (u <= i && u <= d) return fits<U, SV>(ctx, c, comp);
+    if (d <= i) return fits<D, false>(ctx, c, comp);
+    return fits<I, false>(ctx, c, comp);
+  }
+
+  template <typename P, bool STAGE_V, typename Comp>
+  static mgpu_status fits(mgpu_context *ctx, const cuda_setop_call *c,
+                          Comp comp) {
+    if (bytes_of<P, STAGE_V> > block_room(ctx))
+      return mgpu_set_error(ctx, MGPU_ENODEV,
+                            "setop: the smallest tile needs %zu bytes of shared "
+                            "memory a block; this GPU has %zu",
+                            bytes_of<P, STAGE_V>, block_room(ctx));
+    return tile<P, STAGE_V>(ctx, c, comp);
+  }
+
+  static size_t block_room(const mgpu_context *ctx) {
+    const size_t room = cuda_of(ctx)->smem_per_block;
+    return ctx->paths.small_smem && room > 64 * 1024 ? 64 * 1024 : room;
+  }
+
+  template <typename P, bool STAGE_V, typename Comp>
+  static mgpu_status tile_or_smallest(mgpu_context *ctx,
+                                      const cuda_setop_call *c, Comp comp) {
+    if (bytes_of<P, STAGE_V> <= block_room(ctx))
+      return tile<P, STAGE_V>(ctx, c, comp);
+    return smallest(ctx, c, comp);
+  }
+
   template <typename Comp>
   static mgpu_status run(mgpu_context *ctx, const cuda_setop_call *c, Comp comp) {
     switch (c->args->op) {
     case MGPU_SET_INTERSECTION:
-      return tile<typename SP::intersection, false>(ctx, c, comp);
+      return tile_or_smallest<typename SP::intersection, false>(ctx, c, comp);
     case MGPU_SET_DIFFERENCE:
-      return tile<typename SP::difference, false>(ctx, c, comp);
+      return tile_or_smallest<typename SP::difference, false>(ctx, c, comp);
     case MGPU_SET_UNION:
-      return tile<typename SP::union_tile, SP::stage_values>(ctx, c, comp);
+      return tile_or_smallest<typename SP::union_tile, SP::stage_values>(ctx, c,
+                                                                        comp);
     case MGPU_SET_SYMMETRIC_DIFFERENCE:
-      return tile<typename SP::symmetric_difference, SP::stage_values>(ctx, c,
-                                                                      comp);
+      return tile_or_smallest<typename SP::symmetric_difference,
+                              SP::stage_values>(ctx, c, comp);
     }
     return mgpu_set_error(ctx, MGPU_EINVAL, "setop: unknown operation");
   }

@@ -157,8 +157,22 @@ backends.each(function(ctx, device)
       assert.truthy(info.compute_capability:match("^%d+%.%d+$"), info.compute_capability)
       assert.is_true(info.memory_total > 0)
       assert.is_true(info.memory_free <= info.memory_total)
+      -- the device code that runs, and its path
+      assert.truthy(info.code:match("^sm_%d+$") or
+        info.code:match("^compute_%d+ PTX, compiled for sm_%d+$"), info.code)
+      assert.truthy(({ sm90 = true, sm80 = true, sm75 = true })[info.path], info.path)
+      local arch = tonumber(info.code:match("^compute_(%d+)") or info.code:match("^sm_(%d+)"))
+      local want_path = arch >= 90 and "sm90" or arch >= 80 and "sm80" or "sm75"
+      assert.are.equal(want_path, info.path)
+      assert.is_string(info.built_archs)
+      assert.is_true(#info.built_archs > 0)
+      -- tools/gpu-check.sh names the path a PTX-only build must take
+      local expect = os.getenv("MGPU_SPEC_EXPECT_PATH")
+      if expect and expect ~= "" then assert.are.equal(expect, info.path) end
     else
       assert.is_nil(info.compute_capability)
+      assert.is_nil(info.code)
+      assert.is_nil(info.path)
     end
   end)
 
@@ -199,7 +213,7 @@ backends.each(function(ctx)
       assert.is_nil(mgpu._kernel_paths)
     end)
     it("takes known paths, alone or listed, and auto undoes them", function()
-      for _, p in ipairs { "auto", "lanes16", "lanes8,sampled", "lanes32", "" } do
+      for _, p in ipairs { "auto", "lanes16", "lanes8,sampled", "lanes32", "smem64", "" } do
         assert.has_no.errors(function() core._kernel_paths(ctx, p) end)
       end
       core._kernel_paths(ctx, "auto")

@@ -317,9 +317,10 @@ end)
 
 ---------------------------------------------------------------------------
 -- every backend, and on cuda every kernel a size rule may choose:
--- partitions of 8, 16 and 32 lanes a point, sampled partitions
+-- partitions of 8, 16 and 32 lanes a point, sampled partitions, and the
+-- tiles a GPU with 64 KB of shared memory a block takes (smem64)
 
-backends.each_with_paths({ "lanes8,sampled", "lanes16", "lanes32,sampled" },
+backends.each_with_paths({ "lanes8,sampled", "lanes16,smem64", "lanes32,sampled" },
   function(ctx, device)
   describe("seed 000", function()
     it("MULTISET-KEYS demonstration", function()

@@ -273,6 +273,7 @@ typedef struct mgpu_backend {
 typedef struct mgpu_kernel_paths {
   int partition_lanes; /* 0, 8, 16 or 32 */
   int sampled;         /* partitions search samples at any size */
+  int small_smem;      /* tiles sized for 64 KB of shared memory a block */
 } mgpu_kernel_paths;
 
 struct mgpu_context {

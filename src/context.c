@@ -49,16 +49,16 @@ void mgpu_context_set_memory_limit(mgpu_context *ctx, size_t bytes) {
 }
 
 mgpu_status mgpu_context_set_kernel_paths(mgpu_context *ctx, const char *paths) {
-  mgpu_kernel_paths k = {0, 0};
+  mgpu_kernel_paths k = {0, 0, 0};
   const char *p = paths ? paths : "";
   while (*p) {
     size_t len = strcspn(p, ",");
     const struct {
       const char *name;
-      int lanes, sampled; /* -1: unchanged */
-    } known[] = {{"auto", 0, 0},         {"lanes8", 8, -1},
-                 {"lanes16", 16, -1},    {"lanes32", 32, -1},
-                 {"sampled", -1, 1}};
+      int lanes, sampled, small_smem; /* -1: unchanged */
+    } known[] = {{"auto", 0, 0, 0},         {"lanes8", 8, -1, -1},
+                 {"lanes16", 16, -1, -1},    {"lanes32", 32, -1, -1},
+                 {"sampled", -1, 1, -1},     {"smem64", -1, -1, 1}};
     size_t i, n = sizeof known / sizeof known[0];
     for (i = 0; i < n; ++i)
       if (strlen(known[i].name) == len && strncmp(p, known[i].name, len) == 0)
@@ -68,6 +68,7 @@ mgpu_status mgpu_context_set_kernel_paths(mgpu_context *ctx, const char *paths) 
                             "kernel paths: unknown path '%.*s'", (int)len, p);
     if (known[i].lanes >= 0) k.partition_lanes = known[i].lanes;
     if (known[i].sampled >= 0) k.sampled = known[i].sampled;
+    if (known[i].small_smem >= 0) k.small_smem = known[i].small_smem;
     p += len;
     if (*p == ',') ++p;
   }

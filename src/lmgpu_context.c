@@ -239,6 +239,20 @@ static int ctx_info(lua_State *L) {
     lua_pushfstring(L, "%d.%d", info.cc_major, info.cc_minor);
     lua_setfield(L, -2, "compute_capability");
   }
+  if (info.code_arch) {
+    /* "sm_90", or "compute_80 PTX, compiled for sm_90" where the driver
+     * compiled the build's PTX for this GPU */
+    if (info.code_arch == info.binary_arch)
+      lua_pushfstring(L, "sm_%d", info.binary_arch);
+    else
+      lua_pushfstring(L, "compute_%d PTX, compiled for sm_%d", info.code_arch,
+                      info.binary_arch);
+    lua_setfield(L, -2, "code");
+    lua_pushstring(L, info.path);
+    lua_setfield(L, -2, "path");
+    lua_pushstring(L, info.built_archs);
+    lua_setfield(L, -2, "built_archs");
+  }
   set_size_field(L, "memory_total", info.memory_total);
   set_size_field(L, "memory_free", info.memory_free);
   set_size_field(L, "pool_reserved", info.pool_reserved);

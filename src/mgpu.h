@@ -102,6 +102,15 @@ typedef struct mgpu_context_info {
   size_t pool_reserved;    /* bytes the context's pool holds */
   size_t in_use;           /* bytes allocated through this context */
   size_t memory_limit;     /* 0 = none */
+  /* The device code that runs (cuda): the virtual architecture it was
+   * compiled from (e.g. 80 for compute_80 PTX that the driver compiled for
+   * the GPU), the one its machine code is for, and the kernels' path:
+   * "sm90" (bulk copies, dependent launches), "sm80" (tiles loaded by
+   * warps, hardware barriers) or "sm75" (barriers kept by shared
+   * atomics).  0 and "" for cpu. */
+  int code_arch, binary_arch;
+  char path[8];
+  char built_archs[64];    /* the build's architectures, e.g. "75;80;90" */
 } mgpu_context_info;
 mgpu_status mgpu_context_info_get(mgpu_context *ctx, mgpu_context_info *info);
 
@@ -119,6 +128,8 @@ mgpu_status mgpu_context_reclaim(mgpu_context *ctx);
  *   "lanes8", "lanes16", "lanes32"  lanes a set-operation partition point
  *   "sampled"     merge and set-operation partitions search samples of
  *                 the inputs first at any size
+ *   "smem64"      tiles chosen as on a GPU with 64 KB of shared memory a
+ *                 block (Turing), whatever the GPU has
  * MGPU_EINVAL for anything else.  The cpu backend has one path and
  * ignores it. */
 mgpu_status mgpu_context_set_kernel_paths(mgpu_context *ctx, const char *paths);

@@ -658,8 +658,9 @@ store_loaded(const setop_tiles<K, V> &t,
  * (union and symmetric difference). */
 template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
           typename V, typename Comp>
-__global__ void __launch_bounds__(P::NT + (LOOKBACK_WARP ? 32 : 0),
-                                  P::MIN_BLOCKS)
+__global__ void __launch_bounds__(
+    P::NT + (LOOKBACK_WARP ? 32 : 0),
+    min_blocks_within_sm(P::NT + (LOOKBACK_WARP ? 32 : 0), P::MIN_BLOCKS))
     setop_kernel(setop_tiles<K, V> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   constexpr int THREADS = NT + (LOOKBACK_WARP ? 32 : 0);
