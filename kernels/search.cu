@@ -78,9 +78,13 @@ template <typename T> mgpu_scalar scalar_of(T v) {
   return s;
 }
 
-/* The identity of each reduction (scan's first output). */
+/* The value each reduction starts from.  For float add it is -0.0, the
+ * one value v with v + x == x for every x (0.0 + -0.0 is 0.0), so that
+ * the sums start from the first element as the cpu backend's do; an
+ * exclusive scan's first output is still 0.0 (scan_with). */
 template <typename T> T identity(mgpu_reduce_op op) {
-  if (op == MGPU_REDUCE_ADD) return (T)0;
+  if (op == MGPU_REDUCE_ADD)
+    return std::is_floating_point<T>::value ? (T)-0.0 : (T)0;
   if constexpr (std::is_floating_point<T>::value)
     return op == MGPU_REDUCE_MIN ? (T)NAN : (T)-INFINITY;
   else
@@ -126,6 +130,10 @@ mgpu_status scan_with(mgpu_context *ctx, mgpu_reduce_args *a, Op op) {
   scan_total_kernel<<<1, 1, 0, s>>>((const T *)dst + n - 1, (const T *)last,
                                     a->inclusive, total, op);
   CUDA_LAUNCHED(ctx, "scan total kernel");
+  /* after the total, which may read it (n == 1) */
+  if (!a->inclusive && std::is_floating_point<T>::value &&
+      a->op == MGPU_REDUCE_ADD)
+    CUDA_TRY(ctx, cudaMemsetAsync(dst, 0, sizeof(T), s)); /* 0.0, not -0.0 */
   T host = T();
   CUDA_TRY(ctx, cudaMemcpyAsync(&host, total, sizeof(T), cudaMemcpyDeviceToHost, s));
   CUDA_TRY(ctx, cudaStreamSynchronize(s));

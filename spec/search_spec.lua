@@ -329,6 +329,18 @@ backends.each(function(ctx, device)
       end
     end)
 
+    it("float sums start from the first element: a leading -0.0 stays -0.0", function()
+      for _, dt in ipairs { "f32", "f64" } do
+        for _, inclusive in ipairs { false, true } do
+          check_scan(ctx, dt, { -0.0 }, "add", inclusive)
+          check_scan(ctx, dt, { -0.0, -0.0, 1.5 }, "add", inclusive)
+        end
+        local a = ctx:array({ -0.0, -0.0 }, dt)
+        local r = mgpu.reduce(a, "add")
+        assert.are.equal(-math.huge, 1 / r, dt .. " reduce of -0.0s")
+      end
+    end)
+
     it("one element: exclusive gives the identity, inclusive the element", function()
       local one = { i32 = -7, u32 = 0x80000001, i64 = (1 << 53) + 1, u64 = math.mininteger + 3,
                     f32 = -2.5, f64 = 0.1 }
