@@ -78,6 +78,10 @@ mgpu_status probe_device_code(mgpu_context *ctx, int device,
   return cuda_fail(ctx, e, "looking for this GPU's code in the build");
 }
 
+const char *st_stream_what(const mgpu_context *ctx) {
+  return ctx->host_stream ? "the host's stream" : "creating the context's stream";
+}
+
 mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
   int supported = 0;
   CUDA_TRY(ctx, cudaSetDevice(device));
@@ -101,11 +105,28 @@ mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
   st->smem_per_block = (size_t)smem_optin;
   cudaError_t e = cudaDeviceGetAttribute(&st->sm_count,
                                          cudaDevAttrMultiProcessorCount, device);
-  if (e == cudaSuccess)
-    e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
+  st->owns_stream = ctx->host_stream == nullptr;
+  if (e == cudaSuccess) {
+    if (st->owns_stream)
+      e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
+    else
+      st->stream = static_cast<cudaStream_t>(ctx->host_stream);
+  }
+  if (e == cudaSuccess && !st->owns_stream) {
+    /* the host's stream must belong to this device */
+    int stream_device = -1;
+    e = cudaStreamGetDevice(st->stream, &stream_device);
+    if (e == cudaSuccess && stream_device != device) {
+      delete st;
+      return mgpu_set_error(ctx, MGPU_EINVAL,
+                            "the host's stream belongs to CUDA device %d, "
+                            "not %d",
+                            stream_device, device);
+    }
+  }
   if (e != cudaSuccess) {
     delete st;
-    return cuda_fail(ctx, e, "creating the context's stream");
+    return cuda_fail(ctx, e, st_stream_what(ctx));
   }
   cudaMemPoolProps props = {};
   props.allocType = cudaMemAllocationTypePinned;
@@ -121,7 +142,7 @@ mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
     if (e != cudaSuccess) cudaMemPoolDestroy(st->pool);
   }
   if (e != cudaSuccess) {
-    cudaStreamDestroy(st->stream);
+    if (st->owns_stream) cudaStreamDestroy(st->stream);
     delete st;
     return cuda_fail(ctx, e, "creating the context's memory pool");
   }
@@ -129,7 +150,7 @@ mgpu_status cuda_context_init(mgpu_context *ctx, int device) {
                     cudaHostAllocMapped | cudaHostAllocPortable);
   if (e != cudaSuccess) {
     cudaMemPoolDestroy(st->pool);
-    cudaStreamDestroy(st->stream);
+    if (st->owns_stream) cudaStreamDestroy(st->stream);
     delete st;
     return cuda_fail(ctx, e, "allocating the context's pinned host word");
   }
@@ -148,7 +169,7 @@ void cuda_context_destroy(mgpu_context *ctx) {
   if (cudaSetDevice(st->device) == cudaSuccess) {
     cudaStreamSynchronize(st->stream);
     cudaMemPoolDestroy(st->pool);
-    cudaStreamDestroy(st->stream);
+    if (st->owns_stream) cudaStreamDestroy(st->stream);
     cudaFreeHost(st->word);
   }
   cudaGetLastError();

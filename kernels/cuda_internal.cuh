@@ -11,6 +11,7 @@
 
 struct cuda_state {
   cudaStream_t stream;
+  bool owns_stream; /* false: the host's (mgpu_context_options::stream) */
   cudaMemPool_t pool;
   int device;
   int sm_count;

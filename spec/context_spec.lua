@@ -55,6 +55,21 @@ describe("mgpu.context", function()
     end
   end)
 
+  -- tools/gpu-check.sh nocode: the driver made to find no code for the GPU
+  -- (CUDA_FORCE_PTX_JIT=1 with only compute_120 PTX in the build)
+  if os.getenv("MGPU_SPEC_NO_CODE") == "1" then
+    it("fails at creation where the build has no code for the GPU (no code)", function()
+      local ok, err = pcall(mgpu.context, { device = "cuda" })
+      assert.is_false(ok)
+      assert.matches("mgpu.context", err, 1, true)
+      assert.matches("is sm_%d+", err)
+      assert.matches("has code for CUDA architectures", err, 1, true)
+      -- and the cpu still works
+      local c = mgpu.context { device = "cpu" }
+      assert.are.same({ 1, 2, 3 }, mgpu.mergesort(c:array({ 3, 1, 2 }, "i32")):totable())
+    end)
+  end
+
   it("makes independent contexts on the same device", function()
     local c1 = mgpu.context { device = "cpu" }
     local c2 = mgpu.context { device = "cpu" }

@@ -285,6 +285,8 @@ struct mgpu_context {
   size_t limit;        /* 0 = none */
   void *impl;          /* backend-private state */
   mgpu_kernel_paths paths; /* mgpu_context_set_kernel_paths */
+  void *host_stream;   /* mgpu_context_options::stream, for context_init */
+  mgpu_allocator allocator; /* alloc NULL: the backend's own memory */
   char error[256];
 };
 

@@ -93,14 +93,30 @@ mgpu_status mgpu_alloc(mgpu_context *ctx, size_t bytes, void **out) {
                           "context's limit of %zu in use",
                           bytes, ctx->in_use, ctx->limit);
   /* Zero-byte buffers still get a distinct, freeable pointer. */
-  mgpu_status s = ctx->be->alloc(ctx, bytes ? bytes : 1, out);
+  const size_t taken = bytes ? bytes : 1;
+  mgpu_status s;
+  if (ctx->allocator.alloc) {
+    *out = ctx->allocator.alloc(taken, mgpu_context_stream(ctx),
+                                ctx->allocator.ud);
+    s = *out ? MGPU_OK
+             : mgpu_set_error(ctx, MGPU_ENOMEM,
+                              "out of memory: the host's allocator gave no "
+                              "block of %zu bytes",
+                              taken);
+  } else {
+    s = ctx->be->alloc(ctx, taken, out);
+  }
   if (s == MGPU_OK) ctx->in_use += bytes;
   return s;
 }
 
 void mgpu_free(mgpu_context *ctx, void *p, size_t bytes) {
   if (!p) return;
-  ctx->be->free(ctx, p);
+  if (ctx->allocator.free)
+    ctx->allocator.free(p, bytes ? bytes : 1, mgpu_context_stream(ctx),
+                        ctx->allocator.ud);
+  else
+    ctx->be->free(ctx, p);
   ctx->in_use -= bytes <= ctx->in_use ? bytes : ctx->in_use;
 }
 

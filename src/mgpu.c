@@ -43,8 +43,25 @@ static int parse_device(const char *device) {
 
 mgpu_status mgpu_context_create(const char *device, mgpu_context **out,
                                 char *errbuf, size_t errlen) {
+  mgpu_context_options o = {device, NULL, NULL};
+  return mgpu_context_create_with(&o, out, errbuf, errlen);
+}
+
+mgpu_status mgpu_context_create_with(const mgpu_context_options *options,
+                                     mgpu_context **out, char *errbuf,
+                                     size_t errlen) {
   *out = NULL;
-  int dev = parse_device(device ? device : "");
+  if (!options) {
+    put_err(errbuf, errlen, "options must not be NULL");
+    return MGPU_EINVAL;
+  }
+  const char *device = options->device ? options->device : "cpu";
+  const mgpu_allocator *al = options->allocator;
+  if (al && (!al->alloc) != (!al->free)) {
+    put_err(errbuf, errlen, "allocator: alloc and free must both be given");
+    return MGPU_EINVAL;
+  }
+  int dev = parse_device(device);
   if (dev == -2) {
     put_err(errbuf, errlen, "device must be \"cpu\", \"cuda\" or \"cuda:N\"");
     return MGPU_EINVAL;
@@ -61,11 +78,17 @@ mgpu_status mgpu_context_create(const char *device, mgpu_context **out,
     put_err(errbuf, errlen, msg);
     return MGPU_ENODEV;
   }
+  if (dev < 0 && options->stream) {
+    put_err(errbuf, errlen, "a cpu context has no stream: stream must be NULL");
+    return MGPU_EINVAL;
+  }
   mgpu_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) {
     put_err(errbuf, errlen, "out of host memory");
     return MGPU_ENOMEM;
   }
+  ctx->host_stream = options->stream;
+  if (al && al->alloc) ctx->allocator = *al;
   ctx->be = be;
   ctx->refs = 1;
   ctx->device = dev;

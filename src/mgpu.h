@@ -83,6 +83,36 @@ typedef struct mgpu_context mgpu_context;
  * errbuf (if given) holds the reason. */
 mgpu_status mgpu_context_create(const char *device, mgpu_context **out,
                                 char *errbuf, size_t errlen);
+/* A host's own memory for a context: every buffer mgpu takes on the
+ * context (arrays and the calls' scratch) comes from alloc and goes back
+ * through free.  alloc returns NULL when it cannot (mgpu reports
+ * MGPU_ENOMEM); bytes is never 0.  mgpu calls free as soon as it has
+ * queued the last work that reads or writes p on the context's stream, so
+ * free must be stream-ordered (cudaFreeAsync(p, stream)) or wait for the
+ * stream first.  On a cpu context stream is NULL and work is done when a
+ * call returns. */
+typedef struct mgpu_allocator {
+  void *(*alloc)(size_t bytes, void *stream, void *ud);
+  void (*free)(void *p, size_t bytes, void *stream, void *ud);
+  void *ud;
+} mgpu_allocator;
+
+typedef struct mgpu_context_options {
+  const char *device;  /* as for mgpu_context_create; NULL is "cpu" */
+  /* A cudaStream_t the host owns and keeps alive until the context is
+   * released: mgpu queues all its work there and waits only for it
+   * (mgpu_context_sync, downloads, results it reads back), never for the
+   * device.  At release it waits for the stream and leaves it to the
+   * host.  NULL: the context makes a stream of its own.  Only for cuda. */
+  void *stream;
+  const mgpu_allocator *allocator; /* NULL: mgpu's stream-ordered pool */
+} mgpu_context_options;
+
+/* mgpu_context_create with a host's stream and memory.  The allocator is
+ * copied; alloc and free must both be given or both be NULL. */
+mgpu_status mgpu_context_create_with(const mgpu_context_options *options,
+                                     mgpu_context **out, char *errbuf,
+                                     size_t errlen);
 void mgpu_context_retain(mgpu_context *ctx);
 void mgpu_context_release(mgpu_context *ctx); /* frees at the last release */
 

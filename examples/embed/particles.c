@@ -1,10 +1,13 @@
 /*
  * particles.c - a simulation tool that scripts a step of its own in Lua
- * through mgpu.  The host owns its particles: a buffer of cell keys and one
- * of particle ids, in memory of the context's device.  It lends both to a
- * script as mgpu.arrays (no copy, mgpu_lua.h); the script sorts them by
- * cell in place and returns how many particles are alive; the host reads
- * its buffers back and checks them against what it knows.
+ * through mgpu.  The host owns its particles and its GPU work: on cuda a
+ * CUDA stream and two device buffers (cell keys, particle ids) that it
+ * made itself; on cpu two host buffers.  It makes an mgpu context on its
+ * stream (mgpu_context_create_with), lends both buffers to a script as
+ * mgpu.arrays (no copy, mgpu_lua.h); the script sorts them by cell in
+ * place, so the dead particles gather at the end, and returns how many are
+ * alive.  The host reads its buffers back on its stream and checks them
+ * against what it knows.
  *
  *   particles [device [script]]     device: cpu (default) or cuda;
  *                                   script: step.lua beside the program
@@ -12,11 +15,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
 
 #include "mgpu_lua.h"
+#ifdef PARTICLES_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #define DEAD UINT32_MAX
 
@@ -25,6 +32,53 @@ static int lent;
 static void on_release(void *ptr, void *ud) {
   (void)ptr, (void)ud;
   lent--;
+}
+
+/* The host's memory: device memory on its own stream (cuda), or host
+ * memory (cpu).  Each returns 0 on failure. */
+static int on_gpu;
+static void *stream; /* the host's cudaStream_t */
+
+static void *host_buffer(size_t bytes) {
+#ifdef PARTICLES_CUDA
+  if (on_gpu) {
+    void *p = NULL;
+    return cudaMallocAsync(&p, bytes, (cudaStream_t)stream) == cudaSuccess ? p : NULL;
+  }
+#endif
+  return malloc(bytes);
+}
+
+static int host_put(void *dst, const void *src, size_t bytes) {
+#ifdef PARTICLES_CUDA
+  if (on_gpu)
+    return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+                           (cudaStream_t)stream) == cudaSuccess;
+#endif
+  memcpy(dst, src, bytes);
+  return 1;
+}
+
+/* Waits for the host's stream: the script's work was queued on it. */
+static int host_get(void *dst, const void *src, size_t bytes) {
+#ifdef PARTICLES_CUDA
+  if (on_gpu)
+    return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
+                           (cudaStream_t)stream) == cudaSuccess &&
+           cudaStreamSynchronize((cudaStream_t)stream) == cudaSuccess;
+#endif
+  memcpy(dst, src, bytes);
+  return 1;
+}
+
+static void host_buffer_free(void *p) {
+#ifdef PARTICLES_CUDA
+  if (on_gpu) {
+    cudaFreeAsync(p, (cudaStream_t)stream);
+    return;
+  }
+#endif
+  free(p);
 }
 
 /* The script's chunk returns its step function; runs step(cells, ids). */
@@ -69,19 +123,33 @@ int main(int argc, char **argv) {
     ids_out[i] = (uint32_t)i; /* uploaded as the ids */
   }
 
+  on_gpu = strncmp(device, "cuda", 4) == 0;
+#ifdef PARTICLES_CUDA
+  if (on_gpu && cudaStreamCreateWithFlags((cudaStream_t *)&stream,
+                                          cudaStreamNonBlocking) != cudaSuccess) {
+    fprintf(stderr, "%s: no CUDA stream\n", device);
+    return 1;
+  }
+#else
+  if (on_gpu) {
+    fprintf(stderr, "%s: this example was built without the CUDA toolkit\n", device);
+    return 1;
+  }
+#endif
+  /* mgpu queues the script's work on the host's stream */
   char err[256];
   mgpu_context *ctx = NULL;
-  if (mgpu_context_create(device, &ctx, err, sizeof err) != MGPU_OK) {
+  mgpu_context_options options = {device, stream, NULL};
+  if (mgpu_context_create_with(&options, &ctx, err, sizeof err) != MGPU_OK) {
     fprintf(stderr, "%s: %s\n", device, err);
     return 1;
   }
-  /* The host's buffers, in memory of the context's device. */
-  void *cells = NULL, *ids = NULL;
-  if (mgpu_alloc(ctx, N * sizeof(uint32_t), &cells) != MGPU_OK ||
-      mgpu_alloc(ctx, N * sizeof(uint32_t), &ids) != MGPU_OK ||
-      mgpu_upload(ctx, cells, cells_in, N * sizeof(uint32_t)) != MGPU_OK ||
-      mgpu_upload(ctx, ids, ids_out, N * sizeof(uint32_t)) != MGPU_OK) {
-    fprintf(stderr, "%s: %s\n", device, mgpu_context_error(ctx));
+  /* The host's buffers, in its own memory of the context's device. */
+  void *cells = host_buffer(N * sizeof(uint32_t));
+  void *ids = host_buffer(N * sizeof(uint32_t));
+  if (!cells || !ids || !host_put(cells, cells_in, N * sizeof(uint32_t)) ||
+      !host_put(ids, ids_out, N * sizeof(uint32_t))) {
+    fprintf(stderr, "%s: the host's buffers\n", device);
     return 1;
   }
 
@@ -93,8 +161,8 @@ int main(int argc, char **argv) {
 
   lua_Integer live = -1;
   int ok = run_step(L, script, ctx, cells, ids, N, &live);
-  ok = ok && mgpu_download(ctx, cells_out, cells, N * sizeof(uint32_t)) == MGPU_OK &&
-       mgpu_download(ctx, ids_out, ids, N * sizeof(uint32_t)) == MGPU_OK;
+  ok = ok && host_get(cells_out, cells, N * sizeof(uint32_t)) &&
+       host_get(ids_out, ids, N * sizeof(uint32_t));
   lua_close(L); /* the script's arrays go: the buffers are the host's again */
 
   /* What the host knows: the live count, and a stable sort by cell that
@@ -111,9 +179,15 @@ int main(int argc, char **argv) {
          device, (long long)live, N, (long long)alive, sorted ? "yes" : "NO",
          moved ? "yes" : "NO", lent == 0 ? "yes" : "NO");
 
-  mgpu_free(ctx, cells, N * sizeof(uint32_t));
-  mgpu_free(ctx, ids, N * sizeof(uint32_t));
-  mgpu_context_release(ctx);
+  mgpu_context_release(ctx); /* waits for the host's stream, leaves it */
+  host_buffer_free(cells);
+  host_buffer_free(ids);
+#ifdef PARTICLES_CUDA
+  if (on_gpu) {
+    cudaStreamSynchronize((cudaStream_t)stream);
+    cudaStreamDestroy((cudaStream_t)stream);
+  }
+#endif
   free(cells_in);
   free(cells_out);
   free(ids_out);

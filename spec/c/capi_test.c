@@ -4,6 +4,8 @@
  * starts and bases next to INT32_MAX and INT64_MAX, counts past the cap.
  * Expected values are written out here (or, for the sweep of
  * mgpu_prepare_starts, computed in 128 bits), not taken from the library.
+ * Also a host's own memory and stream for a context
+ * (mgpu_context_create_with).
  *
  *   mgpu_capi_test [device...]   (default: cpu, and cuda when there is one)
  *   mgpu_capi_test --devices     (lists the default's devices)
@@ -19,6 +21,9 @@
 #include <string.h>
 
 #include "mgpu.h"
+#ifdef MGPU_CTEST_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 static int passed, failed;
 static const char *device = "";
@@ -471,6 +476,141 @@ static void test_interval_ops(mgpu_context *ctx) {
   }
 }
 
+/* ---- a host's memory and stream (mgpu_context_create_with) ------------- */
+
+/* Counts what mgpu takes from the host.  On cuda the blocks come from a
+ * second context on the device, and free waits for the borrowing
+ * context's stream first, as mgpu_allocator asks of a free that is not
+ * stream-ordered. */
+typedef struct {
+  mgpu_context *source; /* where the blocks come from */
+  mgpu_context *user;   /* the context that borrows them (set after create) */
+  long allocs, frees, fail_after;
+  size_t live;
+} host_memory;
+
+static void *host_alloc(size_t bytes, void *stream, void *ud) {
+  host_memory *h = ud;
+  (void)stream;
+  if (h->fail_after >= 0 && h->allocs >= h->fail_after) return NULL;
+  void *p = NULL;
+  if (mgpu_alloc(h->source, bytes, &p) != MGPU_OK) return NULL;
+  h->allocs++;
+  h->live += bytes;
+  return p;
+}
+
+static void host_free(void *p, size_t bytes, void *stream, void *ud) {
+  host_memory *h = ud;
+  (void)stream;
+  if (h->user) mgpu_context_sync(h->user);
+  mgpu_free(h->source, p, bytes);
+  h->frees++;
+  h->live -= bytes;
+}
+
+/* n keys 0..n-1 scrambled, sorted on ctx; whether they came back 0..n-1. */
+static int sorts_right(mgpu_context *ctx, size_t n) {
+  int32_t *host = malloc(n * sizeof *host);
+  int ok = host != NULL;
+  void *keys = NULL, *vals = NULL;
+  if (ok) {
+    for (size_t i = 0; i < n; i++) host[i] = (int32_t)((i * 7919) % n);
+    ok = mgpu_alloc(ctx, n * 4, &keys) == MGPU_OK &&
+         mgpu_alloc(ctx, n * 4, &vals) == MGPU_OK &&
+         mgpu_upload(ctx, keys, host, n * 4) == MGPU_OK &&
+         mgpu_upload(ctx, vals, host, n * 4) == MGPU_OK &&
+         mgpu_mergesort(ctx, MGPU_I32, MGPU_LESS, keys, n, 4, vals) == MGPU_OK &&
+         mgpu_download(ctx, host, keys, n * 4) == MGPU_OK;
+    for (size_t i = 0; ok && i < n; i++) ok = host[i] == (int32_t)i;
+  }
+  mgpu_free(ctx, keys, n * 4);
+  mgpu_free(ctx, vals, n * 4);
+  free(host);
+  return ok;
+}
+
+static void test_host_memory(const char *dev) {
+  char err[256] = "";
+  mgpu_context *source = NULL, *ctx = NULL;
+  if (mgpu_context_create(dev, &source, err, sizeof err) != MGPU_OK) {
+    CHECK(0, "no source context: %s", err);
+    return;
+  }
+  host_memory h = {source, NULL, 0, 0, -1, 0};
+  mgpu_allocator al = {host_alloc, host_free, &h};
+  mgpu_context_options o = {dev, NULL, &al};
+  CHECK(mgpu_context_create_with(&o, &ctx, err, sizeof err) == MGPU_OK,
+        "create_with an allocator: %s", err);
+  if (!ctx) {
+    mgpu_context_release(source);
+    return;
+  }
+  h.user = ctx;
+  CHECK(sorts_right(ctx, 100000), "sort with the host's memory: %s",
+        mgpu_context_error(ctx));
+  CHECK(h.allocs >= 2, "the arrays and scratch came from the host (%ld blocks)",
+        h.allocs);
+  CHECK(h.allocs == h.frees && h.live == 0,
+        "every block went back: %ld taken, %ld returned, %zu bytes out",
+        h.allocs, h.frees, h.live);
+  /* an allocator that runs dry: ENOMEM, and the context still works */
+  h.fail_after = h.allocs + 1;
+  CHECK(!sorts_right(ctx, 1000), "a sort with too little memory failed");
+  CHECK(strstr(mgpu_context_error(ctx), "host's allocator") != NULL,
+        "the error names the allocator: %s", mgpu_context_error(ctx));
+  h.fail_after = -1;
+  CHECK(sorts_right(ctx, 1000), "the context works after: %s",
+        mgpu_context_error(ctx));
+  mgpu_context_release(ctx);
+  CHECK(h.allocs == h.frees && h.live == 0,
+        "every block went back by release: %ld taken, %ld returned", h.allocs,
+        h.frees);
+
+  /* what create_with refuses */
+  mgpu_allocator half = {host_alloc, NULL, &h};
+  mgpu_context_options bad = {dev, NULL, &half};
+  ctx = NULL;
+  CHECK(mgpu_context_create_with(&bad, &ctx, err, sizeof err) == MGPU_EINVAL &&
+            !ctx && strstr(err, "alloc and free"),
+        "alloc without free: %s", err);
+  CHECK(mgpu_context_create_with(NULL, &ctx, err, sizeof err) == MGPU_EINVAL,
+        "NULL options");
+  if (strcmp(dev, "cpu") == 0) {
+    int word;
+    mgpu_context_options cpu_stream = {"cpu", &word, NULL};
+    CHECK(mgpu_context_create_with(&cpu_stream, &ctx, err, sizeof err) ==
+                  MGPU_EINVAL &&
+              strstr(err, "no stream"),
+          "a stream on cpu: %s", err);
+  }
+#ifdef MGPU_CTEST_CUDA
+  else {
+    /* the host's stream: used, waited for, and left alive */
+    cudaStream_t stream = NULL;
+    if (cudaStreamCreate(&stream) != cudaSuccess) {
+      CHECK(0, "cudaStreamCreate");
+    } else {
+      mgpu_context_options own = {dev, stream, NULL};
+      ctx = NULL;
+      CHECK(mgpu_context_create_with(&own, &ctx, err, sizeof err) == MGPU_OK,
+            "create_with the host's stream: %s", err);
+      if (ctx) {
+        CHECK(mgpu_context_stream(ctx) == (void *)stream,
+              "the context queues on the host's stream");
+        CHECK(sorts_right(ctx, 100000), "sort on the host's stream: %s",
+              mgpu_context_error(ctx));
+        mgpu_context_release(ctx);
+      }
+      CHECK(cudaStreamQuery(stream) == cudaSuccess,
+            "the host's stream outlives the context");
+      cudaStreamDestroy(stream);
+    }
+  }
+#endif
+  mgpu_context_release(source);
+}
+
 static void run_on(const char *dev) {
   char err[256] = "";
   mgpu_context *ctx;
@@ -485,6 +625,7 @@ static void run_on(const char *dev) {
   test_starts(ctx);
   test_load_balance(ctx);
   test_interval_ops(ctx);
+  test_host_memory(dev);
   mgpu_context_info info;
   if (mgpu_context_info_get(ctx, &info) == MGPU_OK)
     CHECK(info.in_use == 0, "%zu bytes still in use", info.in_use);
