@@ -56,7 +56,7 @@ describe("mgpu.context", function()
   end)
 
   -- tools/gpu-check.sh nocode: the driver made to find no code for the GPU
-  -- (CUDA_FORCE_PTX_JIT=1 with only compute_120 PTX in the build)
+  -- (CUDA_FORCE_PTX_JIT=1 with only compute_100 PTX in the build)
   if os.getenv("MGPU_SPEC_NO_CODE") == "1" then
     it("fails at creation where the build has no code for the GPU (no code)", function()
       local ok, err = pcall(mgpu.context, { device = "cuda" })

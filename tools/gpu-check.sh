@@ -157,7 +157,7 @@ fi
 # A build without code for this GPU must fail at context creation, with
 # an error naming the GPU's architecture and the ones built.  Forcing the
 # driver to compile PTX (CUDA_FORCE_PTX_JIT) leaves the default build only
-# compute_120's, which no Hopper can run.
+# compute_100's, which no Hopper can run.
 if want nocode; then
   t0=$(date +%s)
   CUDA_FORCE_PTX_JIT=1 MGPU_SPEC_NO_CODE=1 MGPU_SPEC_BACKENDS=cuda \
