@@ -18,8 +18,8 @@ if not pcall(ffi.cdef, C_DECLS) then
 end
 ffi.cdef [[
 typedef struct mgpu_lj_array {
-  char *_p; mgpu_context *_ctx; int64_t _n; double _sid; int32_t _t;
-  int32_t _cid;
+  char *_p; mgpu_context *_ctx; char *_base; int64_t _n; size_t _bytes;
+  int32_t _t; int32_t _cid; int32_t _live; int32_t _shared;
 } mgpu_lj_array;
 typedef struct mgpu_lj_context { mgpu_context *_c; int32_t _id; } mgpu_lj_context;
 struct mgpu_lj_timespec { long tv_sec; long tv_nsec; };
@@ -120,7 +120,7 @@ local function typename(v, none)
   local tv = type(v)
   if tv == "cdata" then
     if istype(Array, v) then
-      if v._sid == 0 then return "a freed mgpu.array" end
+      if v._live == 0 then return "a freed mgpu.array" end
       return format("mgpu.array<%s>[%d]", DTYPE_NAMES[v._t], tonumber(v._n))
     end
     if istype(Context, v) then return "mgpu.context" end
@@ -137,12 +137,17 @@ end
 
 -- ---- lazily bound state ---------------------------------------------------
 
-local storages = {}         -- storage id -> {ptr, bytes, ctx, cobj, refs}
-local next_sid = 1
+-- An array owns its allocation (_base, _bytes) and a reference on its C
+-- context; arrays that share one (a view and what it was cut from) count
+-- their references here, by the allocation's address, and the last one
+-- releases it.
+local shared_refs = {}
 local contexts = setmetatable({}, { __mode = "v" }) -- id -> context object
 local next_cid = 1
-local heap = { live = 0, since = 0, threshold = 64 * 1024 * 1024 }
+-- The bytes this state's arrays hold, those taken since the last forced
+-- collection, and the mark for the next (see docs/API.md, Memory).
 local HEAP_MIN = 64 * 1024 * 1024
+local heap_live, heap_since, heap_threshold = 0, 0, HEAP_MIN
 
 local function check_status(fn, ctx, s)
   if s == 0 then return end
@@ -165,76 +170,93 @@ end
 
 -- ---- arrays: storage and lifetime ---------------------------------------
 
-local function storage_release(sid)
-  local st = storages[sid]
-  if not st then return end
-  st.refs = st.refs - 1
-  if st.refs == 0 then
-    storages[sid] = nil
-    C.mgpu_free(st.ctx, st.ptr, st.bytes)
-    heap.live = heap.live - st.bytes
-    C.mgpu_context_release(st.ctx)
-  end
-end
+local function base_key(a) return tonumber(cast("uintptr_t", a._base)) end
 
 local function array_release(a)
-  local sid = a._sid
-  if sid ~= 0 then
-    a._sid = 0 -- first, so that a second release is a no-op
-    a._p = NULL
-    storage_release(sid)
+  if a._live == 0 then return end
+  a._live = 0 -- first, so that a second release is a no-op
+  a._p = NULL
+  if a._shared ~= 0 then
+    local key = base_key(a)
+    local refs = shared_refs[key] - 1
+    if refs > 0 then
+      shared_refs[key] = refs
+      return
+    end
+    shared_refs[key] = nil
   end
+  local bytes = tonumber(a._bytes)
+  C.mgpu_free(a._ctx, a._base, bytes)
+  heap_live = heap_live - bytes
+  C.mgpu_context_release(a._ctx)
 end
 
 local function before_alloc(bytes)
-  if heap.since + bytes <= heap.threshold then return end
+  if heap_since + bytes <= heap_threshold then return end
   collectgarbage()
-  heap.since = 0
-  heap.threshold = heap.live > HEAP_MIN and heap.live or HEAP_MIN
+  heap_since = 0
+  heap_threshold = heap_live > HEAP_MIN and heap_live or HEAP_MIN
 end
 
--- A new array of n elements of dtype t on context object cobj.
-local function new_array(fn, cobj, n, t)
+local alloc_box = voidpp()
+
+-- A new array of n elements of dtype t on C context ctx (whose context
+-- object has id cid).
+local function alloc_array(fn, ctx, cid, n, t)
   if n > MAX_COUNT then
     fail(fn, "%d elements is past the limit of %d per array", n, MAX_COUNT)
   end
-  local ctx = cobj._c
   local bytes = n * DTYPE_SIZE[t]
   before_alloc(bytes)
-  local box = voidpp()
-  local s = C.mgpu_alloc(ctx, bytes, box)
+  local s = C.mgpu_alloc(ctx, bytes, alloc_box)
   if s == ENOMEM then
     collectgarbage()
     C.mgpu_context_reclaim(ctx)
-    s = C.mgpu_alloc(ctx, bytes, box)
+    s = C.mgpu_alloc(ctx, bytes, alloc_box)
   end
   check_status(fn, ctx, s)
-  local sid = next_sid
-  next_sid = sid + 1
+  local p = alloc_box[0]
   C.mgpu_context_retain(ctx)
-  storages[sid] = { ptr = box[0], bytes = bytes, ctx = ctx, cobj = cobj,
-    refs = 1 }
-  heap.live = heap.live + bytes
-  heap.since = heap.since + bytes
+  heap_live = heap_live + bytes
+  heap_since = heap_since + bytes
   local a = Array()
-  a._p = box[0]
+  a._p = p
+  a._base = p
+  a._bytes = bytes
   a._ctx = ctx
   a._n = n
   a._t = t
-  a._cid = cobj._id
-  a._sid = sid
+  a._cid = cid
+  a._live = 1
   return a
 end
 
--- The context object of a live array.
-local function cobj_of(a)
-  local st = storages[a._sid]
-  return st and st.cobj or contexts[a._cid]
+-- On a context object (or anything with its _c and _id).
+local function new_array(fn, cobj, n, t)
+  return alloc_array(fn, cobj._c, cobj._id, n, t)
 end
 
 local function new_like(fn, like, n, t)
-  return new_array(fn, cobj_of(like), n, t)
+  return alloc_array(fn, like._ctx, like._cid, n, t)
 end
+
+-- The context object of an array: the one it was made on, or, once that
+-- has been collected, a new object for the same C context and id.
+local function cobj_of(a)
+  local c = contexts[a._cid]
+  if c == nil then
+    c = Context()
+    C.mgpu_context_retain(a._ctx)
+    c._c = a._ctx
+    c._id = a._cid
+    contexts[a._cid] = c
+  end
+  return c
+end
+
+-- What a call on array a's context makes its arrays on: a's C context
+-- even where a's context object has been closed.
+local function home_of(a) return { _c = a._ctx, _id = a._cid } end
 
 local function nbytes(a) return tonumber(a._n) * DTYPE_SIZE[a._t] end
 
@@ -244,7 +266,7 @@ local function arg_array(fn, v, arg)
   if not istype(Array, v) then
     fail(fn, "%s must be an mgpu.array (got %s)", arg, typename(v))
   end
-  if v._sid == 0 then fail(fn, "%s has been freed", arg) end
+  if v._live == 0 then fail(fn, "%s has been freed", arg) end
   return v
 end
 
@@ -436,8 +458,8 @@ local function same_context(fn, a, b, an, bn)
 end
 
 local function overlap(a, b)
-  if a._sid == 0 or b._sid == 0 or a._n == 0 or b._n == 0 then return false end
-  if storages[a._sid] ~= storages[b._sid] then return false end
+  if a._live == 0 or b._live == 0 or a._n == 0 or b._n == 0 then return false end
+  if a._base ~= b._base then return false end
   local a0, b0 = a._p, b._p
   local a1, b1 = a0 + nbytes(a), b0 + nbytes(b)
   return a0 < b1 and b0 < a1
@@ -455,7 +477,7 @@ end
 local function still_live(fn, ...)
   for i = 1, select("#", ...) do
     local a = select(i, ...)
-    if a ~= nil and a._sid == 0 then fail(fn, "an argument has been freed") end
+    if a ~= nil and a._live == 0 then fail(fn, "an argument has been freed") end
   end
 end
 
@@ -615,7 +637,7 @@ function core.default_context(c)
 end
 
 function core.memory()
-  return { live = heap.live, since = heap.since, threshold = heap.threshold }
+  return { live = heap_live, since = heap_since, threshold = heap_threshold }
 end
 
 local ts = ffi.new("struct mgpu_lj_timespec")
@@ -951,7 +973,7 @@ local function check_self(fn, a, name)
     fail(fn, "call it as a method, a:%s(...) (got %s as self)", name,
       describe(a))
   end
-  if a._sid == 0 then fail(fn, "array has been freed") end
+  if a._live == 0 then fail(fn, "array has been freed") end
   return a
 end
 
@@ -1018,15 +1040,22 @@ function methods.slice(a, i, j)
   check_self(fn, a, "slice")
   if i == nil then fail(fn, "i is missing") end
   local start, count = check_range(fn, tonumber(a._n), i, j)
-  local st = storages[a._sid]
-  st.refs = st.refs + 1
+  local key = base_key(a)
+  if a._shared == 0 then
+    a._shared = 1
+    shared_refs[key] = 1
+  end
+  shared_refs[key] = shared_refs[key] + 1
   local v = Array()
   v._p = a._p + start * DTYPE_SIZE[a._t]
+  v._base = a._base
+  v._bytes = a._bytes
   v._ctx = a._ctx
   v._n = count
   v._t = a._t
   v._cid = a._cid
-  v._sid = a._sid
+  v._live = 1
+  v._shared = 1
   return v
 end
 
@@ -1119,7 +1148,7 @@ local tostring_hook -- set by init.lua: how arrays print
 ffi.metatype(Array, {
   __index = function(a, k)
     if type(k) == "number" then
-      if a._sid == 0 then fail("mgpu.array", "array has been freed") end
+      if a._live == 0 then fail("mgpu.array", "array has been freed") end
       local i = check_index("mgpu.array", a, k, true)
       if not i then return nil end
       local t = a._t
@@ -1131,7 +1160,7 @@ ffi.metatype(Array, {
     if k == "dtype" then return DTYPE_NAMES[a._t] end
     if k == "context" then return cobj_of(a) end
     if k == "device" then
-      if a._sid == 0 then return nil end
+      if a._live == 0 then return nil end
       return ffistring(C.mgpu_context_device(a._ctx))
     end
     return methods[k]
@@ -1142,7 +1171,7 @@ ffi.metatype(Array, {
       fail(fn, "cannot set field %s (arrays take integer indices)",
         type(k) == "string" and "'" .. k .. "'" or describe(k))
     end
-    if a._sid == 0 then fail(fn, "array has been freed") end
+    if a._live == 0 then fail(fn, "array has been freed") end
     local i = check_index(fn, a, k, false)
     local t = a._t
     local w = DTYPE_SIZE[t]
@@ -1150,7 +1179,7 @@ ffi.metatype(Array, {
     check_status(fn, a._ctx, C.mgpu_upload(a._ctx, a._p + i * w, elem, w))
   end,
   __len = function(a)
-    if a._sid == 0 then error("mgpu.array: array has been freed", 0) end
+    if a._live == 0 then error("mgpu.array: array has been freed", 0) end
     return tonumber(a._n)
   end,
   __tostring = function(a)
@@ -1223,7 +1252,7 @@ function core.merge(a, b, opts)
     end
     cv = output(fn, out_v, a, n, av._t, "out_values")
   end
-  if a._sid == 0 or b._sid == 0 then still_live(fn, a, b) end
+  if a._live == 0 or b._live == 0 then still_live(fn, a, b) end
   local ctx = a._ctx
   if av then
     still_live(fn, av, bv)
@@ -1624,7 +1653,7 @@ function core.segsort(keys, heads, opts)
   if type(heads) ~= "table" and not istype(Array, heads) then
     fail(fn, "heads must be an mgpu.array or a table (got %s)", typename(heads))
   end
-  local h = positions(fn, cobj_of(keys), heads, "heads", 1, tonumber(keys._n),
+  local h = positions(fn, home_of(keys), heads, "heads", 1, tonumber(keys._n),
     true, "sorted, unique")
   return finish({ h }, pcall(sort_common, fn, keys, opts,
     function(ctx, t, o, p, n, vs, v, st)
@@ -1722,7 +1751,7 @@ end
 
 local function call_on(fn, a, arg)
   arg_array(fn, a, arg)
-  return cobj_of(a), a._ctx
+  return home_of(a), a._ctx
 end
 
 function core.bulk_remove(data, indices)
