@@ -6,7 +6,9 @@
 --
 -- libmgpu.so is found through $MGPU_LIB (a path), else the first
 -- "libmgpu" that package.cpath's templates name (LUA_CPATH='build/?.so'
--- finds build/libmgpu.so), else the system's library search (ffi.load).
+-- finds build/libmgpu.so), else where `cmake --install` puts it beside this
+-- file (PREFIX/share/lua/5.x/mgpu/ffi.lua -> PREFIX/lib/libmgpu.so), else
+-- the system's library search (ffi.load "mgpu": LD_LIBRARY_PATH, ldconfig).
 local ffi = require "ffi"
 
 local C_DECLS = require "mgpu.ffi_cdef"
@@ -35,6 +37,17 @@ local function load_library()
     if f then
       f:close()
       return ffi.load(path)
+    end
+  end
+  local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$")
+  if here then
+    for _, lib in ipairs { "lib", "lib64" } do
+      local path = here .. "/../../../../" .. lib .. "/libmgpu.so"
+      local f = io.open(path, "rb")
+      if f then
+        f:close()
+        return ffi.load(path)
+      end
     end
   end
   local ok, lib = pcall(ffi.load, "mgpu")
