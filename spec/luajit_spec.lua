@@ -1,8 +1,9 @@
--- mgpu under LuaJIT: runs each script of spec/luajit/ (all but the
--- harness and the references) with `luajit`, on each backend, over the FFI
--- binding (lua/mgpu/ffi.lua) and the build's libmgpu.so.  A script prints
--- "N passed, M failed" and exits non-zero when any check failed.  Pending
--- where luajit is not installed or the build has no libmgpu.so.
+-- mgpu under LuaJIT: runs the test scripts of spec/luajit/ with `luajit`,
+-- on each backend, over the FFI binding (lua/mgpu/ffi.lua) and the build's
+-- libmgpu.so.  A script prints "N passed, M failed" and exits non-zero when
+-- any check failed.  parity.lua runs under both interpreters, which must
+-- print the same.  Pending where luajit is not installed or the build has
+-- no libmgpu.so.
 local backends = require "helpers.backends"
 
 local function have(cmd)
@@ -39,6 +40,27 @@ describe("LuaJIT", function()
         pending("no CUDA device")
         return
       end
+      it("prints what Lua 5.4 prints for the same calls (spec/luajit/parity.lua)", function()
+        local function run(interp)
+          local p = assert(io.popen(string.format(
+            "MGPU_LIB='%s/libmgpu.so' MGPU_SPEC_DEVICE='%s' "
+              .. "LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' "
+              .. "%s spec/luajit/parity.lua 2>&1", dir, device, dir, interp)))
+          local out = p:read("a")
+          return p:close(), out
+        end
+        local ok54, want = run("lua5.4")
+        assert(ok54, want)
+        local okjit, got = run("luajit")
+        assert(okjit, got)
+        assert.truthy(want:match("\n(%d+) cases\n$"), want)
+        local wl, gl = {}, {}
+        for line in want:gmatch("[^\n]*\n") do wl[#wl + 1] = line end
+        for line in got:gmatch("[^\n]*\n") do gl[#gl + 1] = line end
+        for i = 1, math.max(#wl, #gl) do
+          assert.are.equal(wl[i], gl[i], "line " .. i)
+        end
+      end)
       for _, name in ipairs(SCRIPTS) do
         it(name, function()
           local cmd = string.format(

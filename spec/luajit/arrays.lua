@@ -176,6 +176,20 @@ T.test("free and lifetime", function()
   T.ok(m.threshold >= 64 * 1024 * 1024 and m.since >= 0)
 end)
 
+T.test("dropped results do not pile up (live bytes bounded)", function()
+  collectgarbage()
+  local base = mgpu.memory().live
+  local src = ctx:iota(1048576) -- 4 MiB
+  local peak = 0
+  for _ = 1, 60 do
+    local r = src:astype("f64") -- 8 MiB dropped
+    peak = math.max(peak, mgpu.memory().live - base)
+    T.eq(r[1], 1)
+  end
+  -- 480 MiB were taken; what is live stays near the 64 MiB mark
+  T.ok(peak < 160 * 1048576, "peak " .. peak)
+end)
+
 T.test("printing", function()
   local s = tostring(ctx:iota(3))
   T.eq(s, "mgpu.array<i32>[3] " .. ctx.device .. "\n 1:     1    2    3")
