@@ -103,8 +103,34 @@ local core = {}
 
 -- ---- messages --------------------------------------------------------------
 
+-- "file:line: " of the code that called into the binding, as the C
+-- module's errors carry it (luaL_where of its caller): the first frame
+-- outside this file, unless that is a C function (pcall ...) called from
+-- outside it, which has no line.
+local SELF = debug.getinfo(1, "S").source
+local getinfo = debug.getinfo
+
+local function where()
+  local level = 3
+  while true do
+    local info = getinfo(level, "Sl")
+    if not info then return "" end
+    if info.source ~= SELF then
+      if info.what ~= "C" then
+        if info.currentline > 0 then
+          return info.short_src .. ":" .. info.currentline .. ": "
+        end
+        return ""
+      end
+      local up = getinfo(level + 1, "S")
+      if not (up and up.source == SELF) then return "" end
+    end
+    level = level + 1
+  end
+end
+
 local function fail(fn, fmt, ...)
-  error(fn .. ": " .. format(fmt, ...), 0)
+  error(where() .. fn .. ": " .. format(fmt, ...), 0)
 end
 
 local function int64_digits(v)
@@ -960,7 +986,7 @@ ffi.metatype(Context, {
     if k == "id" then return c._id end
     if k == "device" or k == "backend" then
       if c._c == NULL then
-        error("mgpu.context: the context has been closed", 0)
+        fail("mgpu.context", "the context has been closed")
       end
       return ffistring(k == "device" and C.mgpu_context_device(c._c)
         or C.mgpu_context_backend(c._c))
@@ -1135,8 +1161,8 @@ end
 
 function methods.free(a)
   if not istype(Array, a) then
-    error(format("mgpu.array:free: call it as a method, a:free() (got %s as "
-      .. "self)", describe(a)), 0)
+    fail("mgpu.array:free", "call it as a method, a:free() (got %s as self)",
+      describe(a))
   end
   array_release(a)
 end
@@ -1192,7 +1218,7 @@ ffi.metatype(Array, {
     check_status(fn, a._ctx, C.mgpu_upload(a._ctx, a._p + i * w, elem, w))
   end,
   __len = function(a)
-    if a._live == 0 then error("mgpu.array: array has been freed", 0) end
+    if a._live == 0 then fail("mgpu.array", "array has been freed") end
     return tonumber(a._n)
   end,
   __tostring = function(a)
