@@ -754,6 +754,7 @@ end
 local function fill_array(fn, a, v)
   local box = DTYPE_VLA[a._t](1)
   box[0] = v
+  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_fill(a._ctx, a._p, a._n, a._t, box))
 end
 
@@ -1038,6 +1039,7 @@ end
 local function download(fn, a, start, count)
   local host = DTYPE_VLA[a._t](count)
   local w = DTYPE_SIZE[a._t]
+  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_download(a._ctx, host, a._p + start * w,
     count * w))
   return host
@@ -1062,6 +1064,7 @@ function methods.tobytes(a)
   check_self(fn, a, "tobytes")
   local bytes = nbytes(a)
   local host = ffi.new("char[?]", bytes)
+  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_download(a._ctx, host, a._p, bytes))
   return ffistring(host, bytes)
 end
@@ -1070,6 +1073,7 @@ function methods.copy(a)
   local fn = "mgpu.array:copy"
   check_self(fn, a, "copy")
   local b = new_like(fn, a, tonumber(a._n), a._t)
+  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_copy(a._ctx, b._p, a._p, nbytes(a)))
   return b
 end
@@ -1110,6 +1114,7 @@ function methods.astype(a, dtype)
   check_self(fn, a, "astype")
   local t = check_dtype(fn, dtype, "dtype")
   local b = new_like(fn, a, tonumber(a._n), t)
+  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_astype(a._ctx, b._p, t, a._p, a._t, a._n))
   return b
 end
@@ -1148,6 +1153,7 @@ function methods.is_sorted(a, comp)
   check_self(fn, a, "is_sorted")
   local o = check_order(fn, comp)
   local r = intp()
+  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_is_sorted(a._ctx, a._p, a._n, a._t, o, r))
   return r[0] ~= 0
 end
@@ -1215,6 +1221,7 @@ ffi.metatype(Array, {
     local t = a._t
     local w = DTYPE_SIZE[t]
     cast(DTYPE_PTR[t], elem)[0] = to_element(fn, v, t, "value")
+    if a._live == 0 then fail(fn, "array has been freed") end
     check_status(fn, a._ctx, C.mgpu_upload(a._ctx, a._p + i * w, elem, w))
   end,
   __len = function(a)
@@ -1444,6 +1451,7 @@ function core.reduce(a, op)
   arg_array(fn, a, "a")
   op = check_reduce_op(fn, op)
   local total = scalarp()
+  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_reduce(a._ctx, a._t, a._p, a._n, op, total))
   return total_value(a._t, total[0])
 end
@@ -1612,6 +1620,7 @@ end
 local function positions(fn, cobj, v, arg, lo, hi, unique, rule)
   local src, temp = index_argument(fn, cobj, v, arg)
   local dst = new_array(fn, cobj, tonumber(src._n), I32)
+  still_live(fn, src)
   local bad, bad_value = i64p(), i64p()
   bad[0] = -1
   local ctx = cobj._c
@@ -1650,8 +1659,8 @@ local function sort_common(fn, keys, opts, run)
     end
     no_overlap(fn, vals, keys, "values", "keys")
   end
-  still_live(fn, keys, vals)
   local st = want_stats and ffi.new("mgpu_sort_stats") or NULL
+  still_live(fn, keys, vals)
   local ctx = keys._ctx
   check_status(fn, ctx, retry(ctx, run, ctx, keys._t, order, keys._p, keys._n,
     vals and DTYPE_SIZE[vals._t] or 0, vals and vals._p or NULL, st))
@@ -1681,6 +1690,7 @@ function core.segsort(keys, heads, opts)
         tonumber(keys._n))
     end
     return sort_common(fn, keys, opts, function(ctx, t, o, p, n, vs, v, st)
+      still_live(fn, flags)
       return C.mgpu_segsort_flags(ctx, t, o, p, n, vs, v, flags._p, flags._t,
         st)
     end)
@@ -1717,6 +1727,7 @@ local function scanned_counts(fn, cobj, v)
   local counts, temp = index_argument(fn, cobj, v, "counts")
   local m = tonumber(counts._n)
   local scan = new_array(fn, cobj, m, I32)
+  still_live(fn, counts)
   local total, bad, bad_value = i64p(), i64p(), i64p()
   bad[0] = -1
   local ctx = cobj._c
@@ -1763,6 +1774,7 @@ local function starts(fn, cobj, v, arg, scan, total, limit, target)
   end
   local m = tonumber(src._n)
   local dst = new_array(fn, cobj, m, I32)
+  still_live(fn, src, scan)
   local bad, bad_value, max_end = i64p(), i64p(), i64p()
   bad[0] = -1
   local ctx = cobj._c

@@ -190,6 +190,36 @@ T.test("dropped results do not pile up (live bytes bounded)", function()
   T.ok(peak < 160 * 1048576, "peak " .. peak)
 end)
 
+T.test("a finalizer that frees an argument mid-call gives an error, not a crash", function()
+  local other = ctx:iota(1000)
+  local freed_errors, results = 0, 0
+  collectgarbage("setpause", 50) -- collect often, so finalizers run inside calls
+  for _ = 1, 300 do
+    local victim = ctx:iota(1000)
+    for _ = 1, 50 do ffi.gc(ffi.new("char[64]"), function() victim:free() end) end
+    for _ = 1, 10 do
+      for _, call in ipairs {
+        function() return mgpu.merge(victim, other) end,
+        function() return victim:copy() end,
+        function() return victim:totable(1, 3) end,
+        function() return mgpu.bulk_remove(other, victim:slice(1, 2)) end,
+        function() return mgpu.interval_expand(other:slice(1, 2), victim:slice(1, 2)) end,
+        function() return mgpu.set_union(victim, other) end,
+      } do
+        local ok, r = pcall(call)
+        if ok then
+          results = results + 1
+        else
+          T.ok(tostring(r):find("freed", 1, true), tostring(r))
+          freed_errors = freed_errors + 1
+        end
+      end
+    end
+  end
+  collectgarbage("setpause", 200)
+  T.ok(freed_errors > 0 and results > 0, freed_errors .. " errors, " .. results .. " results")
+end)
+
 T.test("printing", function()
   local s = tostring(ctx:iota(3))
   T.eq(s, "mgpu.array<i32>[3] " .. ctx.device .. "\n 1:     1    2    3")
