@@ -24,6 +24,23 @@ end
 
 local SCRIPTS = { "arrays", "sort_merge", "setop", "search_bulk" }
 
+describe("lua/mgpu/ffi_cdef.lua", function()
+  -- declarations alone, whitespace-insensitive
+  local function normal(text)
+    return (text:gsub("%s+", " "):gsub(" ?([%(%)%*,;{}=%[%]]) ?", "%1")
+      :gsub("^ ", ""):gsub(" $", ""))
+  end
+
+  it("declares what src/mgpu.h declares", function()
+    local h = assert(io.open("src/mgpu.h")):read("a")
+    h = h:gsub("/%*.-%*/", ""):gsub("\n#[^\n]*", "\n")
+      :gsub('extern "C" {', ""):gsub("MGPU_MAX_PASSES", "32")
+    h = h:gsub("}%s*$", "") -- the closing brace of extern "C"
+    local decls = dofile("lua/mgpu/ffi_cdef.lua")
+    assert.are.equal(normal(h), normal(decls))
+  end)
+end)
+
 describe("LuaJIT", function()
   local dir = build_dir()
   if not have("luajit") then

@@ -11,21 +11,22 @@
 -- the system's library search (ffi.load "mgpu": LD_LIBRARY_PATH, ldconfig).
 local ffi = require "ffi"
 
-local C_DECLS = require "mgpu.ffi_cdef"
--- A host that declared mgpu.h itself has the types already.
-if not pcall(ffi.cdef, C_DECLS) then
-  -- malloc and free may be what clashed: mgpu's own declarations still
-  -- have to be there, so a second error is real.
-  pcall(ffi.cdef, "void *malloc(size_t size); void free(void *p);")
-end
+-- A host that declared mgpu.h itself (or clock_gettime) has them already:
+-- ffi.cdef refuses a second declaration, and the first one stands.
+pcall(ffi.cdef, require "mgpu.ffi_cdef")
+pcall(ffi.cdef, [[
+struct mgpu_lj_timespec { long tv_sec; long tv_nsec; };
+int clock_gettime(int clk, struct mgpu_lj_timespec *ts);
+]])
+-- The objects: an array is a pointer to its first element, its context,
+-- the allocation it owns (or shares, for views: _shared) and whether it is
+-- still live; a context object holds one reference on its C context.
 ffi.cdef [[
 typedef struct mgpu_lj_array {
   char *_p; mgpu_context *_ctx; char *_base; int64_t _n; size_t _bytes;
   int32_t _t; int32_t _cid; int32_t _live; int32_t _shared;
 } mgpu_lj_array;
 typedef struct mgpu_lj_context { mgpu_context *_c; int32_t _id; } mgpu_lj_context;
-struct mgpu_lj_timespec { long tv_sec; long tv_nsec; };
-int clock_gettime(int clk, struct mgpu_lj_timespec *ts);
 ]]
 
 local function load_library()
@@ -60,9 +61,8 @@ local C = load_library()
 local S = ffi.C
 
 local floor, huge = math.floor, math.huge
-local format, concat = string.format, table.concat
-local istype, cast, new, ffistring, copy = ffi.istype, ffi.cast, ffi.new,
-  ffi.string, ffi.copy
+local format = string.format
+local istype, cast, ffistring = ffi.istype, ffi.cast, ffi.string
 local select, type, tostring, tonumber, rawget, next, error =
   select, type, tostring, tonumber, rawget, next, error
 
@@ -174,7 +174,7 @@ local function describe(v)
   return typename(v)
 end
 
--- ---- lazily bound state ---------------------------------------------------
+-- ---- module state -------------------------------------------------------
 
 -- An array owns its allocation (_base, _bytes) and a reference on its C
 -- context; arrays that share one (a view and what it was cut from) count

@@ -1,7 +1,7 @@
--- The declarations of src/mgpu.h that the LuaJIT binding (mgpu/ffi.lua)
--- uses, for ffi.cdef: the header minus its comments and preprocessor lines
--- (MGPU_MAX_PASSES written out).  Keep it in step with mgpu.h; the
--- LuaJIT specs call every function declared here.
+-- The declarations of src/mgpu.h for the LuaJIT binding's ffi.cdef
+-- (mgpu/ffi.lua): the header minus its comments, preprocessor lines and
+-- extern "C" braces, with MGPU_MAX_PASSES written out.  spec/luajit_spec.lua
+-- checks that it matches mgpu.h.
 return [[
 typedef enum mgpu_dtype {
   MGPU_I32, MGPU_U32, MGPU_I64, MGPU_U64, MGPU_F32, MGPU_F64,
@@ -163,6 +163,4 @@ mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
                                const int32_t *gather, const int32_t *scatter,
                                const int32_t *scan, size_t m, size_t total,
                                void *out, size_t n_out);
-void *malloc(size_t size);
-void free(void *p);
 ]]
