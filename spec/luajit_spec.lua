@@ -57,12 +57,13 @@ describe("LuaJIT", function()
         pending("no CUDA device")
         return
       end
-      it("prints what Lua 5.4 prints for the same calls (spec/luajit/parity.lua)", function()
+      -- The output of a script under lua5.4 and under luajit, line by line.
+      local function same_output(script)
         local function run(interp)
           local p = assert(io.popen(string.format(
-            "MGPU_LIB='%s/libmgpu.so' MGPU_SPEC_DEVICE='%s' "
+            "MGPU_LIB='%s/libmgpu.so' MGPU_SPEC_DEVICE='%s' MGPU_DEVICE='%s' "
               .. "LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' "
-              .. "%s spec/luajit/parity.lua 2>&1", dir, device, dir, interp)))
+              .. "%s %s 2>&1", dir, device, device, dir, interp, script)))
           local out = p:read("a")
           return p:close(), out
         end
@@ -70,13 +71,21 @@ describe("LuaJIT", function()
         assert(ok54, want)
         local okjit, got = run("luajit")
         assert(okjit, got)
-        assert.truthy(want:match("\n(%d+) cases\n$"), want)
         local wl, gl = {}, {}
         for line in want:gmatch("[^\n]*\n") do wl[#wl + 1] = line end
         for line in got:gmatch("[^\n]*\n") do gl[#gl + 1] = line end
         for i = 1, math.max(#wl, #gl) do
-          assert.are.equal(wl[i], gl[i], "line " .. i)
+          assert.are.equal(wl[i], gl[i], script .. " line " .. i)
         end
+        return want
+      end
+
+      it("prints what Lua 5.4 prints for the same calls (spec/luajit/parity.lua)", function()
+        assert.truthy(same_output("spec/luajit/parity.lua"):match("\n(%d+) cases\n$"))
+      end)
+
+      it("runs examples/demo.lua as Lua 5.4 does", function()
+        same_output("examples/demo.lua")
       end)
       for _, name in ipairs(SCRIPTS) do
         it(name, function()
