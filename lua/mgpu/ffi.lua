@@ -211,12 +211,11 @@ end
 
 local function base_key(a) return tonumber(cast("uintptr_t", a._base)) end
 
-local function array_release(a)
-  if a._live == 0 then return end
-  a._live = 0 -- first, so that a second release is a no-op
-  a._p = NULL
-  if a._shared ~= 0 then
-    local key = base_key(a)
+-- Drops one array's hold on an allocation (base, bytes) of C context ctx;
+-- shared: whether views share it.
+local function release_storage(base, bytes, ctx, shared)
+  if shared ~= 0 then
+    local key = tonumber(cast("uintptr_t", base))
     local refs = shared_refs[key] - 1
     if refs > 0 then
       shared_refs[key] = refs
@@ -224,10 +223,52 @@ local function array_release(a)
     end
     shared_refs[key] = nil
   end
-  local bytes = tonumber(a._bytes)
-  C.mgpu_free(a._ctx, a._base, bytes)
+  bytes = tonumber(bytes)
+  C.mgpu_free(ctx, base, bytes)
   heap_live = heap_live - bytes
-  C.mgpu_context_release(a._ctx)
+  C.mgpu_context_release(ctx)
+end
+
+-- __gc, a:free() outside a call, and the binding's own temporaries.
+local function array_release(a)
+  if a._live == 0 then return end
+  a._live = 0 -- first, so that a second release is a no-op
+  a._p = NULL
+  release_storage(a._base, a._bytes, a._ctx, a._shared)
+end
+
+-- Releases that a:free() made while a call of this binding was under way
+-- (from a finalizer that ran inside it): the call may be using the memory,
+-- so it goes when the call is over, as the C module's call frame does it.
+-- An unreachable array (__gc) is used by no call and goes at once.
+local deferred, ndeferred = {}, 0
+
+-- Whether a function of this file is on the stack below the caller of
+-- the caller of this function.
+local function inside_call()
+  local level = 3
+  while true do
+    local info = getinfo(level, "S")
+    if not info then return false end
+    if info.source == SELF then return true end
+    level = level + 1
+  end
+end
+
+local function flush_deferred()
+  local list, n = deferred, ndeferred
+  deferred, ndeferred = {}, 0
+  for i = 1, n do
+    local d = list[i]
+    release_storage(d[1], d[2], d[3], d[4])
+  end
+end
+
+-- At the entry of the binding's functions: the releases left by a call
+-- that has ended (none is under way unless this entry is itself nested in
+-- one, through a finalizer).
+local function settle()
+  if not inside_call() then flush_deferred() end
 end
 
 local function before_alloc(bytes)
@@ -1170,7 +1211,16 @@ function methods.free(a)
     fail("mgpu.array:free", "call it as a method, a:free() (got %s as self)",
       describe(a))
   end
+  if a._live == 0 then return end
+  if inside_call() then
+    -- _p stays: the call under way may read it yet; later calls see _live
+    a._live = 0
+    ndeferred = ndeferred + 1
+    deferred[ndeferred] = { a._base, a._bytes, a._ctx, a._shared }
+    return
+  end
   array_release(a)
+  if ndeferred > 0 then flush_deferred() end
 end
 
 local elem = ffi.new("uint64_t[1]")
@@ -1193,6 +1243,7 @@ local tostring_hook -- set by init.lua: how arrays print
 ffi.metatype(Array, {
   __index = function(a, k)
     if type(k) == "number" then
+      if ndeferred > 0 then settle() end
       if a._live == 0 then fail("mgpu.array", "array has been freed") end
       local i = check_index("mgpu.array", a, k, true)
       if not i then return nil end
@@ -1211,6 +1262,7 @@ ffi.metatype(Array, {
     return methods[k]
   end,
   __newindex = function(a, k, v)
+    if ndeferred > 0 then settle() end
     local fn = "mgpu.array"
     if type(k) ~= "number" and not is_int64_cdata(k) then
       fail(fn, "cannot set field %s (arrays take integer indices)",
@@ -1973,6 +2025,22 @@ function core.load_balance(counts)
     return out
   end))
 end
+
+-- Every entry point settles the releases deferred by the last call first.
+local function entry(f)
+  return function(...)
+    if ndeferred > 0 then settle() end
+    return f(...)
+  end
+end
+
+for k, f in pairs(core) do
+  if type(f) == "function" and k:sub(1, 1) ~= "_" then core[k] = entry(f) end
+end
+for k, f in pairs(methods) do
+  if k ~= "free" then methods[k] = entry(f) end
+end
+for k, f in pairs(ctx_methods) do ctx_methods[k] = entry(f) end
 
 core.dtypes = { "i32", "u32", "i64", "u64", "f32", "f64" }
 core._VERSION = "0.1.0"
