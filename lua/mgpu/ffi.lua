@@ -260,7 +260,11 @@ local function flush_deferred()
   deferred, ndeferred = {}, 0
   for i = 1, n do
     local d = list[i]
-    release_storage(d[1], d[2], d[3], d[4])
+    if d[1] then
+      release_storage(d[1], d[2], d[3], d[4])
+    else -- a context object's reference (ctx:close())
+      C.mgpu_context_release(d[3])
+    end
   end
 end
 
@@ -337,6 +341,15 @@ end
 -- What a call on array a's context makes its arrays on: a's C context
 -- even where a's context object has been closed.
 local function home_of(a) return { _c = a._ctx, _id = a._cid } end
+
+-- The same for a call on a context object: its C context as it was when
+-- the call began (ctx:close() inside the call defers the release).  The
+-- read allocates, so a finalizer may have closed the object just before.
+local function pin(fn, c)
+  local ctx = c._c
+  if ctx == NULL then fail(fn, "the context has been closed") end
+  return { _c = ctx, _id = c._id }
+end
 
 local function nbytes(a) return tonumber(a._n) * DTYPE_SIZE[a._t] end
 
@@ -552,15 +565,6 @@ local function no_overlap(fn, out, inp, on, in_name)
   end
 end
 
--- Inputs freed by a finalizer while outputs were allocated (the C binding
--- pins them for the call; here the call checks again before it starts).
-local function still_live(fn, ...)
-  for i = 1, select("#", ...) do
-    local a = select(i, ...)
-    if a ~= nil and a._live == 0 then fail(fn, "an argument has been freed") end
-  end
-end
-
 local function value_pair(fn, vals, a, b)
   if type(vals) ~= "table" then
     fail(fn, "values must be a table {av, bv} (got %s)", typename(vals))
@@ -744,11 +748,12 @@ end
 function ctx_methods.info(c)
   local fn = "mgpu.context:info"
   check_context(fn, c)
+  local ctx = c._c
   local info = ffi.new("mgpu_context_info")
-  check_status(fn, c._c, C.mgpu_context_info_get(c._c, info))
+  check_status(fn, ctx, C.mgpu_context_info_get(ctx, info))
   local t = {
-    device = ffistring(C.mgpu_context_device(c._c)),
-    backend = ffistring(C.mgpu_context_backend(c._c)),
+    device = ffistring(C.mgpu_context_device(ctx)),
+    backend = ffistring(C.mgpu_context_backend(ctx)),
     name = ffistring(info.name),
     multiprocessors = info.multiprocessors,
     memory_total = tonumber(info.memory_total),
@@ -774,11 +779,18 @@ function ctx_methods.info(c)
 end
 
 -- Closes the context now (what __gc does); arrays made on it keep working.
+-- Inside a call (from a finalizer) the C context may be in use: the object
+-- reads as closed at once, its reference goes when the call is over.
 function ctx_methods.close(c)
   if istype(Context, c) and c._c ~= NULL then
     local ctx = c._c
     c._c = NULL
-    C.mgpu_context_release(ctx)
+    if inside_call() then
+      ndeferred = ndeferred + 1
+      deferred[ndeferred] = { false, 0, ctx, 0 }
+    else
+      C.mgpu_context_release(ctx)
+    end
   end
 end
 
@@ -795,7 +807,6 @@ end
 local function fill_array(fn, a, v)
   local box = DTYPE_VLA[a._t](1)
   box[0] = v
-  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_fill(a._ctx, a._p, a._n, a._t, box))
 end
 
@@ -1011,7 +1022,7 @@ end
 for name, body in pairs(constructors) do
   local fn = "mgpu." .. name
   core[name] = function(...)
-    return body(fn, get_default(fn), select("#", ...), ...)
+    return body(fn, pin(fn, get_default(fn)), select("#", ...), ...)
   end
   ctx_methods[name] = function(c, ...)
     if not istype(Context, c) then
@@ -1019,7 +1030,7 @@ for name, body in pairs(constructors) do
         describe(c))
     end
     if c._c == NULL then fail(fn, "the context has been closed") end
-    return body(fn, c, select("#", ...), ...)
+    return body(fn, pin(fn, c), select("#", ...), ...)
   end
 end
 
@@ -1080,7 +1091,6 @@ end
 local function download(fn, a, start, count)
   local host = DTYPE_VLA[a._t](count)
   local w = DTYPE_SIZE[a._t]
-  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_download(a._ctx, host, a._p + start * w,
     count * w))
   return host
@@ -1105,7 +1115,6 @@ function methods.tobytes(a)
   check_self(fn, a, "tobytes")
   local bytes = nbytes(a)
   local host = ffi.new("char[?]", bytes)
-  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_download(a._ctx, host, a._p, bytes))
   return ffistring(host, bytes)
 end
@@ -1114,7 +1123,6 @@ function methods.copy(a)
   local fn = "mgpu.array:copy"
   check_self(fn, a, "copy")
   local b = new_like(fn, a, tonumber(a._n), a._t)
-  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_copy(a._ctx, b._p, a._p, nbytes(a)))
   return b
 end
@@ -1155,7 +1163,6 @@ function methods.astype(a, dtype)
   check_self(fn, a, "astype")
   local t = check_dtype(fn, dtype, "dtype")
   local b = new_like(fn, a, tonumber(a._n), t)
-  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_astype(a._ctx, b._p, t, a._p, a._t, a._n))
   return b
 end
@@ -1174,9 +1181,9 @@ function methods.to(a, target)
     fail(fn, "target must be a device string or an mgpu.context (got %s)",
       typename(target))
   end
+  dst = pin(fn, dst)
   local bytes = nbytes(a)
   local b = new_array(fn, dst, tonumber(a._n), a._t)
-  still_live(fn, a)
   if a._ctx == dst._c then
     check_status(fn, a._ctx, C.mgpu_copy(a._ctx, b._p, a._p, bytes))
     return b
@@ -1194,7 +1201,6 @@ function methods.is_sorted(a, comp)
   check_self(fn, a, "is_sorted")
   local o = check_order(fn, comp)
   local r = intp()
-  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_is_sorted(a._ctx, a._p, a._n, a._t, o, r))
   return r[0] ~= 0
 end
@@ -1273,7 +1279,6 @@ ffi.metatype(Array, {
     local t = a._t
     local w = DTYPE_SIZE[t]
     cast(DTYPE_PTR[t], elem)[0] = to_element(fn, v, t, "value")
-    if a._live == 0 then fail(fn, "array has been freed") end
     check_status(fn, a._ctx, C.mgpu_upload(a._ctx, a._p + i * w, elem, w))
   end,
   __len = function(a)
@@ -1350,10 +1355,8 @@ function core.merge(a, b, opts)
     end
     cv = output(fn, out_v, a, n, av._t, "out_values")
   end
-  if a._live == 0 or b._live == 0 then still_live(fn, a, b) end
   local ctx = a._ctx
   if av then
-    still_live(fn, av, bv)
     check_status(fn, ctx, retry(ctx, C.mgpu_merge, ctx, a._t, order, a._p, a._n,
       b._p, b._n, c._p, DTYPE_SIZE[av._t], av._p, bv._p, cv._p))
     return c, cv
@@ -1412,7 +1415,6 @@ local function setop_call(fn, op, a, b, opts)
   end
   local c = new_like(fn, a, cap, a._t)
   local cv = av and new_like(fn, a, cap, av._t)
-  still_live(fn, a, b, av, bv)
   local count = sizep()
   local ctx = a._ctx
   check_status(fn, ctx, retry(ctx, C.mgpu_setop, ctx, op, a._t, order,
@@ -1490,7 +1492,6 @@ function core.scan(a, opts)
   else
     r = new_like(fn, a, tonumber(a._n), a._t)
   end
-  still_live(fn, a)
   local total = scalarp()
   local ctx = a._ctx
   check_status(fn, ctx, retry(ctx, C.mgpu_scan, ctx, a._t, a._p, a._n, r._p, op,
@@ -1503,7 +1504,6 @@ function core.reduce(a, op)
   arg_array(fn, a, "a")
   op = check_reduce_op(fn, op)
   local total = scalarp()
-  still_live(fn, a)
   check_status(fn, a._ctx, C.mgpu_reduce(a._ctx, a._t, a._p, a._n, op, total))
   return total_value(a._t, total[0])
 end
@@ -1533,7 +1533,6 @@ function core.sorted_search(needles, hay, opts)
     end
   end
   local pos = new_like(fn, needles, tonumber(needles._n), I32)
-  still_live(fn, needles, hay)
   check_status(fn, needles._ctx, C.mgpu_sorted_search(needles._ctx, needles._t,
     order, needles._p, needles._n, hay._p, hay._n, right, 1,
     cast("int32_t *", pos._p)))
@@ -1559,7 +1558,6 @@ function core.unique(keys, opts)
   local u = new_like(fn, keys, n, keys._t)
   local uv = vals and new_like(fn, keys, n, vals._t)
   local c = counts and new_like(fn, keys, n, I32)
-  still_live(fn, keys, vals)
   local count = sizep()
   local ctx = keys._ctx
   check_status(fn, ctx, retry(ctx, C.mgpu_unique, ctx, keys._t, keys._p, n,
@@ -1601,7 +1599,6 @@ function core.compact(data, flags, opts)
   local n = tonumber(data._n)
   local out = new_like(fn, data, n, data._t)
   local ov = vals and new_like(fn, data, n, vals._t)
-  still_live(fn, data, flags, vals)
   local count = sizep()
   local ctx = data._ctx
   check_status(fn, ctx, retry(ctx, C.mgpu_compact, ctx, DTYPE_SIZE[data._t],
@@ -1672,7 +1669,6 @@ end
 local function positions(fn, cobj, v, arg, lo, hi, unique, rule)
   local src, temp = index_argument(fn, cobj, v, arg)
   local dst = new_array(fn, cobj, tonumber(src._n), I32)
-  still_live(fn, src)
   local bad, bad_value = i64p(), i64p()
   bad[0] = -1
   local ctx = cobj._c
@@ -1712,7 +1708,6 @@ local function sort_common(fn, keys, opts, run)
     no_overlap(fn, vals, keys, "values", "keys")
   end
   local st = want_stats and ffi.new("mgpu_sort_stats") or NULL
-  still_live(fn, keys, vals)
   local ctx = keys._ctx
   check_status(fn, ctx, retry(ctx, run, ctx, keys._t, order, keys._p, keys._n,
     vals and DTYPE_SIZE[vals._t] or 0, vals and vals._p or NULL, st))
@@ -1742,7 +1737,6 @@ function core.segsort(keys, heads, opts)
         tonumber(keys._n))
     end
     return sort_common(fn, keys, opts, function(ctx, t, o, p, n, vs, v, st)
-      still_live(fn, flags)
       return C.mgpu_segsort_flags(ctx, t, o, p, n, vs, v, flags._p, flags._t,
         st)
     end)
@@ -1779,7 +1773,6 @@ local function scanned_counts(fn, cobj, v)
   local counts, temp = index_argument(fn, cobj, v, "counts")
   local m = tonumber(counts._n)
   local scan = new_array(fn, cobj, m, I32)
-  still_live(fn, counts)
   local total, bad, bad_value = i64p(), i64p(), i64p()
   bad[0] = -1
   local ctx = cobj._c
@@ -1826,7 +1819,6 @@ local function starts(fn, cobj, v, arg, scan, total, limit, target)
   end
   local m = tonumber(src._n)
   local dst = new_array(fn, cobj, m, I32)
-  still_live(fn, src, scan)
   local bad, bad_value, max_end = i64p(), i64p(), i64p()
   bad[0] = -1
   local ctx = cobj._c
@@ -1864,7 +1856,6 @@ function core.bulk_remove(data, indices)
     true, "sorted, unique")
   return finish({ idx }, pcall(function()
     local out = new_array(fn, cobj, tonumber(data._n - idx._n), data._t)
-    still_live(fn, data)
     check_status(fn, ctx, retry(ctx, C.mgpu_bulk_remove, ctx,
       DTYPE_SIZE[data._t], data._p, data._n, i32p(idx), idx._n, out._p))
     return out
@@ -1897,7 +1888,6 @@ function core.bulk_insert(data, pos, values)
         MAX_COUNT)
     end
     local out = new_array(fn, cobj, n, data._t)
-    still_live(fn, data, values)
     check_status(fn, ctx, retry(ctx, C.mgpu_bulk_insert, ctx,
       DTYPE_SIZE[data._t], data._p, data._n, i32p(idx), values._p, idx._n,
       out._p))
@@ -1915,7 +1905,6 @@ function core.interval_expand(values, counts)
         tonumber(values._n))
     end
     local out = new_array(fn, cobj, total, values._t)
-    still_live(fn, values)
     check_status(fn, ctx, retry(ctx, C.mgpu_interval_expand, ctx,
       DTYPE_SIZE[values._t], values._p, i32p(scan), scan._n, total, out._p))
     return out
@@ -1923,7 +1912,6 @@ function core.interval_expand(values, counts)
 end
 
 local function move(fn, ctx, input, gather, scatter, scan, total, out)
-  still_live(fn, input, out)
   check_status(fn, ctx, retry(ctx, C.mgpu_interval_move, ctx,
     DTYPE_SIZE[input._t], input._p, input._n, i32p(gather), i32p(scatter),
     i32p(scan), scan._n, total, out._p, out._n))
@@ -2013,7 +2001,7 @@ function core.load_balance(counts)
   local fn = "mgpu.load_balance"
   local cobj
   if type(counts) == "table" then
-    cobj = get_default(fn) -- a Lua table of counts: the default context
+    cobj = pin(fn, get_default(fn)) -- a Lua table of counts: the default context
   else
     cobj = call_on(fn, counts, "counts")
   end

@@ -190,7 +190,10 @@ T.test("dropped results do not pile up (live bytes bounded)", function()
   T.ok(peak < 160 * 1048576, "peak " .. peak)
 end)
 
-T.test("a finalizer that frees an argument mid-call gives an error, not a crash", function()
+-- A finalizer that runs inside a call and frees (or closes) what the call
+-- uses: the call completes on memory that stays until it is over; later
+-- calls see the array freed (the context closed).
+T.test("a finalizer that frees an argument mid-call", function()
   local other = ctx:iota(1000)
   local freed_errors, results = 0, 0
   collectgarbage("setpause", 50) -- collect often, so finalizers run inside calls
@@ -199,7 +202,12 @@ T.test("a finalizer that frees an argument mid-call gives an error, not a crash"
     for _ = 1, 50 do ffi.gc(ffi.new("char[64]"), function() victim:free() end) end
     for _ = 1, 10 do
       for _, call in ipairs {
-        function() return mgpu.merge(victim, other) end,
+        function()
+          local r = mgpu.merge(victim, other)
+          T.eq(#r, 2000)
+          T.ok(r:is_sorted())
+          return r
+        end,
         function() return victim:copy() end,
         function() return victim:totable(1, 3) end,
         function() return mgpu.bulk_remove(other, victim:slice(1, 2)) end,
@@ -218,6 +226,27 @@ T.test("a finalizer that frees an argument mid-call gives an error, not a crash"
   end
   collectgarbage("setpause", 200)
   T.ok(freed_errors > 0 and results > 0, freed_errors .. " errors, " .. results .. " results")
+end)
+
+T.test("a finalizer that closes a context mid-call", function()
+  collectgarbage("setpause", 50)
+  local closed_errors, results = 0, 0
+  for _ = 1, 300 do
+    local c = mgpu.context(T.device)
+    for _ = 1, 50 do ffi.gc(ffi.new("char[64]"), function() c:close() end) end
+    for _ = 1, 10 do
+      local ok, r = pcall(function() return mgpu.mergesort(c:random(500, 0, 9, "i32", 1)) end)
+      if ok then
+        results = results + 1
+        T.ok(r:is_sorted())
+      else
+        T.ok(tostring(r):find("closed", 1, true), tostring(r))
+        closed_errors = closed_errors + 1
+      end
+    end
+  end
+  collectgarbage("setpause", 200)
+  T.ok(closed_errors > 0 and results > 0, closed_errors .. " errors, " .. results .. " results")
 end)
 
 T.test("printing", function()
