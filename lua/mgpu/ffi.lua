@@ -243,10 +243,9 @@ end
 -- An unreachable array (__gc) is used by no call and goes at once.
 local deferred, ndeferred = {}, 0
 
--- Whether a function of this file is on the stack below the caller of
--- the caller of this function.
-local function inside_call()
-  local level = 3
+-- Whether a function of this file is on the stack from `level` down
+-- (1 being inside_call itself).
+local function inside_call(level)
   while true do
     local info = getinfo(level, "S")
     if not info then return false end
@@ -268,11 +267,13 @@ local function flush_deferred()
   end
 end
 
--- At the entry of the binding's functions: the releases left by a call
--- that has ended (none is under way unless this entry is itself nested in
--- one, through a finalizer).
+-- First thing in each of the binding's functions (as
+-- `if ndeferred > 0 then settle() end`): the releases left by a call that
+-- has ended.  None is under way unless this function's caller (level 4:
+-- inside_call, settle, the function, its caller) is itself in a call,
+-- which a finalizer can be.
 local function settle()
-  if not inside_call() then flush_deferred() end
+  if not inside_call(4) then flush_deferred() end
 end
 
 local function before_alloc(bytes)
@@ -666,6 +667,7 @@ local function check_context(fn, c)
 end
 
 function core.devices()
+  if ndeferred > 0 then settle() end
   local n = C.mgpu_cuda_device_count()
   local t = {}
   for i = 0, n - 1 do t[#t + 1] = "cuda:" .. i end
@@ -676,6 +678,7 @@ end
 local CONTEXT_OPTS = { device = true, memory_limit = true }
 
 function core.context(o)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.context"
   local device, limit = nil, 0
   if type(o) == "string" then
@@ -711,6 +714,7 @@ function core.context(o)
 end
 
 function core.default_context(c)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.default_context"
   if c ~= nil then
     check_context(fn, c)
@@ -721,6 +725,7 @@ function core.default_context(c)
 end
 
 function core.memory()
+  if ndeferred > 0 then settle() end
   return { live = heap_live, since = heap_since, threshold = heap_threshold }
 end
 
@@ -739,6 +744,7 @@ end
 local ctx_methods = {}
 
 function ctx_methods.sync(c)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.context:sync"
   check_context(fn, c)
   check_status(fn, c._c, C.mgpu_context_sync(c._c))
@@ -746,6 +752,7 @@ function ctx_methods.sync(c)
 end
 
 function ctx_methods.info(c)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.context:info"
   check_context(fn, c)
   local ctx = c._c
@@ -785,7 +792,7 @@ function ctx_methods.close(c)
   if istype(Context, c) and c._c ~= NULL then
     local ctx = c._c
     c._c = NULL
-    if inside_call() then
+    if inside_call(3) then
       ndeferred = ndeferred + 1
       deferred[ndeferred] = { false, 0, ctx, 0 }
     else
@@ -1022,9 +1029,11 @@ end
 for name, body in pairs(constructors) do
   local fn = "mgpu." .. name
   core[name] = function(...)
+    if ndeferred > 0 then settle() end
     return body(fn, pin(fn, get_default(fn)), select("#", ...), ...)
   end
   ctx_methods[name] = function(c, ...)
+    if ndeferred > 0 then settle() end
     if not istype(Context, c) then
       fail(fn, "call it as a method, ctx:%s(...) (got %s as self)", name,
         describe(c))
@@ -1097,6 +1106,7 @@ local function download(fn, a, start, count)
 end
 
 function methods.totable(a, i, j)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.array:totable"
   check_self(fn, a, "totable")
   local start, count = check_range(fn, tonumber(a._n), i, j)
@@ -1111,6 +1121,7 @@ function methods.totable(a, i, j)
 end
 
 function methods.tobytes(a)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.array:tobytes"
   check_self(fn, a, "tobytes")
   local bytes = nbytes(a)
@@ -1120,6 +1131,7 @@ function methods.tobytes(a)
 end
 
 function methods.copy(a)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.array:copy"
   check_self(fn, a, "copy")
   local b = new_like(fn, a, tonumber(a._n), a._t)
@@ -1128,6 +1140,7 @@ function methods.copy(a)
 end
 
 function methods.slice(a, i, j)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.array:slice"
   check_self(fn, a, "slice")
   if i == nil then fail(fn, "i is missing") end
@@ -1152,6 +1165,7 @@ function methods.slice(a, i, j)
 end
 
 function methods.fill(a, v)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.array:fill"
   check_self(fn, a, "fill")
   fill_array(fn, a, to_element(fn, v, a._t, "v"))
@@ -1159,6 +1173,7 @@ function methods.fill(a, v)
 end
 
 function methods.astype(a, dtype)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.array:astype"
   check_self(fn, a, "astype")
   local t = check_dtype(fn, dtype, "dtype")
@@ -1168,6 +1183,7 @@ function methods.astype(a, dtype)
 end
 
 function methods.to(a, target)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.array:to"
   check_self(fn, a, "to")
   local dst
@@ -1197,6 +1213,7 @@ function methods.to(a, target)
 end
 
 function methods.is_sorted(a, comp)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.array:is_sorted"
   check_self(fn, a, "is_sorted")
   local o = check_order(fn, comp)
@@ -1208,6 +1225,7 @@ end
 -- The address of the first element as a void * cdata (a light userdata
 -- under Lua 5.4); valid while a is alive and not freed.
 function methods.ptr(a)
+  if ndeferred > 0 then settle() end
   check_self("mgpu.array:ptr", a, "ptr")
   return cast("void *", a._p)
 end
@@ -1218,7 +1236,7 @@ function methods.free(a)
       describe(a))
   end
   if a._live == 0 then return end
-  if inside_call() then
+  if inside_call(3) then
     -- _p stays: the call under way may read it yet; later calls see _live
     a._live = 0
     ndeferred = ndeferred + 1
@@ -1313,6 +1331,7 @@ end
 local MERGE_OPTS = { values = true, comp = true, out = true, out_values = true }
 
 function core.merge(a, b, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.merge"
   arg_array(fn, a, "a")
   arg_array(fn, b, "b")
@@ -1369,6 +1388,7 @@ end
 local SORT_OPTS = { values = true, comp = true }
 
 function core.mergesort(keys, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.mergesort"
   arg_array(fn, keys, "keys")
   check_options(fn, opts, SORT_OPTS)
@@ -1428,6 +1448,7 @@ local function setop_call(fn, op, a, b, opts)
 end
 
 function core.setop(op, a, b, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.setop"
   if type(op) ~= "string" then
     fail(fn, "op must be a string (got %s)", describe(op))
@@ -1443,6 +1464,7 @@ end
 for name, kind in pairs(SETOPS) do
   local fn = "mgpu.set_" .. name
   core["set_" .. name] = function(a, b, opts)
+    if ndeferred > 0 then settle() end
     return setop_call(fn, kind, a, b, opts)
   end
 end
@@ -1473,6 +1495,7 @@ end
 local SCAN_OPTS = { op = true, inclusive = true, out = true }
 
 function core.scan(a, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.scan"
   arg_array(fn, a, "a")
   check_options(fn, opts, SCAN_OPTS)
@@ -1500,6 +1523,7 @@ function core.scan(a, opts)
 end
 
 function core.reduce(a, op)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.reduce"
   arg_array(fn, a, "a")
   op = check_reduce_op(fn, op)
@@ -1511,6 +1535,7 @@ end
 local SEARCH_OPTS = { side = true, comp = true }
 
 function core.sorted_search(needles, hay, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.sorted_search"
   arg_array(fn, needles, "needles")
   arg_array(fn, hay, "haystack")
@@ -1542,6 +1567,7 @@ end
 local UNIQUE_OPTS = { values = true, counts = true }
 
 function core.unique(keys, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.unique"
   arg_array(fn, keys, "keys")
   check_options(fn, opts, UNIQUE_OPTS)
@@ -1576,6 +1602,7 @@ end
 local COMPACT_OPTS = { values = true }
 
 function core.compact(data, flags, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.compact"
   arg_array(fn, data, "data")
   arg_array(fn, flags, "flags")
@@ -1721,6 +1748,7 @@ local SEGSORT_OPTS = { values = true, comp = true, stable = true, stats = true,
   flags = true }
 
 function core.segsort(keys, heads, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.segsort"
   arg_array(fn, keys, "keys")
   check_options(fn, opts, SEGSORT_OPTS)
@@ -1760,6 +1788,7 @@ end
 local LOCALITY_OPTS = { values = true, comp = true, stats = true }
 
 function core.locality_sort(keys, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.locality_sort"
   arg_array(fn, keys, "keys")
   check_options(fn, opts, LOCALITY_OPTS)
@@ -1850,6 +1879,7 @@ local function call_on(fn, a, arg)
 end
 
 function core.bulk_remove(data, indices)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.bulk_remove"
   local cobj, ctx = call_on(fn, data, "data")
   local idx = positions(fn, cobj, indices, "indices", 1, tonumber(data._n),
@@ -1863,6 +1893,7 @@ function core.bulk_remove(data, indices)
 end
 
 function core.bulk_insert(data, pos, values)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.bulk_insert"
   local cobj, ctx = call_on(fn, data, "data")
   arg_array(fn, values, "values")
@@ -1896,6 +1927,7 @@ function core.bulk_insert(data, pos, values)
 end
 
 function core.interval_expand(values, counts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.interval_expand"
   local cobj, ctx = call_on(fn, values, "values")
   local scan, total = scanned_counts(fn, cobj, counts)
@@ -1919,6 +1951,7 @@ local function move(fn, ctx, input, gather, scatter, scan, total, out)
 end
 
 function core.interval_gather(input, gather, counts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.interval_gather"
   local cobj, ctx = call_on(fn, input, "input")
   local scan, total = scanned_counts(fn, cobj, counts)
@@ -1965,6 +1998,7 @@ local function scatter_output(fn, cobj, scatter, scan, total, out, input, temps)
 end
 
 function core.interval_scatter(input, scatter, counts, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.interval_scatter"
   local cobj, ctx = call_on(fn, input, "input")
   local out = out_option(fn, ctx, opts, input)
@@ -1982,6 +2016,7 @@ function core.interval_scatter(input, scatter, counts, opts)
 end
 
 function core.interval_move(input, gather, scatter, counts, opts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.interval_move"
   local cobj, ctx = call_on(fn, input, "input")
   local out = out_option(fn, ctx, opts, input)
@@ -1998,6 +2033,7 @@ function core.interval_move(input, gather, scatter, counts, opts)
 end
 
 function core.load_balance(counts)
+  if ndeferred > 0 then settle() end
   local fn = "mgpu.load_balance"
   local cobj
   if type(counts) == "table" then
@@ -2013,22 +2049,6 @@ function core.load_balance(counts)
     return out
   end))
 end
-
--- Every entry point settles the releases deferred by the last call first.
-local function entry(f)
-  return function(...)
-    if ndeferred > 0 then settle() end
-    return f(...)
-  end
-end
-
-for k, f in pairs(core) do
-  if type(f) == "function" and k:sub(1, 1) ~= "_" then core[k] = entry(f) end
-end
-for k, f in pairs(methods) do
-  if k ~= "free" then methods[k] = entry(f) end
-end
-for k, f in pairs(ctx_methods) do ctx_methods[k] = entry(f) end
 
 core.dtypes = { "i32", "u32", "i64", "u64", "f32", "f64" }
 core._VERSION = "0.1.0"
