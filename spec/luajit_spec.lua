@@ -22,7 +22,7 @@ local function exists(path)
   return f ~= nil
 end
 
-local SCRIPTS = { "arrays", "sort_merge", "setop", "search_bulk" }
+local SCRIPTS = { "arrays", "sort_merge", "setop", "search_bulk", "hostile" }
 
 describe("lua/mgpu/ffi_cdef.lua", function()
   -- declarations alone, whitespace-insensitive
