@@ -56,7 +56,8 @@ local function measure(call)
     t[i] = (clock() - t0) * 1e6
   end
   table.sort(t)
-  local median = (t[CALLS // 2] + t[CALLS // 2 + 1]) / 2
+  local half = math.floor(CALLS / 2)
+  local median = (t[half] + t[half + 1]) / 2
   local p90 = t[math.ceil(0.9 * CALLS)] -- nearest rank
   return median, p90
 end

@@ -214,6 +214,18 @@ backends.each(function(ctx, device)
       C.array_eq(mgpu.iota(3), { 1, 2, 3 }, "i32")
     end)
 
+    it("ctx:close() closes it now, as its __gc would; twice is harmless", function()
+      local c = mgpu.context { device = device }
+      local keep = c:iota(4)
+      c:close()
+      c:close()
+      C.raises(function() return c:iota(3) end, "mgpu.iota", "closed")
+      C.raises(function() return c:sync() end, "mgpu.context:sync", "closed")
+      assert.matches("closed", tostring(c))
+      C.array_eq(keep, R.iota(4), "i32")
+      C.array_eq(mgpu.merge(keep, keep), { 1, 1, 2, 2, 3, 3, 4, 4 }, "i32")
+    end)
+
     it("a:to(device) replaces a shared context that was closed", function()
       local a = ctx:iota(7)
       local b = a:to(device)

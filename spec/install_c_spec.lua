@@ -81,6 +81,24 @@ describe("the installed C library", function()
     end)
   end)
 
+  if have("luajit") then
+    backends.each(function(_, device)
+      it("LuaJIT loads the installed module over the installed libmgpu.so", function()
+        local lmod = prefix .. "/share/lua/5.4"
+        local ok, got = run(string.format(
+          "cd %q && MGPU_LIB= LUA_CPATH='./?.so' LUA_PATH='%s/?.lua;%s/?/init.lua' luajit -e %q",
+          prefix, lmod, lmod, [[
+            local mgpu = require "mgpu"
+            local ctx = mgpu.context { device = "]] .. device .. [[" }
+            local c = mgpu.merge(mgpu.mergesort(ctx:array { 7, 3, 9, 1, 5, 3, 8, 0 }),
+              mgpu.mergesort(ctx:array { 6, 2, 2, 4, 9, 1, 0, 7 }))
+            io.write(table.concat(c:totable(), " "), "\n")]]))
+        assert(ok, got)
+        assert.are.equal(expected .. "\n", got)
+      end)
+    end)
+  end
+
   -- examples/embed needs a Lua library to link, as mgpu_embed_test does
   local lua_lib = cache:match("MGPU_LUA_LIBRARY:FILEPATH=([^\n]*)")
   local embed = ex .. "/embed"

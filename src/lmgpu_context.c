@@ -287,6 +287,9 @@ static int ctx_tostring(lua_State *L) {
 static const luaL_Reg ctx_methods[] = {
   {"sync", ctx_sync},
   {"info", ctx_info},
+  /* ctx:close(): what __gc does, now (LuaJIT, where the FFI binding has
+   * the same method, has no <close>) */
+  {"close", ctx_gc},
   {NULL, NULL},
 };
 

@@ -1164,6 +1164,19 @@ hrow { name = "ctx:__gc", weight = 1, mutate = false,
     return { c, g:int(1, #AFTER_CLOSE), g:int(1, 2) }, 3
   end }
 
+-- ctx:close(), the same close by name: on a fresh context (then used as
+-- above), or on what is not a context (which it leaves alone; not
+-- g:hostile(), which may be a context the fuzzer goes on using).
+hrow { name = "ctx:close", weight = 0.5, mutate = false,
+  call = function(c, which)
+    CTX_METHODS.close(c)
+    if which > 0 then return AFTER_CLOSE[which](c) end
+  end,
+  args = function(g)
+    if g:chance(0.2) then return { g:pick({ 1, "ctx", {}, false, MAIN:iota(1) }), 0 }, 2 end
+    return { new_context("fresh"), g:int(1, #AFTER_CLOSE) }, 2
+  end }
+
 ---------------------------------------------------------------------------
 -- coverage: every function of the module, and every method, has a row
 

@@ -30,3 +30,11 @@ if ! have luarocks && have apt-get && [ "$(id -u)" = 0 ]; then
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq luarocks >/dev/null 2>&1; }; } ||
     echo "setup: luarocks not installed (the install check will be skipped)" >&2
 fi
+# luajit is only for the LuaJIT specs (spec/luajit_spec.lua), which are
+# skipped where it is absent: likewise tried, never required.
+if ! have luajit && have apt-get && [ "$(id -u)" = 0 ]; then
+  { apt-get install -y -qq luajit >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq luajit >/dev/null 2>&1; }; } ||
+    echo "setup: luajit not installed (the LuaJIT specs will be skipped)" >&2
+fi

@@ -1,8 +1,15 @@
 -- mgpu: Modern GPU primitives for Lua.
 --
--- The C module (mgpu.core) does the work and every argument check; this
--- file is the Lua-side surface: the public table and how arrays print.
-local core = require "mgpu.core"
+-- The C module (mgpu.core) does the work and every argument check under
+-- Lua 5.4; under LuaJIT the FFI binding mgpu.ffi (over libmgpu.so) does.
+-- This file is the Lua-side surface shared by both: the public table and
+-- how arrays print.  It parses under Lua 5.1 syntax for LuaJIT's sake.
+local core
+if type(jit) == "table" then
+  core = require "mgpu.ffi"
+else
+  core = require "mgpu.core"
+end
 
 local mgpu = {}
 for name, value in pairs(core) do
@@ -15,14 +22,16 @@ mgpu._VERSION = core._VERSION
 -- ten rows show their first and last three rows around "...".
 local ROW, HEAD_ROWS, TAIL_ROWS = 10, 3, 3
 
-local function format_value(v)
-  if math.type(v) == "float" then
+local function format_value(v, float_dtype)
+  if float_dtype then
     if v ~= v then return "nan" end
     if v == math.huge then return "inf" end
     if v == -math.huge then return "-inf" end
     return string.format("%.6g", v)
   end
-  return tostring(v)
+  if type(v) == "number" then return string.format("%d", v) end
+  -- LuaJIT's int64_t/uint64_t cdata print with a suffix
+  return (tostring(v):gsub("U?LL$", ""))
 end
 
 local function array_tostring(a)
@@ -30,7 +39,7 @@ local function array_tostring(a)
   if not ok then return string.format("mgpu.array<%s> (freed)", a.dtype) end
   local lines = { string.format("mgpu.array<%s>[%d] %s", a.dtype, n, a.device) }
   if n == 0 then return lines[1] end
-  local rows = (n + ROW - 1) // ROW
+  local rows = math.floor((n + ROW - 1) / ROW)
   local shown = {} -- { first index, values } per printed row; false = "..."
   local function add_row(r)
     local i = (r - 1) * ROW + 1
@@ -43,11 +52,12 @@ local function array_tostring(a)
     shown[#shown + 1] = false
     for r = rows - TAIL_ROWS + 1, rows do add_row(r) end
   end
+  local float_dtype = a.dtype == "f32" or a.dtype == "f64"
   local width, index_width = 4, #tostring(n)
   for _, row in ipairs(shown) do
     if row then
       for k, v in ipairs(row[2]) do
-        row[2][k] = format_value(v)
+        row[2][k] = format_value(v, float_dtype)
         width = math.max(width, #row[2][k])
       end
     end
@@ -66,6 +76,10 @@ local function array_tostring(a)
   return table.concat(lines, "\n")
 end
 
-core._array_metatable.__tostring = array_tostring
+if core._set_tostring then
+  core._set_tostring(array_tostring)
+else
+  core._array_metatable.__tostring = array_tostring
+end
 
 return mgpu
