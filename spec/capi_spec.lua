@@ -10,13 +10,9 @@
 -- library is there to link); elsewhere they are skipped.  They are taken
 -- from the build whose module the specs load: the directory of the first
 -- package.cpath entry (busted's cpath, "build/?.so" by default).
+local shell = require "helpers.shell"
+local exists = shell.exists
 local DIR = package.cpath:match("^([^;]*)/%?%.so") or "build"
-
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
 
 -- Runs a program; its output and whether it exited 0.
 local function run(bin, args)

@@ -4,18 +4,11 @@
 -- backend, its output checked against the same sort and merge in Lua; and
 -- examples/embed (a host that embeds Lua and lends its buffers to a
 -- script), which checks the script's work against what the host knows.
+local shell = require "helpers.shell"
+local have = shell.have
+local build_dir = shell.build_dir
 local backends = require "helpers.backends"
 local R = require "helpers.reference"
-
-local function have(cmd)
-  return os.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true
-end
-
--- The build directory of the module under test: the first cpath entry.
-local function build_dir()
-  local first = package.cpath:match("^([^;]*)")
-  return first and first:match("^(.*)/%?%.so$")
-end
 
 local function run(cmd)
   local p = assert(io.popen(cmd .. " 2>&1"))

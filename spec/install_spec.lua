@@ -1,9 +1,8 @@
 -- The rockspec installs a working module: `luarocks make` into a scratch
 -- tree (offline, cpu backend only to keep it quick), then load it from there
 -- in a fresh interpreter and merge.
-local function have(cmd)
-  return os.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true
-end
+local shell = require "helpers.shell"
+local have = shell.have
 
 describe("mgpu-scm-1.rockspec", function()
   if not (have("luarocks") and have("lua5.4")) then

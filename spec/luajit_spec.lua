@@ -4,23 +4,11 @@
 -- any check failed.  parity.lua runs under both interpreters, which must
 -- print the same.  Pending where luajit is not installed or the build has
 -- no libmgpu.so.
+local shell = require "helpers.shell"
+local have = shell.have
+local build_dir = shell.build_dir
+local exists = shell.exists
 local backends = require "helpers.backends"
-
-local function have(cmd)
-  return os.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true
-end
-
--- The build directory of the module under test: the first cpath entry.
-local function build_dir()
-  local first = package.cpath:match("^([^;]*)")
-  return first and first:match("^(.*)/%?%.so$")
-end
-
-local function exists(path)
-  local f = io.open(path)
-  if f then f:close() end
-  return f ~= nil
-end
 
 local SCRIPTS = { "arrays", "sort_merge", "setop", "search_bulk", "hostile" }
 
