@@ -112,12 +112,21 @@ merge_staged_tile(const Tiles &t, int tile, const merge_staged_args &g,
       bulk_copy_middle(sm.vals + vb, io.bv, cvb, &sm.vloaded);
     }
   }
+#if __CUDA_ARCH__ >= 900
   if (tid < 32) copy_ragged_ends(sm.keys + sa, io.a, na, ca, tid);
   else if (tid < 64) copy_ragged_ends(sm.keys + sb, io.b, nb, cb, tid - 32);
   else if (HAS_V && tid < 96)
     copy_ragged_ends(sm.vals + va, io.av, na, cva, tid - 64);
   else if (HAS_V && tid < 128)
     copy_ragged_ends(sm.vals + vb, io.bv, nb, cvb, tid - 96);
+#else
+  copy_range_by_block<NT>(sm.keys + sa, io.a, na, tid);
+  copy_range_by_block<NT>(sm.keys + sb, io.b, nb, tid);
+  if (HAS_V) {
+    copy_range_by_block<NT>(sm.vals + va, io.av, na, tid);
+    copy_range_by_block<NT>(sm.vals + vb, io.bv, nb, tid);
+  }
+#endif
   const int ahead = tile + g.prefetch;
   if (g.prefetch > 0 && tid == NT - 1 && ahead < g.tiles) {
     const tile_io<K, V> n = t.describe(ahead);

@@ -365,6 +365,7 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
     }
   }
   /* the few keys (and values) outside the bulk copies' 16-byte units */
+#if __CUDA_ARCH__ >= 900
   if (tid < 32) copy_ragged_ends(sm.keys + p.sa, t.a + s.a0, s.na, ca, tid);
   else if (tid < 64)
     copy_ragged_ends(sm.keys + p.sb, t.b + s.b0, s.nb, cb, tid - 32);
@@ -372,6 +373,16 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
     copy_ragged_ends(sm.vals + p.va, t.av + s.a0, s.na, cva, tid - 64);
   else if (STAGE_V && tid < 128)
     copy_ragged_ends(sm.vals + p.vb, t.bv + s.b0, s.nb, cvb, tid - 96);
+#else
+  if (tid < NT) {
+    copy_range_by_block<NT>(sm.keys + p.sa, t.a + s.a0, s.na, tid);
+    copy_range_by_block<NT>(sm.keys + p.sb, t.b + s.b0, s.nb, tid);
+    if (STAGE_V) {
+      copy_range_by_block<NT>(sm.vals + p.va, t.av + s.a0, s.na, tid);
+      copy_range_by_block<NT>(sm.vals + p.vb, t.bv + s.b0, s.nb, tid);
+    }
+  }
+#endif
   const int ahead = tile + t.prefetch;
   if (t.prefetch > 0 && tid == NT - 1 && ahead < tiles) {
     const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);

@@ -204,6 +204,30 @@ __device__ __forceinline__ void copy_ragged_ends(T *dst, const T *src, int n,
   for (int i = s.tail + lane; i < n; i += 32) dst[i] = src[i];
 }
 
+/* Before sm_90 there are no bulk copies, and the whole range is loaded by
+ * the block's NT threads: 16 bytes a load between its first and last
+ * 16-byte boundaries (dst shares src's alignment: stage_offset), one
+ * element a load at the ends.  A barrier among the NT threads publishes
+ * it.  Two warps loading a merge tile element by element, as the ragged
+ * ends are, made merge keys 1.7x slower than the sm_90 path (H200,
+ * docs/TUNING.md, Every family). */
+template <int NT, typename T>
+__device__ __forceinline__ void copy_range_by_block(T *dst, const T *src,
+                                                    int n, int tid) {
+  static_assert(16 % sizeof(T) == 0, "elements of 1-16 bytes");
+  constexpr int E = 16 / sizeof(T);
+  const int lead = (int)(((16 - ((uintptr_t)src & 15)) & 15) / sizeof(T));
+  const int head = lead < n ? lead : n;
+  const int units = (n - head) / E;
+  const int tail = head + units * E;
+  const int4 *s4 = reinterpret_cast<const int4 *>(src + head);
+  int4 *d4 = reinterpret_cast<int4 *>(dst + head);
+#pragma unroll 4
+  for (int u = tid; u < units; u += NT) d4[u] = s4[u];
+  if (tid < head) dst[tid] = src[tid];
+  if (tail + tid < n) dst[tail + tid] = src[tail + tid];
+}
+
 } // namespace mgpu
 
 #endif
