@@ -1,7 +1,7 @@
 /*
- * search.cu - mgpu_scan, mgpu_reduce and mgpu_sorted_search on the GPU.
- * A first version over CUB's device-wide scan and reduction, and a binary
- * search per needle; unique and compact are in select.cu.
+ * search.cu - mgpu_scan and mgpu_reduce on the GPU, over CUB's
+ * device-wide scan and reduction; sorted_search is in sorted_search.cu,
+ * unique and compact in select.cu.
  */
 #include <stdint.h>
 
@@ -16,10 +16,6 @@
 #include "launch.cuh"
 
 namespace {
-
-using mgpu::kStrideThreads;
-using mgpu::key_order;
-using mgpu::stride_grid;
 
 /* The reductions, in the dtype: integer add wraps (through the unsigned
  * type of the width), min and max by the library's total order (NaN above
@@ -185,38 +181,6 @@ mgpu_status reduce_any(mgpu_context *ctx, mgpu_reduce_args *a, bool scan) {
   return mgpu_set_error(ctx, MGPU_EINVAL, "unknown dtype");
 }
 
-/* ---- sorted_search: a binary search a needle --------------------------- */
-
-template <typename T>
-__global__ void sorted_search_kernel(const T *needles, size_t n, const T *hay,
-                                     int32_t m, int right, int32_t base,
-                                     int32_t *pos, key_order<T> before) {
-  GRID_STRIDE(i, n) {
-    const T x = needles[i];
-    int32_t lo = 0, hi = m;
-    while (lo < hi) {
-      const int32_t mid = lo + ((hi - lo) >> 1);
-      /* left: the first not ordered before x; right: the first after x */
-      const bool go_right = right ? !before(x, hay[mid]) : before(hay[mid], x);
-      if (go_right)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    pos[i] = base + lo;
-  }
-}
-
-template <typename T>
-mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a) {
-  cudaStream_t s = cuda_of(ctx)->stream;
-  sorted_search_kernel<<<stride_grid(ctx, a->n), kStrideThreads, 0, s>>>(
-      (const T *)a->needles, a->n, (const T *)a->haystack, (int32_t)a->m,
-      a->right, a->base, a->pos, key_order<T>{a->order == MGPU_GREATER});
-  CUDA_LAUNCHED(ctx, "sorted_search kernel");
-  return MGPU_OK;
-}
-
 } // namespace
 
 extern "C" {
@@ -227,19 +191,6 @@ mgpu_status mgpu_cuda_scan(mgpu_context *ctx, mgpu_reduce_args *a) {
 
 mgpu_status mgpu_cuda_reduce(mgpu_context *ctx, mgpu_reduce_args *a) {
   return reduce_any(ctx, a, false);
-}
-
-mgpu_status mgpu_cuda_sorted_search(mgpu_context *ctx, mgpu_search_args *a) {
-  switch (a->type) {
-  case MGPU_I32: return sorted_search_typed<int32_t>(ctx, a);
-  case MGPU_U32: return sorted_search_typed<uint32_t>(ctx, a);
-  case MGPU_I64: return sorted_search_typed<int64_t>(ctx, a);
-  case MGPU_U64: return sorted_search_typed<uint64_t>(ctx, a);
-  case MGPU_F32: return sorted_search_typed<float>(ctx, a);
-  case MGPU_F64: return sorted_search_typed<double>(ctx, a);
-  default: break;
-  }
-  return mgpu_set_error(ctx, MGPU_EINVAL, "sorted_search: unknown dtype");
 }
 
 } // extern "C"
