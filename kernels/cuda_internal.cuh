@@ -32,7 +32,7 @@ struct cuda_state {
   unsigned long long *word;
   /* Numbers the calls that publish a result in word[]: a kernel writes the
    * result with its call's ticket in word[0] (total_word,
-   * agent/setop_tile.cuh),
+   * block/total_word.cuh),
    * so the host can wait for that word instead of for the whole stream. */
   unsigned long long tickets;
 };

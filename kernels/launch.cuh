@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "block/total_word.cuh"
 #include "cuda_internal.cuh"
 
 namespace mgpu {
@@ -52,6 +53,44 @@ cudaError_t launch_early(const mgpu_context *ctx, bool early,
   cfg.attrs = &attr;
   cfg.numAttrs = early ? 1 : 0;
   return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
+/* How often wait_for_total reads the ticket's word between two questions
+ * to the stream, which are only there to notice a stream that ended or
+ * failed without it.  A read the host's cache answers takes a few ns;
+ * asking the stream takes the driver's time, and a ticket that lands
+ * meanwhile is seen only after it. */
+constexpr int kPollsPerStreamQuery = 4096;
+
+/* Waits for the total a kernel publishes with this call's ticket
+ * (block/total_word.cuh).  The last tile of a set operation or a
+ * compaction knows it once every tile has counted, before the last tiles'
+ * stores land, so the call returns while they finish; the outputs
+ * are complete in stream order, which is all any later use of them sees
+ * (the context's stream, or a read that synchronises with it).  If the
+ * stream ends or fails without the ticket, that is reported instead. */
+inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
+                                  unsigned long long *total,
+                                  const char *what) {
+  cuda_state *st = cuda_of(ctx);
+  const auto landed = [&] {
+    for (int i = 0; i < kPollsPerStreamQuery; ++i)
+      if (total_word_is(__atomic_load_n(st->word, __ATOMIC_ACQUIRE), ticket))
+        return true;
+    return false;
+  };
+  for (;;) {
+    if (landed()) break;
+    const cudaError_t e = cudaStreamQuery(st->stream);
+    if (e == cudaErrorNotReady) continue;
+    CUDA_TRY(ctx, e);
+    if (total_word_is(__atomic_load_n(st->word, __ATOMIC_ACQUIRE), ticket))
+      break;
+    return mgpu_set_error(ctx, MGPU_EDEVICE,
+                          "%s kernel ended without publishing its count", what);
+  }
+  *total = __atomic_load_n(st->word, __ATOMIC_ACQUIRE) >> 32;
+  return MGPU_OK;
 }
 
 /* Devices whose resident block counts resident_blocks remembers (others

@@ -1,8 +1,7 @@
 /*
- * search.cu - mgpu_scan, mgpu_reduce, mgpu_sorted_search, mgpu_unique and
- * mgpu_compact on the GPU.  A first version over CUB's device-wide scan,
- * reduction and selection, and a binary search per needle; the Merge Path
- * versions the issue's targets ask for come next.
+ * search.cu - mgpu_scan and mgpu_reduce on the GPU, over CUB's
+ * device-wide scan and reduction; sorted_search is in sorted_search.cu,
+ * unique and compact in select.cu.
  */
 #include <stdint.h>
 
@@ -12,18 +11,11 @@
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
 
 #include "block/key_order.cuh"
 #include "launch.cuh"
 
 namespace {
-
-using mgpu::ascending;
-using mgpu::kStrideThreads;
-using mgpu::key_order;
-using mgpu::stride_grid;
 
 /* The reductions, in the dtype: integer add wraps (through the unsigned
  * type of the width), min and max by the library's total order (NaN above
@@ -189,141 +181,6 @@ mgpu_status reduce_any(mgpu_context *ctx, mgpu_reduce_args *a, bool scan) {
   return mgpu_set_error(ctx, MGPU_EINVAL, "unknown dtype");
 }
 
-/* ---- sorted_search: a binary search a needle --------------------------- */
-
-template <typename T>
-__global__ void sorted_search_kernel(const T *needles, size_t n, const T *hay,
-                                     int32_t m, int right, int32_t base,
-                                     int32_t *pos, key_order<T> before) {
-  GRID_STRIDE(i, n) {
-    const T x = needles[i];
-    int32_t lo = 0, hi = m;
-    while (lo < hi) {
-      const int32_t mid = lo + ((hi - lo) >> 1);
-      /* left: the first not ordered before x; right: the first after x */
-      const bool go_right = right ? !before(x, hay[mid]) : before(hay[mid], x);
-      if (go_right)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    pos[i] = base + lo;
-  }
-}
-
-template <typename T>
-mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a) {
-  cudaStream_t s = cuda_of(ctx)->stream;
-  sorted_search_kernel<<<stride_grid(ctx, a->n), kStrideThreads, 0, s>>>(
-      (const T *)a->needles, a->n, (const T *)a->haystack, (int32_t)a->m,
-      a->right, a->base, a->pos, key_order<T>{a->order == MGPU_GREATER});
-  CUDA_LAUNCHED(ctx, "sorted_search kernel");
-  return MGPU_OK;
-}
-
-/* ---- unique and compact: flags, then CUB's selection -------------------- */
-
-/* head[i] = 1 where run i starts: i == 0, or keys[i] differs from its
- * predecessor (neither ordered before the other is "equal"). */
-template <typename T>
-__global__ void heads_kernel(const T *keys, size_t n, uint8_t *head) {
-  GRID_STRIDE(i, n) {
-    head[i] = i == 0 || ascending<T>()(keys[i - 1], keys[i]) ||
-              ascending<T>()(keys[i], keys[i - 1]);
-  }
-}
-
-/* counts[j] = the length of run j, from the runs' first positions */
-__global__ void run_lengths_kernel(const int32_t *first, const size_t *runs,
-                                   size_t n, int32_t *counts) {
-  const size_t r = *runs;
-  GRID_STRIDE(j, r) {
-    const size_t end = j + 1 < r ? (size_t)first[j + 1] : n;
-    counts[j] = (int32_t)(end - (size_t)first[j]);
-  }
-}
-
-/* CUB's Flagged selection of n raw words of `width` bytes. */
-template <typename F>
-mgpu_status select_words(mgpu_context *ctx, size_t width, const void *in,
-                         const F *flags, void *out, size_t *d_count, size_t n) {
-  cudaStream_t s = cuda_of(ctx)->stream;
-  size_t temp_bytes = 0;
-  cuda_scratch temp;
-  if (width == 4) {
-    CUDA_TRY(ctx, cub::DeviceSelect::Flagged(nullptr, temp_bytes, (const uint32_t *)in,
-                                             flags, (uint32_t *)out, d_count, n, s));
-    MGPU_TRY(temp.take(ctx, temp_bytes ? temp_bytes : 1));
-    CUDA_TRY(ctx, cub::DeviceSelect::Flagged(temp.ptr, temp_bytes, (const uint32_t *)in,
-                                             flags, (uint32_t *)out, d_count, n, s));
-  } else {
-    CUDA_TRY(ctx, cub::DeviceSelect::Flagged(nullptr, temp_bytes, (const uint64_t *)in,
-                                             flags, (uint64_t *)out, d_count, n, s));
-    MGPU_TRY(temp.take(ctx, temp_bytes ? temp_bytes : 1));
-    CUDA_TRY(ctx, cub::DeviceSelect::Flagged(temp.ptr, temp_bytes, (const uint64_t *)in,
-                                             flags, (uint64_t *)out, d_count, n, s));
-  }
-  return MGPU_OK;
-}
-
-/* a != 0 as a selection flag, whatever the integer dtype */
-template <typename F> struct nonzero {
-  __device__ __forceinline__ bool operator()(F v) const { return v != 0; }
-};
-
-template <typename F>
-mgpu_status compact_typed(mgpu_context *ctx, mgpu_compact_args *a) {
-  cudaStream_t s = cuda_of(ctx)->stream;
-  cuda_scratch count;
-  MGPU_TRY(count.take(ctx, sizeof(size_t)));
-  const F *flags = (const F *)a->flags;
-  MGPU_TRY(select_words(ctx, a->width, a->data, flags, a->out, count.as<size_t>(), a->n));
-  if (a->value_size)
-    MGPU_TRY(select_words(ctx, a->value_size, a->vals, flags, a->out_vals,
-                          count.as<size_t>(), a->n));
-  size_t host = 0;
-  CUDA_TRY(ctx, cudaMemcpyAsync(&host, count.ptr, sizeof host, cudaMemcpyDeviceToHost, s));
-  CUDA_TRY(ctx, cudaStreamSynchronize(s));
-  a->count = host;
-  return MGPU_OK;
-}
-
-template <typename T>
-mgpu_status unique_typed(mgpu_context *ctx, mgpu_unique_args *a) {
-  cudaStream_t s = cuda_of(ctx)->stream;
-  const size_t n = a->n, w = sizeof(T);
-  cuda_scratch head, count, first;
-  MGPU_TRY(head.take(ctx, n));
-  MGPU_TRY(count.take(ctx, sizeof(size_t)));
-  heads_kernel<<<stride_grid(ctx, n), kStrideThreads, 0, s>>>((const T *)a->keys, n,
-                                                             head.as<uint8_t>());
-  CUDA_LAUNCHED(ctx, "unique heads kernel");
-  const uint8_t *flags = head.as<uint8_t>();
-  MGPU_TRY(select_words(ctx, w, a->keys, flags, a->out_keys, count.as<size_t>(), n));
-  if (a->value_size)
-    MGPU_TRY(select_words(ctx, a->value_size, a->vals, flags, a->out_vals,
-                          count.as<size_t>(), n));
-  if (a->counts) {
-    MGPU_TRY(first.take(ctx, n * sizeof(int32_t)));
-    size_t temp_bytes = 0;
-    cuda_scratch temp;
-    thrust::counting_iterator<int32_t> index(0);
-    CUDA_TRY(ctx, cub::DeviceSelect::Flagged(nullptr, temp_bytes, index, flags,
-                                             first.as<int32_t>(), count.as<size_t>(), n, s));
-    MGPU_TRY(temp.take(ctx, temp_bytes ? temp_bytes : 1));
-    CUDA_TRY(ctx, cub::DeviceSelect::Flagged(temp.ptr, temp_bytes, index, flags,
-                                             first.as<int32_t>(), count.as<size_t>(), n, s));
-    run_lengths_kernel<<<stride_grid(ctx, n), kStrideThreads, 0, s>>>(
-        first.as<int32_t>(), count.as<size_t>(), n, a->counts);
-    CUDA_LAUNCHED(ctx, "unique run lengths kernel");
-  }
-  size_t host = 0;
-  CUDA_TRY(ctx, cudaMemcpyAsync(&host, count.ptr, sizeof host, cudaMemcpyDeviceToHost, s));
-  CUDA_TRY(ctx, cudaStreamSynchronize(s));
-  a->count = host;
-  return MGPU_OK;
-}
-
 } // namespace
 
 extern "C" {
@@ -334,43 +191,6 @@ mgpu_status mgpu_cuda_scan(mgpu_context *ctx, mgpu_reduce_args *a) {
 
 mgpu_status mgpu_cuda_reduce(mgpu_context *ctx, mgpu_reduce_args *a) {
   return reduce_any(ctx, a, false);
-}
-
-mgpu_status mgpu_cuda_sorted_search(mgpu_context *ctx, mgpu_search_args *a) {
-  switch (a->type) {
-  case MGPU_I32: return sorted_search_typed<int32_t>(ctx, a);
-  case MGPU_U32: return sorted_search_typed<uint32_t>(ctx, a);
-  case MGPU_I64: return sorted_search_typed<int64_t>(ctx, a);
-  case MGPU_U64: return sorted_search_typed<uint64_t>(ctx, a);
-  case MGPU_F32: return sorted_search_typed<float>(ctx, a);
-  case MGPU_F64: return sorted_search_typed<double>(ctx, a);
-  default: break;
-  }
-  return mgpu_set_error(ctx, MGPU_EINVAL, "sorted_search: unknown dtype");
-}
-
-mgpu_status mgpu_cuda_unique(mgpu_context *ctx, mgpu_unique_args *a) {
-  switch (a->type) {
-  case MGPU_I32: return unique_typed<int32_t>(ctx, a);
-  case MGPU_U32: return unique_typed<uint32_t>(ctx, a);
-  case MGPU_I64: return unique_typed<int64_t>(ctx, a);
-  case MGPU_U64: return unique_typed<uint64_t>(ctx, a);
-  case MGPU_F32: return unique_typed<float>(ctx, a);
-  case MGPU_F64: return unique_typed<double>(ctx, a);
-  default: break;
-  }
-  return mgpu_set_error(ctx, MGPU_EINVAL, "unique: unknown dtype");
-}
-
-mgpu_status mgpu_cuda_compact(mgpu_context *ctx, mgpu_compact_args *a) {
-  switch (a->flag_type) {
-  case MGPU_I32: return compact_typed<int32_t>(ctx, a);
-  case MGPU_U32: return compact_typed<uint32_t>(ctx, a);
-  case MGPU_I64: return compact_typed<int64_t>(ctx, a);
-  case MGPU_U64: return compact_typed<uint64_t>(ctx, a);
-  default: break;
-  }
-  return mgpu_set_error(ctx, MGPU_EINVAL, "compact: flags must be integers");
 }
 
 } // extern "C"

@@ -63,42 +63,6 @@ inline int setop_partition_lanes(const mgpu_context *ctx, int points,
  * (docs/TUNING.md, Set operations). */
 constexpr int kSetopDirectWaves = 5;
 
-/* How often wait_for_total reads the ticket's word between two questions
- * to the stream, which are only there to notice a stream that ended or
- * failed without it.  A read the host's cache answers takes a few ns;
- * asking the stream takes the driver's time, and a ticket that lands
- * meanwhile is seen only after it. */
-constexpr int kPollsPerStreamQuery = 4096;
-
-/* Waits for the total the last tile publishes with this call's ticket.
- * The last tile knows it once every tile has counted, before the last
- * tiles' stores land, so the call returns while they finish; the outputs
- * are complete in stream order, which is all any later use of them sees
- * (the context's stream, or a read that synchronises with it).  If the
- * stream ends or fails without the ticket, that is reported instead. */
-inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
-                                  unsigned long long *total) {
-  cuda_state *st = cuda_of(ctx);
-  const auto landed = [&] {
-    for (int i = 0; i < kPollsPerStreamQuery; ++i)
-      if (total_word_is(__atomic_load_n(st->word, __ATOMIC_ACQUIRE), ticket))
-        return true;
-    return false;
-  };
-  for (;;) {
-    if (landed()) break;
-    const cudaError_t e = cudaStreamQuery(st->stream);
-    if (e == cudaErrorNotReady) continue;
-    CUDA_TRY(ctx, e);
-    if (total_word_is(__atomic_load_n(st->word, __ATOMIC_ACQUIRE), ticket))
-      break;
-    return mgpu_set_error(ctx, MGPU_EDEVICE,
-                          "setop kernel ended without publishing its count");
-  }
-  *total = __atomic_load_n(st->word, __ATOMIC_ACQUIRE) >> 32;
-  return MGPU_OK;
-}
-
 template <typename P, bool STAGE_V, bool W, typename K, typename V>
 constexpr size_t tile_smem_bytes() {
   return sizeof(
@@ -221,7 +185,7 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * tiles instead of following them. */
   scratch.release();
   unsigned long long n = 0;
-  MGPU_TRY(wait_for_total(ctx, ticket, &n));
+  MGPU_TRY(wait_for_total(ctx, ticket, &n, "setop"));
   *count = n < m->capacity ? (size_t)n : m->capacity;
   return MGPU_OK;
 }

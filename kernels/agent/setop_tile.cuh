@@ -21,6 +21,7 @@
 #include "block/named_barrier.cuh"
 #include "block/serial_set_op.cuh"
 #include "block/tile_prefix.cuh"
+#include "block/total_word.cuh"
 #include "block/warp_merge_path.cuh"
 
 namespace mgpu {
@@ -271,32 +272,6 @@ __device__ __forceinline__ int compute_exclusive_sum(int x, int *warp_totals,
   }
   *total = all;
   return before + inc - x;
-}
-
-/* The pinned host word a set operation's total comes back in: the total
- * (at most MGPU_MAX_COUNT, below 2^31) in the high 32 bits, the low 32 bits
- * of the call's ticket in the low ones, so that the host tells this call's
- * total from an earlier call's. */
-__host__ __device__ constexpr unsigned long long
-total_word(unsigned long long total, unsigned long long ticket) {
-  return total << 32 | (ticket & 0xffffffffull);
-}
-__host__ __device__ constexpr bool
-total_word_is(unsigned long long word, unsigned long long ticket) {
-  return (word & 0xffffffffull) == (ticket & 0xffffffffull);
-}
-
-/* The last tile's total for the host, in one word with the low 32 bits of
- * this call's ticket (total_word): one store, which the host sees whole or
- * not at all, so nothing has to order a total before a ticket.  The same
- * word after a system fence (the one the total and the ticket in two words
- * needed between them) made the staged pairs union ~1% slower
- * (docs/TUNING.md, Set operations). */
-__device__ __forceinline__ void publish_total(unsigned long long *words,
-                                              unsigned long long total,
-                                              unsigned long long ticket) {
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(words[0])
-      .store(total_word(total, ticket), cuda::memory_order_relaxed);
 }
 
 /* Where a tile sits in shared memory: its span, and the offsets of A and

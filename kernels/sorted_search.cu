@@ -1,0 +1,73 @@
+/*
+ * sorted_search.cu - mgpu_sorted_search on the GPU: a merge of the needles
+ * into the haystack (agent/search_tile.cuh), a partition launch for the
+ * tiles' Merge Path points (mended by one small block where unsorted
+ * inputs broke their order), then one block a tile.  A call of one tile
+ * launches only its tile: no partition, no scratch.
+ */
+#include <stdint.h>
+
+#include "agent/search_tile.cuh"
+#include "launch.cuh"
+
+namespace mgpu {
+namespace {
+
+constexpr int kSearchPartitionThreads = 128;
+/* one block mends unsorted inputs' points (search_points_fix_kernel) */
+constexpr int kSearchFixThreads = 1024;
+
+template <typename K>
+mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a) {
+  typedef typename search_policy<sizeof(K)>::tile P;
+  cudaStream_t s = cuda_of(ctx)->stream;
+  const long long n = (long long)a->n, m = (long long)a->m;
+  const long long tiles_ll = (n + m + P::NV - 1) / P::NV;
+  const int tiles = (int)tiles_ll;
+  const hay_first<K> first = {key_order<K>{a->order == MGPU_GREATER},
+                              a->right != 0};
+  search_tiles<K> t = {(const K *)a->needles, n, (const K *)a->haystack, m,
+                       nullptr, a->base, a->pos};
+  cuda_scratch points;
+  if (tiles > 1) {
+    cuda_state *st = cuda_of(ctx);
+    const unsigned long long ticket = ++st->tickets;
+    /* the unsorted word, then the points */
+    MGPU_TRY(points.take(ctx, sizeof(long long) * ((size_t)tiles + 2)));
+    unsigned long long *unsorted = points.as<unsigned long long>();
+    long long *pts = points.as<long long>() + 1;
+    search_partition_kernel<K>
+        <<<grid_for((size_t)tiles + 1, kSearchPartitionThreads),
+           kSearchPartitionThreads, 0, s>>>(t.needles, n, t.hay, m, P::NV,
+                                            tiles + 1, pts, unsorted, ticket,
+                                            first);
+    CUDA_LAUNCHED(ctx, "sorted_search partition kernel");
+    search_points_fix_kernel<<<1, kSearchFixThreads, 0, s>>>(
+        pts, tiles + 1, P::NV, n + m, unsorted, ticket);
+    CUDA_LAUNCHED(ctx, "sorted_search points fix kernel");
+    t.points = pts;
+  }
+  search_kernel<P, K><<<tiles, P::NT, 0, s>>>(t, first);
+  CUDA_LAUNCHED(ctx, "sorted_search kernel");
+  /* stream ordered: the launches above still own the block */
+  points.release();
+  return MGPU_OK;
+}
+
+} // namespace
+} // namespace mgpu
+
+extern "C" mgpu_status mgpu_cuda_sorted_search(mgpu_context *ctx,
+                                               mgpu_search_args *a) {
+  using namespace mgpu;
+  switch (a->type) {
+  case MGPU_I32: return sorted_search_typed<int32_t>(ctx, a);
+  case MGPU_U32: return sorted_search_typed<uint32_t>(ctx, a);
+  case MGPU_I64: return sorted_search_typed<int64_t>(ctx, a);
+  case MGPU_U64: return sorted_search_typed<uint64_t>(ctx, a);
+  case MGPU_F32: return sorted_search_typed<float>(ctx, a);
+  case MGPU_F64: return sorted_search_typed<double>(ctx, a);
+  default: break;
+  }
+  return mgpu_set_error(ctx, MGPU_EINVAL, "sorted_search: unknown dtype");
+}
