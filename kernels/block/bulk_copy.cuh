@@ -26,23 +26,23 @@ __device__ __forceinline__ unsigned smem_addr(const void *p) {
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
-/* Before sm_80 there is no mbarrier: the same word is kept by shared
- * atomics, arrivals still due in bits 0-31, the phase's parity in bit 32
- * and the arrivals a phase takes in bits 33-63. */
-#if __CUDA_ARCH__ < 800
-constexpr int kSoftBarrierPhaseBit = 32;
-#endif
+/* The mbarrier that tells a tile's threads its bulk copies have landed.
+ * Before sm_90 there are no bulk copies: a tile is loaded by ordinary
+ * loads (copy_range_by_block) which the block barrier after the load
+ * publishes, so there these calls are empty.  (A barrier kept there
+ * anyway, sm_80's mbarrier or a word of shared atomics before it, only
+ * added work, and racecheck reported its init against its arrival.) */
 
 /* An mbarrier in shared memory that completes a phase after `count`
- * arrivals (and the bytes announced by arrive_expect_tx). */
+ * arrivals and the bytes announced by arrive_expect_tx. */
 __device__ __forceinline__ void mbarrier_init(unsigned long long *bar,
                                               unsigned count) {
-#if __CUDA_ARCH__ >= 800
+#if __CUDA_ARCH__ >= 900
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)),
                "r"(count)
                : "memory");
 #else
-  *bar = ((unsigned long long)count << (kSoftBarrierPhaseBit + 1)) | count;
+  (void)bar, (void)count;
 #endif
 }
 
@@ -51,25 +51,6 @@ __device__ __forceinline__ void mbarrier_init(unsigned long long *bar,
 __device__ __forceinline__ void mbarrier_init_fence() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
-}
-
-/* Release: this thread's earlier shared-memory writes (and reads) happen
- * before the phase completes. */
-__device__ __forceinline__ void mbarrier_arrive(unsigned long long *bar) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar))
-               : "memory");
-#else
-  __threadfence_block(); /* release */
-  const unsigned long long old = atomicAdd(bar, ~0ull); /* one arrival less */
-  if ((unsigned)old == 1u) {
-    /* the last arrival: the count back for the next phase, then the
-     * phase's parity flipped, which is what waiters watch */
-    atomicAdd(bar, old >> (kSoftBarrierPhaseBit + 1));
-    __threadfence_block();
-    atomicXor(bar, 1ull << kSoftBarrierPhaseBit);
-  }
 #endif
 }
 
@@ -82,8 +63,7 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned long long *ba
                "r"(bytes)
                : "memory");
 #else
-  (void)bytes;
-  mbarrier_arrive(bar);
+  (void)bar, (void)bytes;
 #endif
 }
 
@@ -100,31 +80,18 @@ __device__ __forceinline__ void async_proxy_fence() {
 /* Waits (acquire) until the phase of the given parity has completed. */
 __device__ __forceinline__ void mbarrier_wait(unsigned long long *bar,
                                               unsigned parity) {
+#if __CUDA_ARCH__ >= 900
   unsigned done;
   do {
-#if __CUDA_ARCH__ >= 900
     asm volatile("{\n .reg .pred p;\n"
                  " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
                  " selp.u32 %0, 1, 0, p;\n}"
                  : "=r"(done)
                  : "r"(smem_addr(bar)), "r"(parity)
                  : "memory");
-#else
-#if __CUDA_ARCH__ >= 800
-    asm volatile("{\n .reg .pred p;\n"
-                 " mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 " selp.u32 %0, 1, 0, p;\n}"
-                 : "=r"(done)
-                 : "r"(smem_addr(bar)), "r"(parity)
-                 : "memory");
-#else
-    const unsigned long long w = *(volatile unsigned long long *)bar;
-    done = (unsigned)((w >> kSoftBarrierPhaseBit) & 1u) != (parity & 1u);
-#endif
-#endif
   } while (!done);
-#if __CUDA_ARCH__ < 800
-  __threadfence_block(); /* acquire */
+#else
+  (void)bar, (void)parity;
 #endif
 }
 
