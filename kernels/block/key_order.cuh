@@ -44,6 +44,18 @@ template <typename T> struct key_order {
   }
 };
 
+/* The sorts' order for integer keys: keys of one width compared as
+ * unsigned words after an xor with a mask that is the same for a whole
+ * call (sort_mask, dispatch.cuh): the sign bit puts signed words in
+ * order, all bits reverse it.  So i32 and u32 in both orders share one
+ * instance; the xors are two ALU operations a comparison, with no select. */
+template <typename U> struct bit_order {
+  static_assert(U(0) < U(~U(0)), "bit_order compares unsigned words");
+  U mask;
+  __device__ __forceinline__ bool operator()(U a, U b) const {
+    return (a ^ mask) < (b ^ mask);
+  }
+};
 /* Values are only moved: they travel as raw words of their width. */
 template <int BYTES> struct value_word;
 template <> struct value_word<4> { typedef uint32_t type; };
