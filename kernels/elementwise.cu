@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 
+#include "dispatch.cuh"
 #include "launch.cuh"
 #include "block/key_order.cuh"
 
@@ -127,16 +128,16 @@ mgpu_status astype_from(mgpu_context *ctx, D *dst, const void *src,
   return MGPU_OK;
 }
 
-template <typename T>
+template <typename T, typename Order>
 mgpu_status is_sorted_typed(mgpu_context *ctx, const void *src, size_t n,
-                            mgpu_order order, int *sorted) {
+                            Order order, int *sorted) {
   cudaStream_t s = cuda_of(ctx)->stream;
   cuda_scratch flag;
   MGPU_TRY(flag.take(ctx, sizeof(int)));
   CUDA_TRY(ctx, cudaMemsetAsync(flag.ptr, 0, sizeof(int), s));
   unsigned g = stride_grid(ctx, n - 1);
   unsorted_kernel<<<g, kStrideThreads, 0, s>>>(
-      (const T *)src, n, flag.as<int>(), mgpu::key_order<T>{order == MGPU_GREATER});
+      (const T *)src, n, flag.as<int>(), order);
   CUDA_LAUNCHED(ctx, "is_sorted kernel");
   int found = 0;
   CUDA_TRY(ctx, cudaMemcpyAsync(&found, flag.ptr, sizeof found,
@@ -234,12 +235,24 @@ extern "C" mgpu_status mgpu_cuda_is_sorted(mgpu_context *ctx,
   int *sorted = &a->sorted;
   MGPU_TRY(cuda_enter(ctx));
   switch (t) {
-  case MGPU_I32: return is_sorted_typed<int32_t>(ctx, src, n, order, sorted);
-  case MGPU_U32: return is_sorted_typed<uint32_t>(ctx, src, n, order, sorted);
-  case MGPU_I64: return is_sorted_typed<int64_t>(ctx, src, n, order, sorted);
-  case MGPU_U64: return is_sorted_typed<uint64_t>(ctx, src, n, order, sorted);
-  case MGPU_F32: return is_sorted_typed<float>(ctx, src, n, order, sorted);
-  case MGPU_F64: return is_sorted_typed<double>(ctx, src, n, order, sorted);
+  /* integer keys as unsigned words of their width (bit_order) */
+  case MGPU_I32:
+  case MGPU_U32:
+    return is_sorted_typed<uint32_t>(
+        ctx, src, n, mgpu::bit_order<uint32_t>{mgpu::sort_mask<uint32_t>(t, order)},
+        sorted);
+  case MGPU_I64:
+  case MGPU_U64:
+    return is_sorted_typed<uint64_t>(
+        ctx, src, n, mgpu::bit_order<uint64_t>{mgpu::sort_mask<uint64_t>(t, order)},
+        sorted);
+  case MGPU_F32:
+    return is_sorted_typed<float>(ctx, src, n,
+                                  mgpu::key_order<float>{order == MGPU_GREATER}, sorted);
+  case MGPU_F64:
+    return is_sorted_typed<double>(ctx, src, n,
+                                   mgpu::key_order<double>{order == MGPU_GREATER},
+                                   sorted);
   default: return mgpu_set_error(ctx, MGPU_EINVAL, "unknown dtype");
   }
 }

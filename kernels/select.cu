@@ -143,10 +143,11 @@ extern "C" {
 
 mgpu_status mgpu_cuda_unique(mgpu_context *ctx, mgpu_unique_args *a) {
   using namespace mgpu;
+  /* integer keys are equal when their bits are: one instance a width */
   switch (a->type) {
-  case MGPU_I32: return unique_typed<int32_t>(ctx, a);
+  case MGPU_I32:
   case MGPU_U32: return unique_typed<uint32_t>(ctx, a);
-  case MGPU_I64: return unique_typed<int64_t>(ctx, a);
+  case MGPU_I64:
   case MGPU_U64: return unique_typed<uint64_t>(ctx, a);
   case MGPU_F32: return unique_typed<float>(ctx, a);
   case MGPU_F64: return unique_typed<double>(ctx, a);
@@ -157,10 +158,11 @@ mgpu_status mgpu_cuda_unique(mgpu_context *ctx, mgpu_unique_args *a) {
 
 mgpu_status mgpu_cuda_compact(mgpu_context *ctx, mgpu_compact_args *a) {
   using namespace mgpu;
+  /* a flag is non-zero whatever its sign: one instance a width */
   switch (a->flag_type) {
-  case MGPU_I32: return compact_typed<int32_t>(ctx, a);
+  case MGPU_I32:
   case MGPU_U32: return compact_typed<uint32_t>(ctx, a);
-  case MGPU_I64: return compact_typed<int64_t>(ctx, a);
+  case MGPU_I64:
   case MGPU_U64: return compact_typed<uint64_t>(ctx, a);
   default: break;
   }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "agent/search_tile.cuh"
+#include "dispatch.cuh"
 #include "launch.cuh"
 
 namespace mgpu {
@@ -17,15 +18,15 @@ constexpr int kSearchPartitionThreads = 128;
 /* one block mends unsorted inputs' points (search_points_fix_kernel) */
 constexpr int kSearchFixThreads = 1024;
 
-template <typename K>
-mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a) {
+template <typename K, typename Order>
+mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a,
+                                Order order) {
   typedef typename search_policy<sizeof(K)>::tile P;
   cudaStream_t s = cuda_of(ctx)->stream;
   const long long n = (long long)a->n, m = (long long)a->m;
   const long long tiles_ll = (n + m + P::NV - 1) / P::NV;
   const int tiles = (int)tiles_ll;
-  const hay_first<K> first = {key_order<K>{a->order == MGPU_GREATER},
-                              a->right != 0};
+  const hay_first<K, Order> first = {order, a->right != 0};
   search_tiles<K> t = {(const K *)a->needles, n, (const K *)a->haystack, m,
                        nullptr, a->base, a->pos};
   cuda_scratch points;
@@ -36,7 +37,7 @@ mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a) {
     MGPU_TRY(points.take(ctx, sizeof(long long) * ((size_t)tiles + 2)));
     unsigned long long *unsorted = points.as<unsigned long long>();
     long long *pts = points.as<long long>() + 1;
-    search_partition_kernel<K>
+    search_partition_kernel<K, hay_first<K, Order>>
         <<<grid_for((size_t)tiles + 1, kSearchPartitionThreads),
            kSearchPartitionThreads, 0, s>>>(t.needles, n, t.hay, m, P::NV,
                                             tiles + 1, pts, unsorted, ticket,
@@ -47,7 +48,7 @@ mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a) {
     CUDA_LAUNCHED(ctx, "sorted_search points fix kernel");
     t.points = pts;
   }
-  search_kernel<P, K><<<tiles, P::NT, 0, s>>>(t, first);
+  search_kernel<P, K, hay_first<K, Order>><<<tiles, P::NT, 0, s>>>(t, first);
   CUDA_LAUNCHED(ctx, "sorted_search kernel");
   /* stream ordered: the launches above still own the block */
   points.release();
@@ -60,13 +61,19 @@ mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a) {
 extern "C" mgpu_status mgpu_cuda_sorted_search(mgpu_context *ctx,
                                                mgpu_search_args *a) {
   using namespace mgpu;
+  /* integer keys as unsigned words of their width (bit_order) */
+  const bool greater = a->order == MGPU_GREATER;
   switch (a->type) {
-  case MGPU_I32: return sorted_search_typed<int32_t>(ctx, a);
-  case MGPU_U32: return sorted_search_typed<uint32_t>(ctx, a);
-  case MGPU_I64: return sorted_search_typed<int64_t>(ctx, a);
-  case MGPU_U64: return sorted_search_typed<uint64_t>(ctx, a);
-  case MGPU_F32: return sorted_search_typed<float>(ctx, a);
-  case MGPU_F64: return sorted_search_typed<double>(ctx, a);
+  case MGPU_I32:
+  case MGPU_U32:
+    return sorted_search_typed<uint32_t>(
+        ctx, a, bit_order<uint32_t>{sort_mask<uint32_t>(a->type, a->order)});
+  case MGPU_I64:
+  case MGPU_U64:
+    return sorted_search_typed<uint64_t>(
+        ctx, a, bit_order<uint64_t>{sort_mask<uint64_t>(a->type, a->order)});
+  case MGPU_F32: return sorted_search_typed<float>(ctx, a, key_order<float>{greater});
+  case MGPU_F64: return sorted_search_typed<double>(ctx, a, key_order<double>{greater});
   default: break;
   }
   return mgpu_set_error(ctx, MGPU_EINVAL, "sorted_search: unknown dtype");

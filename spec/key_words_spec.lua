@@ -92,7 +92,44 @@ backends.each(function(ctx)
             C.array_eq(sv, want_sv, "i32", label(op .. " values", dt, comp, n))
           end
         end)
+
+        it(label("is_sorted, sorted_search, unique", dt, comp, n), function()
+          local hay = R.mergesort(keys_for(dt, n, seed + 500), dt, comp)
+          local needles = R.mergesort(keys_for(dt, n // 3, seed + 600), dt, comp)
+          local H, N = ctx:array(hay, dt), ctx:array(needles, dt)
+          C.equal(H:is_sorted(comp), true, label("is_sorted sorted", dt, comp, n))
+          C.equal(H:is_sorted(comp == "less" and "greater" or "less"),
+            R.is_sorted(hay, dt, comp == "less" and "greater" or "less"),
+            label("is_sorted reversed", dt, comp, n))
+          for _, side in ipairs { "left", "right" } do
+            local pos = mgpu.sorted_search(N, H, { side = side, comp = comp })
+            C.array_eq(pos, R.sorted_search(needles, hay, dt, side, comp), "i32",
+              label("sorted_search " .. side, dt, comp, n))
+          end
+          local u, uv, c = mgpu.unique(H, { values = ctx:array(iota(n), "i32"), counts = true })
+          local want_u, want_uv, want_c = R.unique(hay, dt, iota(n))
+          C.array_eq(u, want_u, dt, label("unique keys", dt, comp, n))
+          C.array_eq(uv, want_uv, "i32", label("unique values", dt, comp, n))
+          C.array_eq(c, want_c, "i32", label("unique counts", dt, comp, n))
+        end)
       end
     end
+  end
+
+  -- compact's flags: non-zero whatever the sign (one instance a width)
+  for _, ft in ipairs(INTS) do
+    it("compact with " .. ft .. " flags", function()
+      local rng = R.rng(99)
+      local data, flags = {}, {}
+      for i = 1, 5000 do
+        data[i] = i
+        local r = rng:int(1, 3)
+        flags[i] = r == 1 and 0 or (r == 2 and rng:value(ft) or -1)
+        if ft == "u32" and flags[i] == -1 then flags[i] = R.U32_MAX end
+      end
+      flags[1], flags[2] = (ft == "u32" or ft == "u64") and 0x80000000 or -1, 0
+      local out = mgpu.compact(ctx:array(data, "i32"), ctx:array(flags, ft))
+      C.array_eq(out, R.compact(data, flags), "i32", "compact " .. ft)
+    end)
   end
 end)

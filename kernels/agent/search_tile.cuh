@@ -28,8 +28,8 @@ namespace mgpu {
  * (an upper bound) those not ordered after it.  Either is a merge order
  * of two sorted inputs, so Merge Path finds the same splits as the walk
  * takes. */
-template <typename K> struct hay_first {
-  key_order<K> before;
+template <typename K, typename Order> struct hay_first {
+  Order before; /* key_order<K>, or bit_order<K> for integer words */
   bool right;
   __device__ __forceinline__ bool operator()(K b, K a) const {
     return right ? !before(a, b) : before(b, a);
@@ -47,13 +47,13 @@ template <typename K> struct hay_first {
  * search_points_fix_kernel then mends the points.  The ticket, not a flag
  * zeroed first, saves a launch; a stale word equal to the ticket only
  * costs a fix-up that changes nothing. */
-template <typename K>
+template <typename K, typename First>
 __global__ void search_partition_kernel(const K *needles, long long n,
                                         const K *hay, long long m, int nv,
                                         int points, long long *out,
                                         unsigned long long *unsorted,
                                         unsigned long long ticket,
-                                        hay_first<K> first) {
+                                        First first) {
   const int p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= points) return;
   const long long total = n + m;
@@ -138,10 +138,10 @@ template <typename P, typename K> struct search_smem {
   int32_t warp_max[P::NT / 32];
 };
 
-template <typename P, typename K>
+template <typename P, typename K, typename First>
 __global__ void __launch_bounds__(P::NT, min_blocks_within_sm(P::NT,
                                                               P::MIN_BLOCKS))
-search_kernel(search_tiles<K> t, hay_first<K> first) {
+search_kernel(search_tiles<K> t, First first) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   __shared__ search_smem<P, K> sm;
   const int tid = threadIdx.x, tile = blockIdx.x;
