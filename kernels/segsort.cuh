@@ -29,32 +29,9 @@
 #include "policy/mergesort.cuh"
 #include "agent/segblocksort.cuh"
 #include "agent/sort_windows.cuh"
+#include "segsort_heads.cuh"
 
 namespace mgpu {
-
-/* ---- head bitfield ------------------------------------------------------- */
-
-static __global__ void heads_to_bits_kernel(const int32_t *heads, int m, int n,
-                                     unsigned *bits) {
-  GRID_STRIDE(i, (size_t)m) {
-    const int h = heads[i];
-    if (h > 0 && h < n) atomicOr(bits + (h >> 5), 1u << (h & 31));
-  }
-}
-
-template <typename F>
-__global__ void flags_to_bits_kernel(const F *flags, int n, unsigned *bits) {
-  /* whole warps per 32 elements, so that one ballot makes one word */
-  const size_t warps = ((size_t)n + 31) / 32;
-  const int lane = threadIdx.x & 31;
-  for (size_t w = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-       w < warps; w += (size_t)gridDim.x * blockDim.x / 32) {
-    const size_t i = w * 32 + lane;
-    const unsigned word = __ballot_sync(0xffffffffu, i < (size_t)n && i > 0 &&
-                                                         flags[i] != 0);
-    if (lane == 0) bits[w] = word;
-  }
-}
 
 /* ---- blocksort ------------------------------------------------------------ */
 
@@ -294,31 +271,6 @@ __global__ void __launch_bounds__(P::NT)
 
 /* ---- the whole sort ----------------------------------------------------------- */
 
-/* Writes the head bitfield of a segmented sort. */
-static mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a,
-                                 int n, cuda_scratch &bits) {
-  cudaStream_t s = cuda_of(ctx)->stream;
-  const unsigned grid = stride_grid(ctx, a->heads ? a->m : (size_t)n);
-  if (a->heads) {
-    CUDA_TRY(ctx, cudaMemsetAsync(bits.ptr, 0, bits.bytes, s));
-    if (a->m)
-      heads_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
-          a->heads, (int)a->m, n, bits.as<unsigned>());
-  } else {
-    switch (mgpu_dtype_size(a->flag_type)) {
-    case 4:
-      flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
-          (const uint32_t *)a->flags, n, bits.as<unsigned>());
-      break;
-    default:
-      flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
-          (const uint64_t *)a->flags, n, bits.as<unsigned>());
-    }
-  }
-  CUDA_LAUNCHED(ctx, "segsort head kernel");
-  return MGPU_OK;
-}
-
 /* The report of a window check (sort_windows.cuh), read by the host. */
 static mgpu_status read_report(mgpu_context *ctx, const cuda_scratch &report,
                                window_report *host) {
@@ -374,10 +326,9 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
     if (boundaries > 0) {
       /* The windows of a segmented sort follow from the heads alone: when
        * they are short, sort each tile in place and merge the windows. */
-      segment_windows_kernel<<<grid_for((size_t)boundaries * 32, 128), 128, 0, s>>>(
-          bits.as<unsigned>(), n, PB::NV, W, boundaries,
-          windows.as<sort_window>(), report.as<window_report>());
-      CUDA_LAUNCHED(ctx, "segsort window kernel");
+      MGPU_TRY(segment_windows(ctx, bits.as<unsigned>(), n, PB::NV, W,
+                               boundaries, windows.as<sort_window>(),
+                               report.as<window_report>()));
       MGPU_TRY(read_report(ctx, report, &found));
     }
     if (!found.too_far) {

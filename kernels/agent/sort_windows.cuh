@@ -23,6 +23,7 @@
 
 #include "block/gallop.cuh"
 #include "agent/merge_tile.cuh"
+#include "launch.cuh"
 
 namespace mgpu {
 
@@ -97,33 +98,6 @@ __device__ __forceinline__ int warp_first_bit_in(const unsigned *bits, int p,
     }
   }
   return hi;
-}
-
-/* Segmented sort, one warp per boundary: the window of boundary t is the
- * segment straddling it (heads as a bitfield; element 0 always starts a
- * segment). */
-static __global__ void segment_windows_kernel(const unsigned *bits, int n,
-                                              int tile, int w, int boundaries,
-                                              sort_window *windows,
-                                              window_report *report) {
-  const int t = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
-  if (t >= boundaries) return; /* whole warps */
-  const int p = (t + 1) * tile;
-  const int lo = max(0, p - w);
-  int h0 = warp_last_bit_in(bits, lo, p);
-  bool too_far = false;
-  if (h0 < 0) {
-    h0 = 0;
-    too_far = lo > 0;
-  }
-  int h1 = p;
-  if (!too_far && h0 < p) {
-    const int hi = (int)min((long long)n, (long long)h0 + w + 1);
-    h1 = warp_first_bit_in(bits, p + 1, hi);
-    too_far = (h1 == hi && hi < n) || h1 - h0 > w;
-  }
-  if ((threadIdx.x & 31) == 0)
-    report_window(windows, t, h0, p, h1, too_far, report);
 }
 
 /* Locality sort: the window of boundary t from the sorted tiles around it.

@@ -1,0 +1,100 @@
+/*
+ * segsort_heads.cu - what a segmented sort derives from its heads alone,
+ * whatever its key type: the head bitfield and the windows it implies
+ * (segsort.cuh calls these; one instance for every key type).
+ */
+#include <stdint.h>
+
+#include "agent/sort_windows.cuh"
+#include "segsort_heads.cuh"
+
+namespace mgpu {
+namespace {
+
+__global__ void heads_to_bits_kernel(const int32_t *heads, int m, int n,
+                                     unsigned *bits) {
+  GRID_STRIDE(i, (size_t)m) {
+    const int h = heads[i];
+    if (h > 0 && h < n) atomicOr(bits + (h >> 5), 1u << (h & 31));
+  }
+}
+
+template <typename F>
+__global__ void flags_to_bits_kernel(const F *flags, int n, unsigned *bits) {
+  /* whole warps per 32 elements, so that one ballot makes one word */
+  const size_t warps = ((size_t)n + 31) / 32;
+  const int lane = threadIdx.x & 31;
+  for (size_t w = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+       w < warps; w += (size_t)gridDim.x * blockDim.x / 32) {
+    const size_t i = w * 32 + lane;
+    const unsigned word = __ballot_sync(0xffffffffu, i < (size_t)n && i > 0 &&
+                                                         flags[i] != 0);
+    if (lane == 0) bits[w] = word;
+  }
+}
+
+/* Segmented sort, one warp per boundary: the window of boundary t is the
+ * segment straddling it (heads as a bitfield; element 0 always starts a
+ * segment). */
+__global__ void segment_windows_kernel(const unsigned *bits, int n,
+                                              int tile, int w, int boundaries,
+                                              sort_window *windows,
+                                              window_report *report) {
+  const int t = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
+  if (t >= boundaries) return; /* whole warps */
+  const int p = (t + 1) * tile;
+  const int lo = max(0, p - w);
+  int h0 = warp_last_bit_in(bits, lo, p);
+  bool too_far = false;
+  if (h0 < 0) {
+    h0 = 0;
+    too_far = lo > 0;
+  }
+  int h1 = p;
+  if (!too_far && h0 < p) {
+    const int hi = (int)min((long long)n, (long long)h0 + w + 1);
+    h1 = warp_first_bit_in(bits, p + 1, hi);
+    too_far = (h1 == hi && hi < n) || h1 - h0 > w;
+  }
+  if ((threadIdx.x & 31) == 0)
+    report_window(windows, t, h0, p, h1, too_far, report);
+}
+
+} // namespace
+
+/* Writes the head bitfield of a segmented sort. */
+mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a, int n,
+                          cuda_scratch &bits) {
+  cudaStream_t s = cuda_of(ctx)->stream;
+  const unsigned grid = stride_grid(ctx, a->heads ? a->m : (size_t)n);
+  if (a->heads) {
+    CUDA_TRY(ctx, cudaMemsetAsync(bits.ptr, 0, bits.bytes, s));
+    if (a->m)
+      heads_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+          a->heads, (int)a->m, n, bits.as<unsigned>());
+  } else {
+    switch (mgpu_dtype_size(a->flag_type)) {
+    case 4:
+      flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+          (const uint32_t *)a->flags, n, bits.as<unsigned>());
+      break;
+    default:
+      flags_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+          (const uint64_t *)a->flags, n, bits.as<unsigned>());
+    }
+  }
+  CUDA_LAUNCHED(ctx, "segsort head kernel");
+  return MGPU_OK;
+}
+
+mgpu_status segment_windows(mgpu_context *ctx, const unsigned *bits, int n,
+                            int tile, int w, int boundaries,
+                            sort_window *windows, window_report *report) {
+  segment_windows_kernel<<<grid_for((size_t)boundaries * 32, 128), 128, 0,
+                           cuda_of(ctx)->stream>>>(bits, n, tile, w, boundaries,
+                                                   windows, report);
+  CUDA_LAUNCHED(ctx, "segsort window kernel");
+  return MGPU_OK;
+}
+
+} // namespace mgpu
