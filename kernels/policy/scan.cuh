@@ -21,13 +21,14 @@ template <> struct scan_policy<8> {
   static constexpr int NT = 256, VT = 8, NV = NT * VT, MIN_BLOCKS = 4;
 };
 
-/* A reduce thread keeps only its loads and one accumulator, so eight
- * blocks an SM fit; blocks stride over the tiles: not yet measured. */
+/* A reduce thread keeps only its loads and one accumulator, so a full SM
+ * fits (32 registers); 8-byte min and max need a few more (they spilled at
+ * 32 on sm_100).  Blocks stride over the tiles: not yet measured. */
 template <> struct reduce_policy<4> {
   static constexpr int NT = 256, VT = 16, NV = NT * VT, MIN_BLOCKS = 8;
 };
 template <> struct reduce_policy<8> {
-  static constexpr int NT = 256, VT = 8, NV = NT * VT, MIN_BLOCKS = 8;
+  static constexpr int NT = 256, VT = 8, NV = NT * VT, MIN_BLOCKS = 6;
 };
 
 } // namespace mgpu
