@@ -24,6 +24,7 @@
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -1883,6 +1884,56 @@ std::unique_ptr<Instance> make_unique_t(Env &env, size_t n) {
   return I;
 }
 
+// unique with counts: the runs' first keys and their lengths, against
+// cub::DeviceRunLengthEncode::Encode, which writes both
+template <class K>
+std::unique_ptr<Instance> make_unique_counts_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);
+  K *in = I->alloc<K>(n * sizeof(K));
+  gen_iota(env, in, n, 0);
+  k_runs<K><<<grid_for(n), 256, 0, env.stream>>>(in, n);
+  CK_LAUNCH();
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+  K *mo = I->alloc<K>(n * sizeof(K));
+  int32_t *mc = I->alloc<int32_t>(n * sizeof(int32_t));
+  auto count = std::make_shared<size_t>(0);
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    MG(mgpu_unique(ctx, kt, in, n, 0, nullptr, mo, nullptr, mc, count.get()));
+  };
+  I->mgpu.outputs = [=]() {
+    return std::vector<Span>{{mo, *count, kt, "keys"}, {mc, *count, MGPU_I32, "counts"}};
+  };
+  {
+    K *co = I->alloc<K>(n * sizeof(K));
+    int32_t *cc = I->alloc<int32_t>(n * sizeof(int32_t));
+    int64_t *nruns = I->alloc<int64_t>(sizeof(int64_t));
+    size_t tb = 0;
+    CK(cub::DeviceRunLengthEncode::Encode(nullptr, tb, in, co, cc, nruns, (int64_t)n, st));
+    void *temp = I->alloc(tb);
+    auto host = std::make_shared<int64_t>(0);
+    Runner r;
+    r.name = "cub::DeviceRunLengthEncode::Encode";
+    // as mgpu's call does: the number of runs reaches the host
+    r.run = [=]() {
+      size_t t = tb;
+      CK(cub::DeviceRunLengthEncode::Encode(temp, t, in, co, cc, nruns, (int64_t)n, st));
+      CK(cudaMemcpyAsync(host.get(), nruns, sizeof(int64_t), cudaMemcpyDeviceToHost, st));
+      CK(cudaStreamSynchronize(st));
+    };
+    r.outputs = [=]() {
+      return std::vector<Span>{{co, (size_t)*host, kt, "keys"},
+                               {cc, (size_t)*host, MGPU_I32, "counts"}};
+    };
+    I->anchors.push_back(std::move(r));
+  }
+  return I;
+}
+
 template <class K>
 __global__ void k_two_thirds(int32_t *flags, size_t n, uint64_t seed) {
   GRID_STRIDE(i, n) { flags[i] = (mix64(seed + i) % 3) != 0; }
@@ -1983,6 +2034,7 @@ void register_cases() {
   add_case("reduce", "add", ints, MGPU_BENCH_DISPATCH(make_reduce_t));
   add_case("sorted_search", "left", ints, MGPU_BENCH_DISPATCH(make_sorted_search_t));
   add_case("unique", "keys", ints, MGPU_BENCH_DISPATCH(make_unique_t));
+  add_case("unique", "counts", ints, MGPU_BENCH_DISPATCH(make_unique_counts_t));
   add_case("compact", "two_thirds", ints, MGPU_BENCH_DISPATCH(make_compact_t));
 }
 

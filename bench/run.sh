@@ -3,7 +3,8 @@
 #
 # Runs the CUB/Thrust comparison (BUILD_DIR/mgpu_bench, extra arguments from
 # $MGPU_BENCH_ARGS), then the Lua latency benchmark (when lua5.4 is on PATH),
-# then the plot.  OUT_DIR defaults to bench/results.  The exit status is the
+# then bench/anchors.py (PyTorch and CuPy, when python3 imports either), then
+# the plot.  OUT_DIR defaults to bench/results.  The exit status is the
 # benchmark's (non-zero on a mismatch or an error), else the first failure.
 set -uo pipefail
 
@@ -58,6 +59,15 @@ if command -v lua5.4 >/dev/null 2>&1; then
   fi
 else
   echo "run.sh: note: lua5.4 not found; skipping the Lua latency benchmark"
+fi
+
+# ---- 2b. PyTorch and CuPy anchors (when python3 can import either) ----
+if command -v python3 >/dev/null 2>&1 &&
+    python3 -c 'import importlib.util as u, sys; sys.exit(not (u.find_spec("torch") or u.find_spec("cupy")))' 2>/dev/null; then
+  if ! python3 bench/anchors.py --out "$OUT"; then
+    echo "run.sh: anchors.py failed" >&2
+    [ "$status" -ne 0 ] || status=1
+  fi
 fi
 
 # ---- 3. plot ----

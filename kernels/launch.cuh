@@ -93,6 +93,17 @@ inline mgpu_status wait_for_total(mgpu_context *ctx, unsigned long long ticket,
   return MGPU_OK;
 }
 
+/* wait_for_total for a kernel that published a 64-bit value with its
+ * ticket (publish_value, block/total_word.cuh): the value is in word[1],
+ * stored before the ticket was released. */
+inline mgpu_status wait_for_value(mgpu_context *ctx, unsigned long long ticket,
+                                  unsigned long long *value, const char *what) {
+  unsigned long long unused = 0;
+  MGPU_TRY(wait_for_total(ctx, ticket, &unused, what));
+  *value = __atomic_load_n(&cuda_of(ctx)->word[1], __ATOMIC_ACQUIRE);
+  return MGPU_OK;
+}
+
 /* Devices whose resident block counts resident_blocks remembers (others
  * ask every call). */
 constexpr int kMaxCachedDevices = 16;

@@ -144,6 +144,30 @@ backends.each(function(ctx, device)
                  "set_difference {k}")
   end)
 
+  -- the last scan tiles start next to INT_MAX; 8-byte values have twice
+  -- as many tiles as 4-byte ones (kernels/policy/scan.cuh)
+  it("scan and reduce: 2^31 - 1 elements", function()
+    local a <close> = ctx:fill(MAX, 1, "i32")
+    assert.are.equal(MAX, mgpu.reduce(a))
+    local _, total = mgpu.scan(a, { out = a })
+    assert.are.equal(MAX, total)
+    if gpu then assert.is_true(a:is_sorted(), "exclusive scan of ones sorted") end
+    check_result(a, nil, MAX, function(p) return p - 1 end, nil, "scan i32 in place")
+    assert.are.equal(MAX - 1, mgpu.reduce(a, "max"))
+    local _, m = mgpu.scan(a, { op = "min", inclusive = true, out = a })
+    assert.are.equal(0, m)
+    a:free()
+    local b <close> = ctx:iota(MAX, "i64") -- 1 .. MAX
+    local r <close>, t = mgpu.scan(b, { inclusive = true, op = "max" })
+    assert.are.equal(MAX, t)
+    check_result(r, nil, MAX, function(p) return p end, nil, "max scan i64")
+    r:free()
+    -- the sum of 1 .. MAX, past 2^32
+    local sum = MAX * (MAX + 1) // 2
+    assert.are.equal(sum, mgpu.reduce(b))
+    b:free()
+  end)
+
   if gpu then
     -- the CPU backend's sort of 2^31 keys takes minutes; its merge passes
     -- are the same code as its merge, checked above

@@ -17,6 +17,10 @@ local FREED = { "array has been freed", "has been freed" }
 local nan, inf = R.nan, R.inf
 
 local SIZES = { 1, 2, 127, 128, 129, 1000, 10007, 100003 }
+-- the items of a scan or reduce tile by value width (kernels/policy/scan.cuh):
+-- sizes around them take the whole tiles' vector path and the last tile's
+-- bounded one; 33 tiles and one reach past a look-back window of 32 tiles
+local SCAN_TILE = { [4] = 4096, [8] = 2048 }
 local OPS = { "add", "min", "max" }
 local INT_DTYPES = { "i32", "u32", "i64", "u64" }
 
@@ -371,6 +375,48 @@ backends.each(function(ctx, device)
             check_scan(ctx, dt, t, op, false)
             check_scan(ctx, dt, t, op, true)
           end
+        end
+      end)
+    end
+
+    for _, dt in ipairs(R.dtypes) do
+      it(string.format("%s: sizes around the scan tile, several tiles, past a look-back window", dt), function()
+        local tile = SCAN_TILE[R.size[dt]]
+        local rng = R.rng(300 + #dt + R.size[dt])
+        for _, n in ipairs { tile - 1, tile, tile + 1, 3 * tile + 1, 33 * tile + 1 } do
+          for _, op in ipairs(OPS) do
+            local t = scan_data(rng, n, dt, op)
+            check_scan(ctx, dt, t, op, false)
+            check_scan(ctx, dt, t, op, true)
+            check_reduce(ctx, dt, t, op)
+          end
+        end
+      end)
+
+      it(string.format("%s: a slice that starts off a 16-byte boundary, several tiles", dt), function()
+        local tile = SCAN_TILE[R.size[dt]]
+        local n = 3 * tile + 5
+        local rng = R.rng(400 + R.size[dt])
+        for _, op in ipairs(OPS) do
+          local t = scan_data(rng, n, dt, op)
+          local big = ctx:zeros(n + 2, dt)
+          local s = big:slice(2, n + 1)
+          for i = 1, n do s[i] = t[i] end
+          for _, inclusive in ipairs { false, true } do
+            local want, wtotal = R.scan(t, dt, op, inclusive)
+            local label = string.format("%s %s %s n=%d off a boundary", dt, op, kind(inclusive), n)
+            local r, total = mgpu.scan(s, { op = op, inclusive = inclusive })
+            C.array_eq(r, want, dt, label)
+            check_total(total, wtotal, dt, label)
+          end
+          check_total(mgpu.reduce(s, op), R.reduce(t, dt, op), dt,
+            string.format("reduce %s %s n=%d off a boundary", dt, op, n))
+          local want = R.scan(t, dt, op, true)
+          mgpu.scan(s, { op = op, inclusive = true, out = s })
+          C.array_eq(s, want, dt, dt .. " " .. op .. " in place off a boundary")
+          local zero = R.is_float(dt) and 0.0 or 0
+          assert.is_true(R.same(big[1], zero, dt) and R.same(big[n + 2], zero, dt),
+            dt .. " " .. op .. " in place wrote outside the slice")
         end
       end)
     end

@@ -36,6 +36,19 @@ __device__ __forceinline__ void publish_total(unsigned long long *words,
       .store(total_word(total, ticket), cuda::memory_order_relaxed);
 }
 
+/* A result of up to 64 bits (scan's total, reduce's value), which does not
+ * fit beside the ticket: the value in words[1], then the ticket alone in
+ * words[0] with release, so that the host which sees the ticket with
+ * acquire (wait_for_value, launch.cuh) sees the value. */
+__device__ __forceinline__ void publish_value(unsigned long long *words,
+                                              unsigned long long value,
+                                              unsigned long long ticket) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(words[1])
+      .store(value, cuda::memory_order_relaxed);
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(words[0])
+      .store(total_word(0, ticket), cuda::memory_order_release);
+}
+
 } // namespace mgpu
 
 #endif
