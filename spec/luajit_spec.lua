@@ -75,6 +75,10 @@ describe("LuaJIT", function()
       it("runs examples/demo.lua as Lua 5.4 does", function()
         same_output("examples/demo.lua")
       end)
+
+      it("runs examples/tables.lua as Lua 5.4 does", function()
+        assert.truthy(same_output("examples/tables.lua"):match("outer%-join rows"))
+      end)
       for _, name in ipairs(SCRIPTS) do
         it(name, function()
           local cmd = string.format(
