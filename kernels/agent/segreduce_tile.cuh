@@ -1,9 +1,10 @@
 /*
  * segreduce_tile.cuh - one tile of a segmented reduction: NV consecutive
  * values, whatever segments they fall in.  Each thread walks its VT values
- * with their segment numbers (one search of the offsets for its first
- * value, then forward); a block-wide segmented scan over the threads'
- * last runs gives each thread what came before it in its first segment.
+ * with their segment numbers (a search for its first value between the
+ * segments of the tile's ends, then forward); a block-wide segmented scan
+ * over the threads' last runs gives each thread what came before it in its
+ * first segment.
  * A segment that starts and ends in the tile is written here; the part of
  * the tile's first segment (head) and of its last (tail) go to per-tile
  * words for the segments that cross tiles, which segreduce_fix_kernel
@@ -27,12 +28,12 @@ __device__ __forceinline__ long long seg_start(const int32_t *offsets,
   return s < 0 ? 0 : (s > n ? n : s);
 }
 
-/* The last segment whose start is at or before k (-1: none), by bisection
- * over the m offsets. */
+/* The last segment of [lo, hi) whose start is at or before k (lo - 1:
+ * none), by bisection: the whole offsets with [0, m), a tile's range once
+ * its first and last values' segments are known. */
 __device__ __forceinline__ long long seg_of(const int32_t *offsets,
-                                            long long m, long long n,
-                                            long long k) {
-  long long lo = 0, hi = m;
+                                            long long lo, long long hi,
+                                            long long n, long long k) {
   while (lo < hi) {
     const long long mid = lo + (hi - lo) / 2;
     if (seg_start(offsets, mid, n) <= k)
@@ -66,6 +67,7 @@ __device__ __forceinline__ void warp_seg_scan(bool &flag, T &v, Op op) {
 
 template <typename P, typename T> struct segreduce_smem {
   T vals[P::NV];
+  long long tile_segs[2]; /* the segments of the tile's first and last values */
   long long last_seg[P::NT];
   T warp_v[P::NT / 32];
   bool warp_f[P::NT / 32];
@@ -82,12 +84,20 @@ segreduce_tile(const T *vals, long long n, const int32_t *offsets, long long m,
   const long long t0 = tile * NV;
   const long long tn = n - t0 < NV ? n - t0 : NV;
   const long long tile_last = t0 + tn - 1;
+  /* two searches of all the offsets a tile; its threads then search only
+   * between their results, a range the block reads from cache */
+  if (tid == 0) sm.tile_segs[0] = seg_of(offsets, 0, m, n, t0);
+  if (tid == NT - 1) sm.tile_segs[1] = seg_of(offsets, 0, m, n, tile_last);
   for (int i = tid; i < tn; i += NT) sm.vals[i] = vals[t0 + i];
   const long long k0 = t0 + (long long)tid * VT;
   const int items = k0 >= n ? 0 : (int)(n - k0 < VT ? n - k0 : VT);
-  /* segment of the first item, then the last run's segment and value */
-  long long seg = items ? seg_of(offsets, m, n, k0) : -2;
   __syncthreads();
+  /* segment of the first item, then the last run's segment and value */
+  long long seg = -2;
+  if (items) {
+    const long long first = sm.tile_segs[0], last = sm.tile_segs[1];
+    seg = seg_of(offsets, first + 1, last >= first ? last + 1 : first + 1, n, k0);
+  }
   long long s = seg;
   T tail = items ? sm.vals[tid * VT] : T();
   for (int i = 1; i < items; ++i) {
