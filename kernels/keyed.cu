@@ -8,8 +8,8 @@
  * exclusive scan of the counts, then segreduce over those starts.
  * join: a's lower and upper bounds in b (sorted_search), a count per slot
  * (rows of one a key, after the b rows between it and the key before),
- * the counts' scan, then one thread a row finding its slot by bisection
- * of the scan.  Every index a kernel forms comes from a search result in
+ * the counts' scan, then the rows, each finding its slot by bisection of
+ * the scan between its block's first and last rows' slots.  Every index a kernel forms comes from a search result in
  * [0, nb] or a slot in [0, na], so unsorted inputs stay in bounds.
  */
 #include <stdint.h>
@@ -128,21 +128,39 @@ __global__ void join_counts_kernel(join_slots js, long long *counts) {
   }
 }
 
+/* The last slot of [lo, hi) whose rows start at or before r (lo when
+ * none): the scan never decreases, the counts being at least 0. */
+__device__ __forceinline__ long long slot_of(const int32_t *scan, long long lo,
+                                             long long hi, long long r) {
+  const long long first = lo;
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo) / 2;
+    if ((long long)(uint32_t)scan[mid] <= r)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > first ? lo - 1 : first;
+}
+
+/* A block's rows are consecutive: two searches of the whole scan give the
+ * slots of its first and last rows, and each row searches only between. */
 __global__ void __launch_bounds__(join_policy::NT)
 join_rows_kernel(join_slots js, const int32_t *scan, long long total,
                  int32_t base, int32_t *ia, int32_t *ib) {
-  GRID_STRIDE(r, (size_t)total) {
-    /* the last slot whose rows start at or before r */
-    long long lo = 0, hi = js.na + 1;
-    while (lo < hi) {
-      const long long mid = lo + (hi - lo) / 2;
-      if ((long long)(uint32_t)scan[mid] <= (long long)r)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    const long long s = lo > 0 ? lo - 1 : 0;
-    long long rank = (long long)r - (long long)(uint32_t)scan[s];
+  constexpr int NT = join_policy::NT, ROWS = join_policy::ROWS;
+  __shared__ long long ends[2];
+  const long long r0 = (long long)blockIdx.x * NT * ROWS;
+  const long long r1 = total - r0 < NT * ROWS ? total : r0 + NT * ROWS;
+  if (threadIdx.x == 0) ends[0] = slot_of(scan, 0, js.na + 1, r0);
+  if (threadIdx.x == NT - 1) ends[1] = slot_of(scan, 0, js.na + 1, r1 - 1);
+  __syncthreads();
+  const long long s0 = ends[0], s1 = ends[1] > s0 ? ends[1] : s0;
+  for (int i = 0; i < ROWS; ++i) {
+    const long long r = r0 + threadIdx.x + (long long)i * NT;
+    if (r >= r1) break;
+    const long long s = slot_of(scan, s0, s1 + 1, r);
+    long long rank = r - (long long)(uint32_t)scan[s];
     const long long gap = js.gap(s);
     if (rank < gap) {
       ia[r] = base - 1;
@@ -231,7 +249,8 @@ mgpu_status mgpu_cuda_join(mgpu_context *ctx, mgpu_join_args *a) {
   a->count = (uint64_t)sa.total;
   if (!a->ia || a->count == 0 || a->count > a->capacity) return MGPU_OK;
   const long long total = (long long)a->count;
-  join_rows_kernel<<<stride_grid(ctx, (size_t)total), join_policy::NT, 0, st>>>(
+  join_rows_kernel<<<grid_for((size_t)total, join_policy::NT * join_policy::ROWS),
+                     join_policy::NT, 0, st>>>(
       js, scan.as<int32_t>(), total, a->base, a->ia, a->ib);
   CUDA_LAUNCHED(ctx, "join rows");
   return MGPU_OK;

@@ -21,10 +21,12 @@ template <> struct segreduce_policy<8> {
   typedef tile_shape<256, 7, 4> tile; /* 1792 values, 14 KB */
 };
 
-/* One join row a thread: a row is two stores and a few loads of the
- * bounds, nothing to stage. */
+/* A row is two stores and a few loads of the bounds, nothing to stage; 8
+ * rows a thread so that a block's two searches of the whole scan are
+ * shared by 2048 rows: to be measured. */
 struct join_policy {
   static constexpr int NT = 256;
+  static constexpr int ROWS = 8;
 };
 
 } // namespace mgpu
