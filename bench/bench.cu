@@ -27,12 +27,14 @@
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <cuda/std/functional>
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -1981,6 +1983,247 @@ std::unique_ptr<Instance> make_compact_t(Env &env, size_t n) {
   return I;
 }
 
+// ===========================================================================
+// cases: reduce_by_key vs cub::DeviceReduce::ReduceByKey, segreduce vs
+// cub::DeviceSegmentedReduce::Sum, join vs a Thrust composition
+// ===========================================================================
+
+// Runs of random length 1..15 (mean 8): each block of 16 keys splits in two
+// runs at a random cut, and every run takes a hashed key of its own.
+template <class K>
+__global__ void k_run_keys(K *keys, size_t n, uint64_t seed) {
+  GRID_STRIDE(i, n) {
+    const uint64_t block = i / 16;
+    const uint64_t cut = 1 + mix64(seed ^ block) % 15;
+    keys[i] = (K)mix64(seed + 2 * block + ((i % 16) >= cut ? 1 : 0));
+  }
+}
+
+template <class K>
+std::unique_ptr<Instance> make_reduce_by_key_t(Env &env, size_t n) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = 2 * n * sizeof(K);
+  K *keys = I->alloc<K>(n * sizeof(K));
+  K *vals = I->alloc<K>(n * sizeof(K));
+  if (n) {
+    k_run_keys<K><<<grid_for(n), 256, 0, env.stream>>>(keys, n, 41);
+    CK_LAUNCH();
+  }
+  gen_iota(env, vals, n, 0);  // sums of a run stay far from overflow
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+  K *mk = I->alloc<K>(n * sizeof(K));
+  K *mv = I->alloc<K>(n * sizeof(K));
+  auto count = std::make_shared<size_t>(0);
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    MG(mgpu_reduce_by_key(ctx, kt, keys, n, kt, vals, MGPU_REDUCE_ADD, mk, mv, count.get()));
+  };
+  I->mgpu.outputs = [=]() {
+    return std::vector<Span>{{mk, *count, kt, "keys"}, {mv, *count, kt, "values"}};
+  };
+  {
+    K *ck = I->alloc<K>(n * sizeof(K));
+    K *cv = I->alloc<K>(n * sizeof(K));
+    int64_t *runs = I->alloc<int64_t>(sizeof(int64_t));
+    size_t tb = 0;
+    CK(cub::DeviceReduce::ReduceByKey(nullptr, tb, keys, ck, vals, cv, runs,
+                                      cuda::std::plus<K>(), (int64_t)n, st));
+    void *temp = I->alloc(tb);
+    auto host = std::make_shared<int64_t>(0);
+    Runner r;
+    r.name = "cub::DeviceReduce::ReduceByKey";
+    r.run = [=]() {
+      size_t t = tb;
+      CK(cub::DeviceReduce::ReduceByKey(temp, t, keys, ck, vals, cv, runs,
+                                        cuda::std::plus<K>(), (int64_t)n, st));
+      CK(cudaMemcpyAsync(host.get(), runs, sizeof(int64_t), cudaMemcpyDeviceToHost, st));
+      CK(cudaStreamSynchronize(st));
+    };
+    r.outputs = [=]() {
+      return std::vector<Span>{{ck, (size_t)*host, kt, "keys"}, {cv, (size_t)*host, kt, "values"}};
+    };
+    I->anchors.push_back(std::move(r));
+  }
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+// Segment starts for n values, lengths uniform in [1, 2L-1] (mean about
+// L) except every 16th segment, which is empty; then n (m + 1 entries).
+std::vector<int32_t> segreduce_offsets(size_t n, size_t L) {
+  std::vector<int32_t> offs;
+  offs.reserve(n / std::max<size_t>(1, L) + n / std::max<size_t>(16, 16 * L) + 2);
+  const uint64_t span = 2 * (uint64_t)L - 1;
+  const uint64_t seed = mix64((uint64_t)n * 0x9E3779B97F4A7C15ull ^ (uint64_t)L ^ 58);
+  size_t pos = 0;
+  for (uint64_t j = 0; pos < n; ++j) {
+    offs.push_back((int32_t)pos);
+    if (j % 16 != 15) pos += 1 + (size_t)(mix64(seed + j) % span);
+  }
+  if (offs.empty()) offs.push_back(0);
+  offs.push_back((int32_t)n);
+  return offs;
+}
+
+template <class K>
+std::unique_ptr<Instance> make_segreduce_t(Env &env, size_t n, size_t L) {
+  const mgpu_dtype kt = dtype_of<K>();
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);
+  K *vals = I->alloc<K>(n * sizeof(K));
+  gen_random(env, vals, n, 42);  // integer sums wrap alike in both
+  const std::vector<int32_t> host_offs = segreduce_offsets(n, L);
+  const size_t m = host_offs.size() - 1;
+  int32_t *offs = I->alloc<int32_t>(host_offs.size() * sizeof(int32_t));
+  CK(cudaMemcpyAsync(offs, host_offs.data(), host_offs.size() * sizeof(int32_t),
+                     cudaMemcpyHostToDevice, env.stream));
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+  K *mo = I->alloc<K>(m * sizeof(K));
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    MG(mgpu_segreduce(ctx, kt, vals, n, offs, m, MGPU_REDUCE_ADD, nullptr, mo));
+  };
+  I->mgpu.outputs = [=]() { return std::vector<Span>{{mo, m, kt, "sums"}}; };
+  {
+    K *co = I->alloc<K>(m * sizeof(K));
+    size_t tb = 0;
+    CK(cub::DeviceSegmentedReduce::Sum(nullptr, tb, vals, co, (int64_t)m, offs, offs + 1, st));
+    void *temp = I->alloc(tb);
+    Runner r;
+    r.name = "cub::DeviceSegmentedReduce::Sum";
+    r.run = [=]() {
+      size_t t = tb;
+      CK(cub::DeviceSegmentedReduce::Sum(temp, t, vals, co, (int64_t)m, offs, offs + 1, st));
+    };
+    r.outputs = [=]() { return std::vector<Span>{{co, m, kt, "sums"}}; };
+    I->anchors.push_back(std::move(r));
+  }
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+// Keys uniform in [lo, lo + span): sorted afterwards, with duplicates.
+template <class K>
+__global__ void k_random_range(K *out, size_t n, uint64_t seed, long long lo, uint64_t span) {
+  GRID_STRIDE(i, n) { out[i] = (K)(lo + (long long)(mix64(seed * 31 + i) % span)); }
+}
+
+// The Thrust composition's join, slot by slot as mgpu defines the rows:
+// slot s (0..na) holds the b rows between a[s-1] and a[s] (right/outer),
+// then a[s]'s matches b[lo[s], hi[s]) or, for left/outer, (s, -1).
+struct JoinSlotCount {
+  const int32_t *lo, *hi;
+  long long na, nb;
+  bool left, right;
+  __host__ __device__ long long lo_of(long long s) const { return s < na ? lo[s] : nb; }
+  __host__ __device__ long long hi_of(long long s) const { return s < na ? hi[s] : nb; }
+  __host__ __device__ long long gap(long long s) const {
+    const long long g = lo_of(s) - (s > 0 ? hi_of(s - 1) : 0);
+    return right && g > 0 ? g : 0;
+  }
+  __host__ __device__ long long operator()(long long s) const {
+    const long long k = s < na ? hi_of(s) - lo_of(s) : 0;
+    return gap(s) + (k > 0 ? k : (left && s < na ? 1 : 0));
+  }
+};
+
+struct JoinWriteRow {
+  JoinSlotCount js;
+  const long long *scan;
+  const int32_t *slot;
+  int32_t *ia, *ib;
+  __host__ __device__ void operator()(long long r) const {
+    const long long s = slot[r] - 1;
+    long long rank = r - scan[s];
+    const long long gap = js.gap(s);
+    if (rank < gap) {
+      ia[r] = -1;
+      ib[r] = (int32_t)((s > 0 ? js.hi_of(s - 1) : 0) + rank);
+      return;
+    }
+    ia[r] = (int32_t)s;
+    ib[r] = js.hi_of(s) > js.lo_of(s) ? (int32_t)(js.lo_of(s) + rank - gap) : -1;
+  }
+};
+
+template <class K>
+std::unique_ptr<Instance> make_join_t(Env &env, size_t n, mgpu_join_kind kind) {
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = n * sizeof(K);
+  // a and b of n/2 keys each, ~2 copies of a key a side, half of each
+  // side's range shared with the other
+  const size_t na = n / 2, nb = n - na;
+  const uint64_t span = std::max<size_t>(1, na / 2);
+  K *a = I->alloc<K>(na * sizeof(K));
+  K *b = I->alloc<K>(nb * sizeof(K));
+  if (na) k_random_range<K><<<grid_for(na), 256, 0, env.stream>>>(a, na, 43, 0, span);
+  if (nb) k_random_range<K><<<grid_for(nb), 256, 0, env.stream>>>(b, nb, 44, (long long)span / 2, span);
+  CK_LAUNCH();
+  sort_once(env, a, na);
+  sort_once(env, b, nb);
+  const mgpu_dtype kt = dtype_of<K>();
+  cudaStream_t st = env.stream;
+  mgpu_context *ctx = env.ctx;
+  uint64_t rows = 0;
+  MG(mgpu_join_count(ctx, kt, MGPU_LESS, kind, a, na, b, nb, &rows));
+  const size_t total = (size_t)rows;
+  int32_t *mia = I->alloc<int32_t>(total * sizeof(int32_t));
+  int32_t *mib = I->alloc<int32_t>(total * sizeof(int32_t));
+  // as mgpu.join does it: the count, then the rows
+  I->mgpu.name = "mgpu";
+  I->mgpu.run = [=]() {
+    uint64_t c = 0;
+    size_t written = 0;
+    MG(mgpu_join_count(ctx, kt, MGPU_LESS, kind, a, na, b, nb, &c));
+    MG(mgpu_join(ctx, kt, MGPU_LESS, kind, a, na, b, nb, 0, mia, mib, (size_t)c, &written));
+  };
+  I->mgpu.outputs = [=]() {
+    return std::vector<Span>{{mia, total, MGPU_I32, "ia"}, {mib, total, MGPU_I32, "ib"}};
+  };
+  {
+    int32_t *lo = I->alloc<int32_t>(std::max<size_t>(na, 1) * sizeof(int32_t));
+    int32_t *hi = I->alloc<int32_t>(std::max<size_t>(na, 1) * sizeof(int32_t));
+    long long *scan = I->alloc<long long>((na + 1) * sizeof(long long));
+    int32_t *slot = I->alloc<int32_t>(total * sizeof(int32_t));
+    int32_t *tia = I->alloc<int32_t>(total * sizeof(int32_t));
+    int32_t *tib = I->alloc<int32_t>(total * sizeof(int32_t));
+    const bool left = kind == MGPU_JOIN_LEFT || kind == MGPU_JOIN_OUTER;
+    const bool right = kind == MGPU_JOIN_RIGHT || kind == MGPU_JOIN_OUTER;
+    auto cache = std::make_shared<ThrustCache>();
+    Runner r;
+    r.name = "thrust::lower/upper_bound+scan+upper_bound expand";
+    r.run = [=]() {
+      thrust_call([&] {
+        ThrustAlloc al{cache.get()};
+        auto pol = thrust::cuda::par_nosync(al).on(st);
+        thrust::lower_bound(pol, b, b + nb, a, a + na, lo);
+        thrust::upper_bound(pol, b, b + nb, a, a + na, hi);
+        JoinSlotCount js{lo, hi, (long long)na, (long long)nb, left, right};
+        auto counts = thrust::make_transform_iterator(thrust::counting_iterator<long long>(0), js);
+        thrust::exclusive_scan(pol, counts, counts + (na + 1), scan);
+        // each row's slot: the last one whose rows start at or before it
+        thrust::upper_bound(pol, scan, scan + (na + 1), thrust::counting_iterator<long long>(0),
+                            thrust::counting_iterator<long long>((long long)total), slot);
+        thrust::for_each(pol, thrust::counting_iterator<long long>(0),
+                         thrust::counting_iterator<long long>((long long)total),
+                         JoinWriteRow{js, scan, slot, tia, tib});
+      });
+    };
+    r.outputs = [=]() {
+      return std::vector<Span>{{tia, total, MGPU_I32, "ia"}, {tib, total, MGPU_I32, "ib"}};
+    };
+    I->anchors.push_back(std::move(r));
+  }
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
 #define MGPU_BENCH_DISPATCH(fn)                                                 \
   [](Env &e, mgpu_dtype t, size_t n) {                                          \
     std::unique_ptr<Instance> r;                                                \
@@ -2036,6 +2279,23 @@ void register_cases() {
   add_case("unique", "keys", ints, MGPU_BENCH_DISPATCH(make_unique_t));
   add_case("unique", "counts", ints, MGPU_BENCH_DISPATCH(make_unique_counts_t));
   add_case("compact", "two_thirds", ints, MGPU_BENCH_DISPATCH(make_compact_t));
+  add_case("reduce_by_key", "add_run8", ints, MGPU_BENCH_DISPATCH(make_reduce_by_key_t));
+  for (size_t L : {32, 1000, 100000}) {
+    std::string v = "add_L" + std::to_string(L);
+    add_case("segreduce", v.c_str(), ints, [L](Env &e, mgpu_dtype t, size_t n) {
+      std::unique_ptr<Instance> r;
+      with_key_type(t, [&](auto k) { r = make_segreduce_t<decltype(k)>(e, n, L); });
+      return r;
+    });
+  }
+  for (mgpu_join_kind kind : {MGPU_JOIN_INNER, MGPU_JOIN_OUTER}) {
+    add_case("join", kind == MGPU_JOIN_INNER ? "inner" : "outer", ints,
+             [kind](Env &e, mgpu_dtype t, size_t n) {
+               std::unique_ptr<Instance> r;
+               with_key_type(t, [&](auto k) { r = make_join_t<decltype(k)>(e, n, kind); });
+               return r;
+             });
+  }
 }
 
 // ===========================================================================

@@ -10,7 +10,7 @@ local build_dir = shell.build_dir
 local exists = shell.exists
 local backends = require "helpers.backends"
 
-local SCRIPTS = { "arrays", "sort_merge", "setop", "search_bulk", "hostile" }
+local SCRIPTS = { "arrays", "sort_merge", "setop", "search_bulk", "keyed", "hostile" }
 
 describe("lua/mgpu/ffi_cdef.lua", function()
   -- declarations alone, whitespace-insensitive
@@ -74,6 +74,10 @@ describe("LuaJIT", function()
 
       it("runs examples/demo.lua as Lua 5.4 does", function()
         same_output("examples/demo.lua")
+      end)
+
+      it("runs examples/tables.lua as Lua 5.4 does", function()
+        assert.truthy(same_output("examples/tables.lua"):match("outer%-join rows"))
       end)
       for _, name in ipairs(SCRIPTS) do
         it(name, function()

@@ -213,6 +213,50 @@ typedef struct mgpu_compact_args {
   size_t count;
 } mgpu_compact_args;
 
+/* reduce_by_key: the runs of consecutive equivalent keys (neither ordered
+ * before the other) and op over each run's values, in val_type; the
+ * outputs hold n. */
+typedef struct mgpu_reduce_by_key_args {
+  mgpu_dtype key_type, val_type;
+  mgpu_reduce_op op;
+  const void *keys, *vals;
+  size_t n; /* > 0 */
+  void *out_keys, *out_vals;
+  /* out: the number of runs */
+  size_t count;
+} mgpu_reduce_by_key_args;
+
+/* segreduce: segment i is vals[offsets[i], offsets[i + 1]) (the last ends
+ * at n); offsets 0-based.  A backend reads offsets out of order or out of
+ * [0, n] as if clamped, so no input makes it touch memory it should not. */
+typedef struct mgpu_segreduce_args {
+  mgpu_dtype type;
+  mgpu_reduce_op op;
+  const void *vals;
+  size_t n;
+  const int32_t *offsets;
+  size_t m; /* > 0 */
+  const void *identity; /* one element of type: an empty segment's result */
+  void *dst;            /* m */
+} mgpu_segreduce_args;
+
+/* join: ia == NULL asks only for count; otherwise the rows are written,
+ * never past capacity (unsorted inputs may give fewer). */
+typedef struct mgpu_join_args {
+  mgpu_dtype type;
+  mgpu_order order;
+  mgpu_join_kind kind;
+  const void *a;
+  size_t na;
+  const void *b;
+  size_t nb;
+  int32_t base; /* 0 or 1; a missing side is base - 1 */
+  int32_t *ia, *ib;
+  size_t capacity;
+  /* out: rows (counted in 64 bits: it may pass MGPU_MAX_COUNT) */
+  uint64_t count;
+} mgpu_join_args;
+
 /* ---- the table -------------------------------------------------------------
  * Every operation a backend implements, once: X(name, argument struct).
  * The backend table, and each backend's declarations and table, follow
@@ -239,7 +283,10 @@ typedef struct mgpu_compact_args {
   X(reduce, mgpu_reduce_args)                                                  \
   X(sorted_search, mgpu_search_args)                                           \
   X(unique, mgpu_unique_args)                                                  \
-  X(compact, mgpu_compact_args)
+  X(compact, mgpu_compact_args)                                                \
+  X(reduce_by_key, mgpu_reduce_by_key_args)                                    \
+  X(segreduce, mgpu_segreduce_args)                                            \
+  X(join, mgpu_join_args)
 
 /* Declares prefix_<name>(ctx, args) for every operation. */
 #define MGPU_DECLARE_OP(prefix, name, type)                                    \

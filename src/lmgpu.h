@@ -244,12 +244,19 @@ int lmgpu_set_symmetric_difference(lua_State *L);
 int lmgpu_segsort(lua_State *L);
 
 /* lmgpu_search.c */
+/* The reduction named by the string at idx ("add" when nil). */
+mgpu_reduce_op lmgpu_check_reduce_op(l_frame *f, int idx);
 int lmgpu_scan(lua_State *L);
 int lmgpu_reduce(lua_State *L);
 int lmgpu_sorted_search(lua_State *L);
 int lmgpu_unique(lua_State *L);
 int lmgpu_compact(lua_State *L);
 int lmgpu_locality_sort(lua_State *L);
+
+/* ---- lmgpu_keyed.c ---- */
+int lmgpu_reduce_by_key(lua_State *L);
+int lmgpu_segreduce(lua_State *L);
+int lmgpu_join(lua_State *L);
 
 LUAMOD_API int luaopen_mgpu_core(lua_State *L);
 

@@ -6,8 +6,7 @@
 
 #include "lmgpu.h"
 
-/* The reduction named by the string at idx ("add" when nil). */
-static mgpu_reduce_op check_reduce_op(l_frame *f, int idx) {
+mgpu_reduce_op lmgpu_check_reduce_op(l_frame *f, int idx) {
   static const char *const ops[] = {"add", "min", "max", NULL};
   lua_State *L = f->L;
   if (lua_isnoneornil(L, idx)) return MGPU_REDUCE_ADD;
@@ -60,7 +59,7 @@ int lmgpu_scan(lua_State *L) {
   s.a = lmgpu_arg_array(f, 1, "a");
   const int opts = lmgpu_options(f, 2, names);
   lmgpu_opt_field(f, opts, "op");
-  s.op = check_reduce_op(f, -1);
+  s.op = lmgpu_check_reduce_op(f, -1);
   s.inclusive = lmgpu_opt_boolean(f, opts, "inclusive", 0);
   s.r = lmgpu_opt_field_array(f, opts, "out", "out");
   if (s.r) {
@@ -90,7 +89,7 @@ int lmgpu_reduce(lua_State *L) {
   lua_settop(L, 2);
   l_frame *f = lmgpu_begin(L, "mgpu.reduce");
   l_array *a = lmgpu_arg_array(f, 1, "a");
-  const mgpu_reduce_op op = check_reduce_op(f, 2);
+  const mgpu_reduce_op op = lmgpu_check_reduce_op(f, 2);
   mgpu_context *ctx = lmgpu_ctx(a);
   mgpu_scalar total;
   lmgpu_check_status(f, ctx, mgpu_reduce(ctx, a->dtype, lmgpu_data(a), a->n,

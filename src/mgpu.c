@@ -600,3 +600,93 @@ mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
   *count = a.count;
   return MGPU_OK;
 }
+
+/* ---- keyed reductions and joins ------------------------------------------ */
+
+mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
+                               const void *keys, size_t n, mgpu_dtype val_type,
+                               const void *vals, mgpu_reduce_op op,
+                               void *out_keys, void *out_vals, size_t *count) {
+  *count = 0;
+  TRY(check_type(ctx, key_type));
+  TRY(check_type(ctx, val_type));
+  TRY(check_reduce_op(ctx, op));
+  TRY(check_count(ctx, n));
+  if (n == 0) return MGPU_OK;
+  mgpu_reduce_by_key_args a = {key_type, val_type, op,       keys, vals,
+                               n,        out_keys, out_vals, 0};
+  TRY(ctx->be->reduce_by_key(ctx, &a));
+  *count = a.count;
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_segreduce(mgpu_context *ctx, mgpu_dtype t, const void *vals,
+                           size_t n, const int32_t *offsets, size_t m,
+                           mgpu_reduce_op op, const void *identity, void *dst) {
+  TRY(check_type(ctx, t));
+  TRY(check_reduce_op(ctx, op));
+  TRY(check_count(ctx, n));
+  TRY(check_count(ctx, m));
+  if (m == 0) return MGPU_OK;
+  /* the default identity as an element of t */
+  union { int32_t i32; uint32_t u32; int64_t i64; float f32; double f64; } e;
+  if (!identity) {
+    const mgpu_scalar s = reduce_identity(t, op);
+    switch (t) {
+    case MGPU_I32: e.i32 = (int32_t)s.i; break;
+    case MGPU_U32: e.u32 = (uint32_t)s.i; break;
+    case MGPU_F32: e.f32 = (float)s.f; break;
+    case MGPU_F64: e.f64 = s.f; break;
+    default: e.i64 = s.i; break;
+    }
+    identity = &e;
+  }
+  mgpu_segreduce_args a = {t, op, vals, n, offsets, m, identity, dst};
+  return ctx->be->segreduce(ctx, &a);
+}
+
+static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                              mgpu_join_kind kind, size_t na, size_t nb) {
+  TRY(check_keys(ctx, t, order, 0));
+  if ((unsigned)kind > MGPU_JOIN_OUTER)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "unknown join kind %d", (int)kind);
+  TRY(check_count(ctx, na));
+  TRY(check_count(ctx, nb));
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_join_count(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                            mgpu_join_kind kind, const void *a, size_t na,
+                            const void *b, size_t nb, uint64_t *count) {
+  *count = 0;
+  TRY(check_join(ctx, t, order, kind, na, nb));
+  mgpu_join_args j = {t, order, kind, a, na, b, nb, 0, NULL, NULL, 0, 0};
+  TRY(ctx->be->join(ctx, &j));
+  *count = j.count;
+  if (j.count > MGPU_MAX_COUNT)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "a join of %llu rows is past the limit of %zu",
+                          (unsigned long long)j.count, (size_t)MGPU_MAX_COUNT);
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                      mgpu_join_kind kind, const void *a, size_t na,
+                      const void *b, size_t nb, int32_t base, int32_t *ia,
+                      int32_t *ib, size_t capacity, size_t *count) {
+  *count = 0;
+  TRY(check_join(ctx, t, order, kind, na, nb));
+  if (base != 0 && base != 1)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
+                          (int)base);
+  if (capacity > MGPU_MAX_COUNT) capacity = MGPU_MAX_COUNT;
+  mgpu_join_args j = {t, order, kind, a, na, b, nb, base, ia, ib, capacity, 0};
+  TRY(ctx->be->join(ctx, &j));
+  if (j.count > capacity)
+    return mgpu_set_error(ctx, j.count > MGPU_MAX_COUNT ? MGPU_ETOOBIG
+                                                        : MGPU_EINVAL,
+                          "a join of %llu rows does not fit a capacity of %zu",
+                          (unsigned long long)j.count, capacity);
+  *count = (size_t)j.count;
+  return MGPU_OK;
+}

@@ -344,6 +344,52 @@ mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
                          size_t value_size, const void *vals, void *out,
                          void *out_vals, size_t *count);
 
+/* ---- keyed reductions and joins ---------------------------------------- */
+
+/* The runs of consecutive equal keys (as mgpu_unique: NaNs are equal,
+ * -0.0 equals 0.0): out_keys[j] = run j's first key, out_vals[j] = op over
+ * its values in val_type (as mgpu_reduce); *count = the number of runs.
+ * The outputs hold n. */
+mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
+                               const void *keys, size_t n, mgpu_dtype val_type,
+                               const void *vals, mgpu_reduce_op op,
+                               void *out_keys, void *out_vals, size_t *count);
+
+/* dst[i] = op over vals[offsets[i], offsets[i + 1]) (the last segment ends
+ * at n), or *identity (one element of t; NULL: 0, the dtype's largest
+ * value or its smallest) for an empty segment.  offsets: m 0-based starts,
+ * non-decreasing and in [0, n], as mgpu_prepare_positions makes them;
+ * others give results that mean nothing, but nothing outside vals, offsets
+ * and dst is touched. */
+mgpu_status mgpu_segreduce(mgpu_context *ctx, mgpu_dtype t, const void *vals,
+                           size_t n, const int32_t *offsets, size_t m,
+                           mgpu_reduce_op op, const void *identity, void *dst);
+
+typedef enum mgpu_join_kind {
+  MGPU_JOIN_INNER = 0,
+  MGPU_JOIN_LEFT,
+  MGPU_JOIN_RIGHT,
+  MGPU_JOIN_OUTER
+} mgpu_join_kind;
+
+/* The rows of a relational join of a and b, both sorted by order: (i, j)
+ * for every pair of equivalent keys (NaNs are one key), and for LEFT and
+ * OUTER each a row with no match as (i, none), for RIGHT and OUTER each b
+ * row with no match as (none, j); rows in key order, ties by i then j.
+ * Indices are base + the 0-based index (base 0 or 1), none is base - 1.
+ * mgpu_join_count sets *count to the number of rows (past MGPU_MAX_COUNT:
+ * MGPU_ETOOBIG, *count still set); mgpu_join writes them to ia and ib
+ * (capacity elements each) and sets *count; a capacity below the rows is
+ * MGPU_EINVAL, with at most capacity rows written.  Unsorted inputs give
+ * rows that mean nothing, never more than the capacity. */
+mgpu_status mgpu_join_count(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                            mgpu_join_kind kind, const void *a, size_t na,
+                            const void *b, size_t nb, uint64_t *count);
+mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                      mgpu_join_kind kind, const void *a, size_t na,
+                      const void *b, size_t nb, int32_t base, int32_t *ia,
+                      int32_t *ib, size_t capacity, size_t *count);
+
 /* ---- index preparation -------------------------------------------------
  * Callers of the bulk and interval operations usually hold 1-based indices
  * of some integer dtype; these turn them into the 0-based int32 arrays the

@@ -116,6 +116,7 @@ local mgpu = require "mgpu"
 local R = require "helpers.reference"
 local SETS = require "helpers.sets"
 local SEG = require "helpers.segsort"
+local KEYED = require "helpers.keyed"
 local GEN = require "helpers.gen"
 
 local DEV = OPT.device
@@ -1005,6 +1006,35 @@ hrow { name = "compact", weight = 2, call = mgpu.compact,
     return { data, flags, g:options(fields) }, 3
   end }
 
+-- reduce_by_key, segreduce, join
+hrow { name = "reduce_by_key", weight = 2, call = mgpu.reduce_by_key,
+  args = function(g)
+    local keys = g:keys(g:dtype(), g:size(), "less")
+    local vals = g:array({ n = n_of(keys) + (g:chance(0.05) and 1 or 0) })
+    return { keys, vals, g:options({ op = g:chance(0.9) and g:pick(REDUCE_OPS) or g:hostile(),
+      comp = g:comp() }) }, 3
+  end }
+
+hrow { name = "segreduce", weight = 2, call = mgpu.segreduce,
+  args = function(g)
+    local vals = g:array()
+    local n = n_of(vals)
+    local off = sorted_positions(g, g:int(0, 40), n + 1, false)
+    if g:chance(0.05) and #off > 0 then off[g:int(1, #off)] = g:bad_number() end
+    if g:chance(0.05) then off[#off + 1] = n + 2 end
+    local fields = { op = g:chance(0.9) and g:pick(REDUCE_OPS) or g:hostile() }
+    if g:chance(0.3) then fields.identity = g:element_arg(g:dtype()) end
+    return { vals, g:index_arg(off), g:options(fields) }, 3
+  end }
+
+hrow { name = "join", weight = 2, call = mgpu.join,
+  args = function(g)
+    local comp = g:comp()
+    local a, b = key_pair(g, comp)
+    return { a, b, g:options({ comp = comp,
+      kind = g:chance(0.9) and g:pick({ "inner", "left", "right", "outer" }) or g:hostile() }) }, 3
+  end }
+
 hrow { name = "context", call = mgpu.context,
   args = function(g)
     local device = g:pick({ DEV, DEV, "cpu", "cuda", "cuda:0", "cuda:7", "cuda:-1", "cpu:0", "", "gpu" })
@@ -1741,6 +1771,40 @@ drow("load_balance", function(d)
   local idx = d:index(counts)
   if type(idx) == "table" then idx = MAIN:array(counts, d:int_dtype()) end -- a table would use the default context
   return R.diff(got(mgpu.load_balance(idx)), R.load_balance(counts), "i32")
+end)
+
+drow("reduce_by_key", function(d)
+  local kdt, vdt, n = d:dtype(), d:dtype(), d:size()
+  -- float sums depend on the order of the adds; min and max do not
+  local op = R.is_float(vdt) and d:pick({ "min", "max" }) or d:pick({ "add", "min", "max" })
+  local keys = d:sorted(n, kdt, "less")
+  local vals = d:values(n, vdt)
+  d.desc = string.format("keys=%s values=%s op=%s n=%d", kdt, vdt, op, n)
+  local k, r = mgpu.reduce_by_key(d:upload(keys, kdt), d:upload(vals, vdt), { op = op })
+  local wk, wr = KEYED.reduce_by_key(keys, kdt, vals, vdt, op)
+  return R.diff(got(k), wk, kdt) or R.diff(got(r), wr, vdt)
+end)
+
+drow("segreduce", function(d)
+  local dt, n = d:dtype(), d:size()
+  local op = R.is_float(dt) and d:pick({ "min", "max" }) or d:pick({ "add", "min", "max" })
+  local vals = d:values(n, dt)
+  local off = {}
+  for i = 1, d:int(0, math.max(1, n // 4)) do off[i] = d:int(1, n + 1) end
+  table.sort(off)
+  d.desc = string.format("dtype=%s op=%s n=%d segments=%d", dt, op, n, #off)
+  local r = mgpu.segreduce(d:upload(vals, dt), d:index(off), { op = op })
+  return R.diff(got(r), KEYED.segreduce(vals, off, dt, op), dt)
+end)
+
+drow("join", function(d)
+  local dt, comp = d:dtype(), d:comp()
+  local kind = d:pick({ "inner", "left", "right", "outer" })
+  local a, b = d:sorted(d:int(0, 300), dt, comp), d:sorted(d:int(0, 300), dt, comp)
+  d.desc = string.format("dtype=%s comp=%s kind=%s na=%d nb=%d", dt, comp, kind, #a, #b)
+  local ia, ib = mgpu.join(d:upload(a, dt), d:upload(b, dt), { kind = kind, comp = comp })
+  local wa, wb = KEYED.join(a, b, dt, kind, comp)
+  return R.diff(got(ia), wa, "i32") or R.diff(got(ib), wb, "i32")
 end)
 
 drow("astype", function(d)

@@ -2050,6 +2050,109 @@ function core.load_balance(counts)
   end))
 end
 
+-- ---- keyed reductions and joins ------------------------------------------
+
+local BY_KEY_OPTS = { op = true, comp = true }
+
+function core.reduce_by_key(keys, vals, opts)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.reduce_by_key"
+  arg_array(fn, keys, "keys")
+  arg_array(fn, vals, "values")
+  same_context(fn, keys, vals, "keys", "values")
+  if vals._n ~= keys._n then
+    fail(fn, "values has %d elements, keys has %d", tonumber(vals._n),
+      tonumber(keys._n))
+  end
+  check_options(fn, opts, BY_KEY_OPTS)
+  local op = check_reduce_op(fn, opt_field(opts, "op"))
+  -- checked only: both orders have the same runs of equal keys
+  check_order(fn, opt_field(opts, "comp"))
+  local n = tonumber(keys._n)
+  local k = new_like(fn, keys, n, keys._t)
+  local r = new_like(fn, keys, n, vals._t)
+  local count = sizep()
+  local ctx = keys._ctx
+  check_status(fn, ctx, retry(ctx, C.mgpu_reduce_by_key, ctx, keys._t, keys._p,
+    n, vals._t, vals._p, op, k._p, r._p, count))
+  local runs = tonumber(count[0])
+  return fit_result(fn, k, runs), fit_result(fn, r, runs)
+end
+
+local SEGREDUCE_OPTS = { op = true, identity = true }
+
+function core.segreduce(vals, offsets, opts)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.segreduce"
+  arg_array(fn, vals, "values")
+  if type(offsets) ~= "table" and not istype(Array, offsets) then
+    fail(fn, "offsets must be an mgpu.array or a table (got %s)",
+      typename(offsets))
+  end
+  check_options(fn, opts, SEGREDUCE_OPTS)
+  local op = check_reduce_op(fn, opt_field(opts, "op"))
+  local identity = NULL
+  local iv = opt_field(opts, "identity")
+  if iv ~= nil then
+    identity = DTYPE_VLA[vals._t](1)
+    identity[0] = to_element(fn, iv, vals._t, "identity")
+  end
+  local off = positions(fn, home_of(vals), offsets, "offsets", 1,
+    tonumber(vals._n) + 1, false, "non-decreasing")
+  return finish({ off }, pcall(function()
+    local r = new_like(fn, vals, tonumber(off._n), vals._t)
+    local ctx = vals._ctx
+    check_status(fn, ctx, retry(ctx, C.mgpu_segreduce, ctx, vals._t, vals._p,
+      vals._n, i32p(off), off._n, op, identity, r._p))
+    return r
+  end))
+end
+
+local JOIN_OPTS = { kind = true, comp = true }
+local JOIN_KINDS = { inner = 0, left = 1, right = 2, outer = 3 }
+local u64p = ffi.typeof("uint64_t[1]")
+
+function core.join(a, b, opts)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.join"
+  arg_array(fn, a, "a")
+  arg_array(fn, b, "b")
+  same_context(fn, a, b, "a", "b")
+  if a._t ~= b._t then
+    fail(fn, "b has dtype %s, a has %s", DTYPE_NAMES[b._t], DTYPE_NAMES[a._t])
+  end
+  check_options(fn, opts, JOIN_OPTS)
+  local order = check_order(fn, opt_field(opts, "comp"))
+  local kv = opt_field(opts, "kind")
+  local kind = 0
+  if kv ~= nil then
+    kind = JOIN_KINDS[kv]
+    if type(kv) ~= "string" then
+      fail(fn, "kind must be \"inner\", \"left\", \"right\" or \"outer\" (got %s)",
+        describe(kv))
+    elseif not kind then
+      fail(fn, "kind must be \"inner\", \"left\", \"right\" or \"outer\" (got \"%s\")",
+        kv)
+    end
+  end
+  local ctx = a._ctx
+  local rows = u64p()
+  local s = retry(ctx, C.mgpu_join_count, ctx, a._t, order, kind, a._p, a._n,
+    b._p, b._n, rows)
+  if s == 3 and rows[0] > MAX_COUNT then -- MGPU_ETOOBIG
+    fail(fn, "the result would have %s rows, past the limit of %d",
+      int64_digits(rows[0]), MAX_COUNT)
+  end
+  check_status(fn, ctx, s)
+  local n = tonumber(rows[0])
+  local ia = new_like(fn, a, n, I32)
+  local ib = new_like(fn, a, n, I32)
+  local count = sizep()
+  check_status(fn, ctx, retry(ctx, C.mgpu_join, ctx, a._t, order, kind, a._p,
+    a._n, b._p, b._n, 1, i32p(ia), i32p(ib), n, count))
+  return ia, ib
+end
+
 core.dtypes = { "i32", "u32", "i64", "u64", "f32", "f64" }
 core._VERSION = "0.1.0"
 core.max_count = MAX_COUNT

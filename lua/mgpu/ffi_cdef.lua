@@ -148,6 +148,26 @@ mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
                          size_t n, mgpu_dtype flag_type, const void *flags,
                          size_t value_size, const void *vals, void *out,
                          void *out_vals, size_t *count);
+mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
+                               const void *keys, size_t n, mgpu_dtype val_type,
+                               const void *vals, mgpu_reduce_op op,
+                               void *out_keys, void *out_vals, size_t *count);
+mgpu_status mgpu_segreduce(mgpu_context *ctx, mgpu_dtype t, const void *vals,
+                           size_t n, const int32_t *offsets, size_t m,
+                           mgpu_reduce_op op, const void *identity, void *dst);
+typedef enum mgpu_join_kind {
+  MGPU_JOIN_INNER = 0,
+  MGPU_JOIN_LEFT,
+  MGPU_JOIN_RIGHT,
+  MGPU_JOIN_OUTER
+} mgpu_join_kind;
+mgpu_status mgpu_join_count(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                            mgpu_join_kind kind, const void *a, size_t na,
+                            const void *b, size_t nb, uint64_t *count);
+mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                      mgpu_join_kind kind, const void *a, size_t na,
+                      const void *b, size_t nb, int32_t base, int32_t *ia,
+                      int32_t *ib, size_t capacity, size_t *count);
 mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
                                    mgpu_dtype t, size_t m, int64_t lo,
                                    int64_t hi, int unique, int32_t *dst,

@@ -611,6 +611,111 @@ static void test_host_memory(const char *dev) {
   mgpu_context_release(source);
 }
 
+/* ---- keyed reductions and joins: what the Lua binding never asks ------- */
+
+static void test_keyed(mgpu_context *ctx) {
+  {
+    /* base 0: a missing side is -1; the count first, then the rows */
+    const int32_t a[] = {1, 2, 2, 4}, b[] = {0, 2, 3};
+    const int32_t wa[] = {-1, 0, 1, 2, -1, 3}, wb[] = {0, -1, 1, 1, 2, -1};
+    void *da = buffer(ctx, a, sizeof a), *db = buffer(ctx, b, sizeof b);
+    int32_t *ia = buffer(ctx, NULL, 8 * sizeof(int32_t));
+    int32_t *ib = buffer(ctx, NULL, 8 * sizeof(int32_t));
+    uint64_t rows = 0;
+    mgpu_status st = mgpu_join_count(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_OUTER,
+                                     da, N(a), db, N(b), &rows);
+    CHECK(st == MGPU_OK && rows == N(wa), "join_count: status %d rows %llu",
+          (int)st, (unsigned long long)rows);
+    size_t count = 0;
+    st = mgpu_join(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_OUTER, da, N(a), db,
+                   N(b), 0, ia, ib, 8, &count);
+    CHECK(st == MGPU_OK && count == N(wa), "join: status %d count %zu", (int)st,
+          count);
+    int32_t ga[8], gb[8];
+    fetch(ctx, ga, ia, sizeof wa);
+    fetch(ctx, gb, ib, sizeof wb);
+    for (size_t i = 0; i < N(wa); i++)
+      CHECK(ga[i] == wa[i] && gb[i] == wb[i], "join row %zu: (%d, %d), want (%d, %d)",
+            i, ga[i], gb[i], wa[i], wb[i]);
+    /* too small a capacity: refused, and nothing past it written */
+    st = mgpu_join(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_OUTER, da, N(a), db,
+                   N(b), 1, ia, ib, 3, &count);
+    CHECK(st == MGPU_EINVAL && count == 0, "join capacity 3: status %d count %zu",
+          (int)st, count);
+    fetch(ctx, ga, ia, sizeof ga);
+    for (size_t i = 3; i < N(wa); i++)
+      CHECK(ga[i] == wa[i], "join capacity 3 wrote row %zu", i);
+    st = mgpu_join(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_INNER, da, N(a), db,
+                   N(b), 2, ia, ib, 8, &count);
+    CHECK(st == MGPU_EINVAL, "join base 2: status %d", (int)st);
+    st = mgpu_join_count(ctx, MGPU_I32, MGPU_LESS, (mgpu_join_kind)7, da, N(a),
+                         db, N(b), &rows);
+    CHECK(st == MGPU_EINVAL, "join kind 7: status %d", (int)st);
+    release_buffers(ctx);
+  }
+  {
+    /* every key equal: the count passes MGPU_MAX_COUNT and says by how much */
+    const size_t n = 50000;
+    int32_t *host = calloc(n, sizeof *host);
+    if (!host) die(ctx, "calloc");
+    void *d = buffer(ctx, host, n * sizeof *host);
+    free(host);
+    uint64_t rows = 0;
+    mgpu_status st = mgpu_join_count(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_INNER,
+                                     d, n, d, n, &rows);
+    CHECK(st == MGPU_ETOOBIG && rows == (uint64_t)n * n,
+          "join of 50000^2 rows: status %d rows %llu", (int)st,
+          (unsigned long long)rows);
+    release_buffers(ctx);
+  }
+  {
+    /* segreduce: the default identity (NULL) and out-of-range offsets read
+     * as clamped; reduce_by_key of i32 keys with f64 values */
+    const int64_t v[] = {5, -2, 7};
+    const int32_t off[] = {0, 0, 2, 3};
+    void *dv = buffer(ctx, v, sizeof v), *doff = buffer(ctx, off, sizeof off);
+    int64_t *dst = buffer(ctx, NULL, 4 * sizeof(int64_t));
+    mgpu_status st = mgpu_segreduce(ctx, MGPU_I64, dv, N(v), doff, N(off),
+                                    MGPU_REDUCE_MIN, NULL, dst);
+    int64_t got[4];
+    fetch(ctx, got, dst, sizeof got);
+    CHECK(st == MGPU_OK, "segreduce: status %d", (int)st);
+    CHECK(got[0] == INT64_MAX && got[1] == -2 && got[2] == 7 && got[3] == INT64_MAX,
+          "segreduce min: %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, got[0],
+          got[1], got[2], got[3]);
+    const int32_t bad[] = {-5, 2, 99};
+    void *dbad = buffer(ctx, bad, sizeof bad);
+    st = mgpu_segreduce(ctx, MGPU_I64, dv, N(v), dbad, N(bad), MGPU_REDUCE_ADD,
+                        NULL, dst);
+    fetch(ctx, got, dst, 3 * sizeof(int64_t));
+    CHECK(st == MGPU_OK && got[0] == 3 && got[1] == 7 && got[2] == 0,
+          "segreduce, offsets clamped: %" PRId64 " %" PRId64 " %" PRId64, got[0],
+          got[1], got[2]);
+    release_buffers(ctx);
+  }
+  {
+    const int32_t k[] = {4, 4, 1, 4};
+    const double v[] = {0.5, 0.25, 8.0, 1.0};
+    void *dk = buffer(ctx, k, sizeof k), *dv = buffer(ctx, v, sizeof v);
+    int32_t *ok = buffer(ctx, NULL, sizeof k);
+    double *ov = buffer(ctx, NULL, sizeof v);
+    size_t runs = 0;
+    mgpu_status st = mgpu_reduce_by_key(ctx, MGPU_I32, dk, N(k), MGPU_F64, dv,
+                                        MGPU_REDUCE_ADD, ok, ov, &runs);
+    int32_t gk[4];
+    double gv[4];
+    fetch(ctx, gk, ok, sizeof gk);
+    fetch(ctx, gv, ov, sizeof gv);
+    CHECK(st == MGPU_OK && runs == 3 && gk[0] == 4 && gk[1] == 1 && gk[2] == 4 &&
+              gv[0] == 0.75 && gv[1] == 8.0 && gv[2] == 1.0,
+          "reduce_by_key: status %d runs %zu", (int)st, runs);
+    st = mgpu_reduce_by_key(ctx, MGPU_I32, dk, N(k), MGPU_F64, dv,
+                            (mgpu_reduce_op)9, ok, ov, &runs);
+    CHECK(st == MGPU_EINVAL && runs == 0, "reduce_by_key op 9: status %d", (int)st);
+    release_buffers(ctx);
+  }
+}
+
 static void run_on(const char *dev) {
   char err[256] = "";
   mgpu_context *ctx;
@@ -625,6 +730,7 @@ static void run_on(const char *dev) {
   test_starts(ctx);
   test_load_balance(ctx);
   test_interval_ops(ctx);
+  test_keyed(ctx);
   test_host_memory(dev);
   mgpu_context_info info;
   if (mgpu_context_info_get(ctx, &info) == MGPU_OK)

@@ -47,7 +47,7 @@ local function value()
     for _ = 1, g.int(1, 3) do
       local k = pick { "values", "comp", "out", "out_values", "duplicates", "side",
         "op", "inclusive", "counts", "stats", "flags", "stable", "device",
-        "memory_limit", "bogus", 1 }
+        "memory_limit", "kind", "identity", "bogus", 1 }
       o[k] = value()
     end
     return o

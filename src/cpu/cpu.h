@@ -34,6 +34,30 @@ void mgpu_cpu_sort_temps_free(mgpu_context *ctx, const mgpu_sort_args *s,
   X(f32, float, CPU_LESS_F32)                                                  \
   X(f64, double, CPU_LESS_F64)
 
+/* Applies X(suffix, C type, type the add wraps in, min, max, smallest,
+ * largest, mgpu_scalar field) to every key dtype.  For floats "smallest"
+ * and "largest" are the identities of max and min: -inf, and NaN (the
+ * largest float of the order). */
+#define CPU_FOR_EACH_REDUCE(X)                                                 \
+  X(i32, int32_t, uint32_t, CPU_MIN_INT, CPU_MAX_INT, INT32_MIN, INT32_MAX, i) \
+  X(u32, uint32_t, uint32_t, CPU_MIN_INT, CPU_MAX_INT, 0, UINT32_MAX, i)       \
+  X(i64, int64_t, uint64_t, CPU_MIN_INT, CPU_MAX_INT, INT64_MIN, INT64_MAX, i) \
+  X(u64, uint64_t, uint64_t, CPU_MIN_INT, CPU_MAX_INT, 0, UINT64_MAX, i)       \
+  X(f32, float, float, mgpu_f32_min, mgpu_f32_max, -INFINITY, NAN, f)          \
+  X(f64, double, double, mgpu_f64_min, mgpu_f64_max, -INFINITY, NAN, f)
+
+#define CPU_MIN_INT(a, b) ((b) < (a) ? (b) : (a))
+#define CPU_MAX_INT(a, b) ((a) < (b) ? (b) : (a))
+
+/* The reductions' combining steps, cpu_add_<suffix> and so on; shared by
+ * scan and reduce (cpu_search.c) and the keyed ones (cpu_keyed.c). */
+#define CPU_DEFINE_COMBINE(SUF, T, U, MIN, MAX, TMIN, TMAX, FIELD)             \
+  static inline T cpu_add_##SUF(T acc, T x) { return (T)((U)acc + (U)x); }     \
+  static inline T cpu_min_##SUF(T acc, T x) { return MIN(acc, x); }            \
+  static inline T cpu_max_##SUF(T acc, T x) { return MAX(acc, x); }
+CPU_FOR_EACH_REDUCE(CPU_DEFINE_COMBINE)
+#undef CPU_DEFINE_COMBINE
+
 /* Values are only moved: copy element j of src to element i of dst. */
 static inline void cpu_move_value(void *dst, size_t i, const void *src,
                                   size_t j, size_t width) {

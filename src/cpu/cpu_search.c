@@ -12,21 +12,6 @@
  */
 #include "cpu.h"
 
-/* Applies X(suffix, C type, type the add wraps in, min, max, smallest,
- * largest, mgpu_scalar field) to every key dtype.  For floats "smallest"
- * and "largest" are the identities of max and min: -inf, and NaN (the
- * largest float of the order). */
-#define CPU_FOR_EACH_REDUCE(X)                                                 \
-  X(i32, int32_t, uint32_t, CPU_MIN_INT, CPU_MAX_INT, INT32_MIN, INT32_MAX, i) \
-  X(u32, uint32_t, uint32_t, CPU_MIN_INT, CPU_MAX_INT, 0, UINT32_MAX, i)       \
-  X(i64, int64_t, uint64_t, CPU_MIN_INT, CPU_MAX_INT, INT64_MIN, INT64_MAX, i) \
-  X(u64, uint64_t, uint64_t, CPU_MIN_INT, CPU_MAX_INT, 0, UINT64_MAX, i)       \
-  X(f32, float, float, mgpu_f32_min, mgpu_f32_max, -INFINITY, NAN, f)          \
-  X(f64, double, double, mgpu_f64_min, mgpu_f64_max, -INFINITY, NAN, f)
-
-#define CPU_MIN_INT(a, b) ((b) < (a) ? (b) : (a))
-#define CPU_MAX_INT(a, b) ((a) < (b) ? (b) : (a))
-
 /* One loop over src with acc = COMBINE(acc, x): dst[i] before (exclusive)
  * or after (inclusive) element i joins.  x is read before dst[i] is
  * written, so dst may be src. */
@@ -42,9 +27,6 @@
   } while (0)
 
 #define DEFINE_REDUCE(SUF, T, U, MIN, MAX, TMIN, TMAX, FIELD)                  \
-  static inline T add_##SUF(T acc, T x) { return (T)((U)acc + (U)x); }         \
-  static inline T min_##SUF(T acc, T x) { return MIN(acc, x); }                \
-  static inline T max_##SUF(T acc, T x) { return MAX(acc, x); }                \
   static void reduce_##SUF(mgpu_reduce_args *a) {                              \
     const T *src = a->src;                                                     \
     T *dst = a->dst;                                                           \
@@ -52,9 +34,9 @@
     const int inclusive = a->inclusive;                                        \
     T acc = src[0];                                                            \
     switch (a->op) {                                                           \
-    case MGPU_REDUCE_ADD: REDUCE_LOOP(T, 0, add_##SUF); break;                 \
-    case MGPU_REDUCE_MIN: REDUCE_LOOP(T, TMAX, min_##SUF); break;              \
-    case MGPU_REDUCE_MAX: REDUCE_LOOP(T, TMIN, max_##SUF); break;              \
+    case MGPU_REDUCE_ADD: REDUCE_LOOP(T, 0, cpu_add_##SUF); break;                 \
+    case MGPU_REDUCE_MIN: REDUCE_LOOP(T, TMAX, cpu_min_##SUF); break;              \
+    case MGPU_REDUCE_MAX: REDUCE_LOOP(T, TMIN, cpu_max_##SUF); break;              \
     default: break;                                                            \
     }                                                                          \
     a->total.FIELD = acc;                                                      \

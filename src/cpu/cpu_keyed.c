@@ -1,0 +1,179 @@
+/*
+ * cpu_keyed.c - reduce_by_key, segreduce and join on the host: serial
+ * loops, left to right, with the reductions of cpu_search.c (integer add
+ * wraps, min and max by the sorts' total order).
+ */
+#include "cpu.h"
+
+/* op over vals[s, e) (s < e) into dst[i]: one function a value dtype, so
+ * that reduce_by_key walks its keys by key dtype and hands each run here. */
+typedef void (*range_fn)(const void *vals, size_t s, size_t e,
+                         mgpu_reduce_op op, void *dst, size_t i);
+
+#define DEFINE_RANGE(SUF, T, U, MIN, MAX, TMIN, TMAX, FIELD)                   \
+  static void range_##SUF(const void *vals, size_t s, size_t e,                \
+                          mgpu_reduce_op op, void *dst, size_t i) {            \
+    const T *v = vals;                                                         \
+    T acc = v[s];                                                              \
+    switch (op) {                                                              \
+    case MGPU_REDUCE_ADD:                                                      \
+      for (size_t k = s + 1; k < e; k++) acc = cpu_add_##SUF(acc, v[k]);       \
+      break;                                                                   \
+    case MGPU_REDUCE_MIN:                                                      \
+      for (size_t k = s + 1; k < e; k++) acc = cpu_min_##SUF(acc, v[k]);       \
+      break;                                                                   \
+    case MGPU_REDUCE_MAX:                                                      \
+      for (size_t k = s + 1; k < e; k++) acc = cpu_max_##SUF(acc, v[k]);       \
+      break;                                                                   \
+    default: break;                                                            \
+    }                                                                          \
+    ((T *)dst)[i] = acc;                                                       \
+  }
+CPU_FOR_EACH_REDUCE(DEFINE_RANGE)
+
+static range_fn range_of(mgpu_dtype t) {
+  switch (t) {
+  case MGPU_I32: return range_i32;
+  case MGPU_U32: return range_u32;
+  case MGPU_I64: return range_i64;
+  case MGPU_U64: return range_u64;
+  case MGPU_F32: return range_f32;
+  default: return range_f64;
+  }
+}
+
+/* Runs of equivalent keys, as unique's: a run ends where the next key is
+ * ordered before or after its first key. */
+#define DEFINE_RUNS(SUF, T, LESS)                                              \
+  static size_t runs_##SUF(const mgpu_reduce_by_key_args *a, range_fn range) { \
+    const T *keys = a->keys;                                                   \
+    T *out = a->out_keys;                                                      \
+    const size_t n = a->n;                                                     \
+    size_t runs = 0, start = 0;                                                \
+    for (size_t i = 1; i <= n; i++) {                                          \
+      if (i < n && !LESS(keys[start], keys[i]) && !LESS(keys[i], keys[start])) \
+        continue;                                                              \
+      out[runs] = keys[start];                                                 \
+      range(a->vals, start, i, a->op, a->out_vals, runs);                      \
+      runs++;                                                                  \
+      start = i;                                                               \
+    }                                                                          \
+    return runs;                                                               \
+  }
+CPU_FOR_EACH_KEY(DEFINE_RUNS)
+
+mgpu_status mgpu_cpu_reduce_by_key(mgpu_context *ctx,
+                                   mgpu_reduce_by_key_args *a) {
+  (void)ctx;
+  const range_fn range = range_of(a->val_type);
+  switch (a->key_type) {
+  case MGPU_I32: a->count = runs_i32(a, range); break;
+  case MGPU_U32: a->count = runs_u32(a, range); break;
+  case MGPU_I64: a->count = runs_i64(a, range); break;
+  case MGPU_U64: a->count = runs_u64(a, range); break;
+  case MGPU_F32: a->count = runs_f32(a, range); break;
+  case MGPU_F64: a->count = runs_f64(a, range); break;
+  default: a->count = 0; break;
+  }
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_cpu_segreduce(mgpu_context *ctx, mgpu_segreduce_args *a) {
+  (void)ctx;
+  const range_fn range = range_of(a->type);
+  const size_t w = mgpu_dtype_size(a->type), n = a->n, m = a->m;
+  for (size_t i = 0; i < m; i++) {
+    /* clamped, so that bad offsets read nothing outside vals */
+    const size_t s = a->offsets[i] < 0 ? 0 : (size_t)a->offsets[i];
+    const size_t lo = s < n ? s : n;
+    const size_t next = i + 1 < m ? (a->offsets[i + 1] < 0 ? 0 : (size_t)a->offsets[i + 1]) : n;
+    const size_t hi = next < lo ? lo : (next < n ? next : n);
+    if (hi > lo)
+      range(a->vals, lo, hi, a->op, a->dst, i);
+    else
+      memcpy((char *)a->dst + i * w, a->identity, w);
+  }
+  return MGPU_OK;
+}
+
+/* The join's rows by slot: slot s (0 <= s <= na) holds first the b rows
+ * between a[s - 1] and a[s] (right and outer: those no a row matches),
+ * then a[s]'s matches b[lo_s, hi_s) (or, for left and outer, one row of
+ * its own when there is none).  lo_s and hi_s are a[s]'s lower and upper
+ * bounds in b, so the b rows between are [hi_{s-1}, lo_s).  Every index
+ * comes from a search over [0, nb] or from s, so unsorted inputs stay in
+ * range too. */
+/* Rows at, at + 1, ... (count of them): (i0 + k * di, j0 + k * dj), those
+ * past the capacity left out; nothing when only counting. */
+static void put_rows(mgpu_join_args *a, uint64_t at, size_t count, int32_t i0,
+                     int32_t di, int32_t j0, int32_t dj) {
+  if (!a->ia || at >= a->capacity) return;
+  if (count > a->capacity - at) count = (size_t)(a->capacity - at);
+  for (size_t k = 0; k < count; k++) {
+    a->ia[at + k] = i0 + (int32_t)k * di;
+    a->ib[at + k] = j0 + (int32_t)k * dj;
+  }
+}
+
+#define DEFINE_JOIN(SUF, T, LESS)                                              \
+  static size_t bound_##SUF(const T *hay, size_t m, T x, int g, int right) {   \
+    size_t lo = 0, hi = m;                                                     \
+    while (lo < hi) {                                                          \
+      const size_t mid = lo + (hi - lo) / 2;                                   \
+      const T y = hay[mid];                                                    \
+      const int go_right = right ? !(g ? LESS(y, x) : LESS(x, y))              \
+                                 : (g ? LESS(x, y) : LESS(y, x));              \
+      if (go_right)                                                            \
+        lo = mid + 1;                                                          \
+      else                                                                     \
+        hi = mid;                                                              \
+    }                                                                          \
+    return lo;                                                                 \
+  }                                                                            \
+  static void join_##SUF(mgpu_join_args *a) {                                  \
+    const T *ka = a->a, *kb = a->b;                                            \
+    const size_t na = a->na, nb = a->nb;                                       \
+    const int g = a->order == MGPU_GREATER;                                    \
+    const int left = a->kind == MGPU_JOIN_LEFT || a->kind == MGPU_JOIN_OUTER;  \
+    const int right = a->kind == MGPU_JOIN_RIGHT || a->kind == MGPU_JOIN_OUTER;\
+    const int32_t base = a->base, none = base - 1;                             \
+    uint64_t rows = 0;                                                         \
+    size_t prev_hi = 0;                                                        \
+    for (size_t s = 0; s <= na; s++) {                                         \
+      size_t lo = nb, hi = nb;                                                 \
+      if (s < na) {                                                            \
+        lo = bound_##SUF(kb, nb, ka[s], g, 0);                                 \
+        hi = bound_##SUF(kb, nb, ka[s], g, 1);                                 \
+        if (hi < lo) hi = lo;                                                  \
+      }                                                                        \
+      if (right && lo > prev_hi) {                                             \
+        put_rows(a, rows, lo - prev_hi, none, 0, base + (int32_t)prev_hi, 1);  \
+        rows += lo - prev_hi;                                                  \
+      }                                                                        \
+      if (s < na && hi > lo) {                                                 \
+        put_rows(a, rows, hi - lo, base + (int32_t)s, 0, base + (int32_t)lo,   \
+                 1);                                                           \
+        rows += hi - lo;                                                       \
+      } else if (s < na && left) {                                             \
+        put_rows(a, rows, 1, base + (int32_t)s, 0, none, 0);                   \
+        rows++;                                                                \
+      }                                                                        \
+      prev_hi = hi;                                                            \
+    }                                                                          \
+    a->count = rows;                                                           \
+  }
+CPU_FOR_EACH_KEY(DEFINE_JOIN)
+
+mgpu_status mgpu_cpu_join(mgpu_context *ctx, mgpu_join_args *a) {
+  (void)ctx;
+  switch (a->type) {
+  case MGPU_I32: join_i32(a); break;
+  case MGPU_U32: join_u32(a); break;
+  case MGPU_I64: join_i64(a); break;
+  case MGPU_U64: join_u64(a); break;
+  case MGPU_F32: join_f32(a); break;
+  case MGPU_F64: join_f64(a); break;
+  default: break;
+  }
+  return MGPU_OK;
+}
