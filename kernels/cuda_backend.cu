@@ -265,15 +265,13 @@ mgpu_status cuda_copy(mgpu_context *ctx, void *dst, const void *src,
   return MGPU_OK;
 }
 
-/* Integer keys go to the unsigned unit of their width
- * (dispatch_key_word). */
-#define DISPATCH_KEYED(prim, ctx, type, args)                                   \
+#define DISPATCH_KEYED(prim, ctx, type, args)                                  \
   do {                                                                         \
     MGPU_TRY(cuda_enter(ctx));                                                 \
     switch (type) {                                                            \
-    case MGPU_I32:                                                             \
+    case MGPU_I32: return mgpu_cuda_##prim##_i32(ctx, args);                   \
     case MGPU_U32: return mgpu_cuda_##prim##_u32(ctx, args);                   \
-    case MGPU_I64:                                                             \
+    case MGPU_I64: return mgpu_cuda_##prim##_i64(ctx, args);                   \
     case MGPU_U64: return mgpu_cuda_##prim##_u64(ctx, args);                   \
     case MGPU_F32: return mgpu_cuda_##prim##_f32(ctx, args);                   \
     case MGPU_F64: return mgpu_cuda_##prim##_f64(ctx, args);                   \

@@ -104,10 +104,11 @@ static inline unsigned grid_for(size_t n, unsigned per_block) {
   return (unsigned)((n + per_block - 1) / per_block);
 }
 
-/* The entry points of the generated translation units, one a key word:
- * integer keys by width (dispatch_key_word). */
+/* Per-dtype entry points of the generated translation units. */
 #define MGPU_DECLARE_KEYED(prim)                                               \
+  extern "C" mgpu_status mgpu_cuda_##prim##_i32(mgpu_context *, const void *); \
   extern "C" mgpu_status mgpu_cuda_##prim##_u32(mgpu_context *, const void *); \
+  extern "C" mgpu_status mgpu_cuda_##prim##_i64(mgpu_context *, const void *); \
   extern "C" mgpu_status mgpu_cuda_##prim##_u64(mgpu_context *, const void *); \
   extern "C" mgpu_status mgpu_cuda_##prim##_f32(mgpu_context *, const void *); \
   extern "C" mgpu_status mgpu_cuda_##prim##_f64(mgpu_context *, const void *);

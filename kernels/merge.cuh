@@ -172,8 +172,7 @@ template <typename K, int VB> struct merge_launch {
 /* Key dtype fixed by the translation unit; value width and order here. */
 template <typename K>
 mgpu_status merge_entry(mgpu_context *ctx, const mgpu_merge_args *m) {
-  return dispatch_key_word<K, merge_launch, false>(ctx, m->key_type,
-                                                  m->value_size, m->order, m);
+  return dispatch_keyed<K, merge_launch>(ctx, m->value_size, m->order, m);
 }
 
 } // namespace mgpu

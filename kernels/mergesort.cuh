@@ -101,8 +101,8 @@ template <typename K, int VB> struct mergesort_launch {
 /* Key dtype fixed by the translation unit; value width and order here. */
 template <typename K>
 mgpu_status mergesort_entry(mgpu_context *ctx, const mgpu_sort_args *a) {
-  return dispatch_key_word<K, mergesort_launch, true>(
-      ctx, a->key_type, a->value_size, a->order, a);
+  return dispatch_keyed_by_order<K, mergesort_launch>(ctx, a->value_size,
+                                                      a->order, a);
 }
 
 } // namespace mgpu

@@ -462,8 +462,8 @@ template <typename K, int VB> struct segsort_launch {
 
 template <typename K>
 mgpu_status segsort_entry(mgpu_context *ctx, const mgpu_segsort_args *a) {
-  return dispatch_key_word<K, segsort_launch, true>(
-      ctx, a->sort.key_type, a->sort.value_size, a->sort.order, a);
+  return dispatch_keyed_by_order<K, segsort_launch>(ctx, a->sort.value_size,
+                                                    a->sort.order, a);
 }
 
 } // namespace mgpu

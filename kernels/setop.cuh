@@ -287,8 +287,8 @@ template <typename K, int VB> struct setop_launch {
 
 template <typename K>
 mgpu_status setop_entry(mgpu_context *ctx, const cuda_setop_call *c) {
-  return dispatch_key_word<K, setop_launch, false>(
-      ctx, c->args->key_type, c->args->value_size, c->args->order, c);
+  return dispatch_keyed<K, setop_launch>(ctx, c->args->value_size,
+                                         c->args->order, c);
 }
 
 } // namespace mgpu

@@ -44,11 +44,12 @@ template <typename T> struct key_order {
   }
 };
 
-/* The sorts' order for integer keys: keys of one width compared as
- * unsigned words after an xor with a mask that is the same for a whole
- * call (sort_mask, dispatch.cuh): the sign bit puts signed words in
- * order, all bits reverse it.  So i32 and u32 in both orders share one
- * instance; the xors are two ALU operations a comparison, with no select. */
+/* Integer keys of one width compared as unsigned words after an xor with
+ * a mask that is the same for a whole call (sort_mask, dispatch.cuh): the
+ * sign bit puts signed words in order, all bits reverse it.  So i32 and
+ * u32 in both orders share one instance, for the price of two xors a
+ * comparison; where comparisons are the work (the sorts, merge and set
+ * walks) that price shows (dispatch.cuh). */
 template <typename U> struct bit_order {
   static_assert(U(0) < U(~U(0)), "bit_order compares unsigned words");
   U mask;

@@ -7,8 +7,6 @@
 #ifndef MGPU_SERIAL_SET_OP_CUH
 #define MGPU_SERIAL_SET_OP_CUH
 
-#include <type_traits>
-
 #include "key_order.cuh"
 
 namespace mgpu {
@@ -193,31 +191,6 @@ __device__ __forceinline__ void serial_set_op(const K *keys, int a, int a_end,
   else
     serial_set_op_in<VT>(keys, a, a_end, b, b_end, took_a, took_b,
                          ascending<K>());
-}
-
-/* The same for integer keys (bit_order): the mask says which of the four
- * fixed walks the words take, signed ones reading the same bits as their
- * signed type, so that the steps stay the PTX steps above. */
-template <int VT, typename U>
-__device__ __forceinline__ void serial_set_op(const U *keys, int a, int a_end,
-                                              int b, int b_end, unsigned *took_a,
-                                              unsigned *took_b,
-                                              bit_order<U> order) {
-  typedef typename std::make_signed<U>::type S;
-  const U sign = (U)((U)1 << (8 * sizeof(U) - 1));
-  const S *skeys = reinterpret_cast<const S *>(keys);
-  if (order.mask == 0)
-    serial_set_op_in<VT>(keys, a, a_end, b, b_end, took_a, took_b,
-                         ascending<U>());
-  else if (order.mask == (U)~(U)0)
-    serial_set_op_in<VT>(keys, a, a_end, b, b_end, took_a, took_b,
-                         descending<U>());
-  else if (order.mask == sign)
-    serial_set_op_in<VT>(skeys, a, a_end, b, b_end, took_a, took_b,
-                         ascending<S>());
-  else
-    serial_set_op_in<VT>(skeys, a, a_end, b, b_end, took_a, took_b,
-                         descending<S>());
 }
 
 /* The slots an operation keeps, from the walk's two bitfields. */
