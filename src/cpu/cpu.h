@@ -34,6 +34,29 @@ void mgpu_cpu_sort_temps_free(mgpu_context *ctx, const mgpu_sort_args *s,
   X(f32, float, CPU_LESS_F32)                                                  \
   X(f64, double, CPU_LESS_F64)
 
+/* cpu_bound_<suffix>(hay, m, x, g, right): a binary search over [0, m]
+ * for the first element of hay not ordered before x (right: the first
+ * ordered after it), in the order asked for (g: greater).  The interval
+ * only shrinks, so any input, sorted or not, lands in [0, m]. */
+#define CPU_DEFINE_BOUND(SUF, T, LESS)                                         \
+  static inline size_t cpu_bound_##SUF(const T *hay, size_t m, T x, int g,     \
+                                       int right) {                            \
+    size_t lo = 0, hi = m;                                                     \
+    while (lo < hi) {                                                          \
+      const size_t mid = lo + (hi - lo) / 2;                                   \
+      const T y = hay[mid];                                                    \
+      const int go_right = right ? !(g ? LESS(y, x) : LESS(x, y))              \
+                                 : (g ? LESS(x, y) : LESS(y, x));              \
+      if (go_right)                                                            \
+        lo = mid + 1;                                                          \
+      else                                                                     \
+        hi = mid;                                                              \
+    }                                                                          \
+    return lo;                                                                 \
+  }
+CPU_FOR_EACH_KEY(CPU_DEFINE_BOUND)
+#undef CPU_DEFINE_BOUND
+
 /* Applies X(suffix, C type, type the add wraps in, min, max, smallest,
  * largest, mgpu_scalar field) to every key dtype.  For floats "smallest"
  * and "largest" are the identities of max and min: -inf, and NaN (the

@@ -116,20 +116,6 @@ static void put_rows(mgpu_join_args *a, uint64_t at, size_t count, int32_t i0,
 }
 
 #define DEFINE_JOIN(SUF, T, LESS)                                              \
-  static size_t bound_##SUF(const T *hay, size_t m, T x, int g, int right) {   \
-    size_t lo = 0, hi = m;                                                     \
-    while (lo < hi) {                                                          \
-      const size_t mid = lo + (hi - lo) / 2;                                   \
-      const T y = hay[mid];                                                    \
-      const int go_right = right ? !(g ? LESS(y, x) : LESS(x, y))              \
-                                 : (g ? LESS(x, y) : LESS(y, x));              \
-      if (go_right)                                                            \
-        lo = mid + 1;                                                          \
-      else                                                                     \
-        hi = mid;                                                              \
-    }                                                                          \
-    return lo;                                                                 \
-  }                                                                            \
   static void join_##SUF(mgpu_join_args *a) {                                  \
     const T *ka = a->a, *kb = a->b;                                            \
     const size_t na = a->na, nb = a->nb;                                       \
@@ -142,8 +128,8 @@ static void put_rows(mgpu_join_args *a, uint64_t at, size_t count, int32_t i0,
     for (size_t s = 0; s <= na; s++) {                                         \
       size_t lo = nb, hi = nb;                                                 \
       if (s < na) {                                                            \
-        lo = bound_##SUF(kb, nb, ka[s], g, 0);                                 \
-        hi = bound_##SUF(kb, nb, ka[s], g, 1);                                 \
+        lo = cpu_bound_##SUF(kb, nb, ka[s], g, 0);                                 \
+        hi = cpu_bound_##SUF(kb, nb, ka[s], g, 1);                                 \
         if (hi < lo) hi = lo;                                                  \
       }                                                                        \
       if (right && lo > prev_hi) {                                             \

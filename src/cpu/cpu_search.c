@@ -67,30 +67,13 @@ mgpu_status mgpu_cpu_reduce(mgpu_context *ctx, mgpu_reduce_args *a) {
   return MGPU_OK;
 }
 
-/* A binary search per needle over [0, m]: left, the first haystack element
- * not ordered before the needle; right, the first ordered after it.  The
- * interval only shrinks, so any input, sorted or not, lands in [0, m]. */
+/* A binary search per needle (cpu_bound_*, cpu.h). */
 #define DEFINE_SEARCH(SUF, T, LESS)                                            \
   static void search_##SUF(const mgpu_search_args *a, int g) {                 \
     const T *needles = a->needles, *hay = a->haystack;                         \
-    const size_t n = a->n, m = a->m;                                           \
-    const int right = a->right;                                                \
-    for (size_t i = 0; i < n; i++) {                                           \
-      const T x = needles[i];                                                  \
-      size_t lo = 0, hi = m;                                                   \
-      while (lo < hi) {                                                        \
-        const size_t mid = lo + (hi - lo) / 2;                                 \
-        const T y = hay[mid];                                                  \
-        /* before(p, q): p goes before q in the order asked for */             \
-        const int go_right = right ? !(g ? LESS(y, x) : LESS(x, y))            \
-                                   : (g ? LESS(x, y) : LESS(y, x));            \
-        if (go_right)                                                          \
-          lo = mid + 1;                                                        \
-        else                                                                   \
-          hi = mid;                                                            \
-      }                                                                        \
-      a->pos[i] = a->base + (int32_t)lo;                                       \
-    }                                                                          \
+    for (size_t i = 0; i < a->n; i++)                                          \
+      a->pos[i] = a->base + (int32_t)cpu_bound_##SUF(hay, a->m, needles[i], g, \
+                                                     a->right);                \
   }
 CPU_FOR_EACH_KEY(DEFINE_SEARCH)
 
