@@ -11,8 +11,9 @@ namespace mgpu {
 template <int KEY_BYTES> struct radix_policy;
 
 /* Not yet measured.  8-bit digits (Onesweep's): 256 buckets, a thread
- * each in the look-back.  Two blocks of 512 an SM (64 registers) is the
- * shape that compiled without spills on sm_75, sm_80 and sm_90. */
+ * each in the look-back.  512 x 8, two blocks an SM (64 registers),
+ * compiled without spills on sm_75/80/90; 384 x 12 / 2 and 256 x 11 / 4
+ * spilled.  VT may be even: tiles load warp-striped, not in thread order. */
 template <> struct radix_policy<4> {
   static constexpr int NT = 512, VT = 8, NV = NT * VT; /* 4096 keys */
   static constexpr int DIGIT_BITS = 8;
