@@ -70,7 +70,8 @@ template <typename P, typename U> struct radix_dims {
 };
 
 /* bins[p][b] += the keys whose digit p is b.  Shared-memory counters a
- * block, added to the global ones once. */
+ * block, added to the global ones once.  Equal digits in a warp contend
+ * for one counter (a run of equal keys: every pass's); not yet measured. */
 template <typename P, typename U, typename Code>
 __global__ void __launch_bounds__(P::HIST_NT)
     radix_histogram_kernel(const U *keys, long long n, Code code,
