@@ -312,9 +312,9 @@ backends.each(function(ctx, device)
       end
     end)
 
-    it("30 random sizes up to 40000 (keys and pairs, both comparators)", function()
+    it("40 random sizes up to 40000 (keys and pairs, both comparators)", function()
       local rng = R.rng(80)
-      for i = 1, 30 do
+      for i = 1, 40 do
         local n = rng:int(1, 40000)
         local dt = R.dtypes[i % 6 + 1]
         local comp = (i % 4 < 2) and "less" or "greater"
