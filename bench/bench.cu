@@ -560,6 +560,57 @@ cudaError_t cub_merge_sort_any(void *temp, size_t &tb, K *k, V *v, size_t n, boo
   return cub_merge_sort<K, V, int64_t>(temp, tb, k, v, n, pairs, st);
 }
 
+// cub::DeviceRadixSort, DoubleBuffer form (its fastest: no final copy), as
+// an anchor of a sort of the n keys (and values) at pk (pv), restored
+// before each rep.  The result lands in either buffer; the selector is
+// reset before each rep.
+template <class K, class V>
+void add_cub_radix_anchor(Instance &I, Env &env, const K *pk, const V *pv, size_t n, bool pairs) {
+  const mgpu_dtype kt = dtype_of<K>();
+  const size_t kb = n * sizeof(K), vb = pairs ? n * sizeof(V) : 0;
+  cudaStream_t st = env.stream;
+  Env *e = &env;
+  K *rk0 = I.alloc<K>(kb), *rk1 = I.alloc<K>(kb);
+  V *rv0 = pairs ? I.alloc<V>(vb) : nullptr, *rv1 = pairs ? I.alloc<V>(vb) : nullptr;
+  struct State {
+    cub::DoubleBuffer<K> k;
+    cub::DoubleBuffer<V> v;
+  };
+  auto s = std::make_shared<State>();
+  auto reset = [=]() {
+    s->k = cub::DoubleBuffer<K>(rk0, rk1);
+    s->v = cub::DoubleBuffer<V>(rv0, rv1);
+  };
+  reset();
+  const int bits = (int)(sizeof(K) * 8);
+  size_t tb = 0;
+  if (pairs)
+    CK(cub::DeviceRadixSort::SortPairs(nullptr, tb, s->k, s->v, (int)n, 0, bits, st));
+  else
+    CK(cub::DeviceRadixSort::SortKeys(nullptr, tb, s->k, (int)n, 0, bits, st));
+  void *temp = I.alloc(tb);
+  Runner r;
+  r.name = "cub::DeviceRadixSort";
+  r.prep = [=]() {
+    reset();
+    copy_async(*e, rk0, pk, kb);
+    if (pairs) copy_async(*e, rv0, pv, vb);
+  };
+  r.run = [=]() {
+    size_t t = tb;
+    if (pairs)
+      CK(cub::DeviceRadixSort::SortPairs(temp, t, s->k, s->v, (int)n, 0, bits, st));
+    else
+      CK(cub::DeviceRadixSort::SortKeys(temp, t, s->k, (int)n, 0, bits, st));
+  };
+  r.outputs = [=]() {
+    std::vector<Span> o{{s->k.Current(), n, kt, "keys"}};
+    if (pairs) o.push_back({s->v.Current(), n, dtype_of<V>(), "values"});
+    return o;
+  };
+  I.anchors.push_back(std::move(r));
+}
+
 template <class K>
 std::unique_ptr<Instance> make_mergesort_t(Env &env, size_t n, bool pairs) {
   using V = value_for<K>;
@@ -619,45 +670,7 @@ std::unique_ptr<Instance> make_mergesort_t(Env &env, size_t n, bool pairs) {
     I->anchors.push_back(std::move(r));
   }
 
-  // cub::DeviceRadixSort, DoubleBuffer form (its fastest: no final copy).
-  // The result lands in either buffer; the selector is reset before each rep.
-  {
-    K *rk0 = I->alloc<K>(kb), *rk1 = I->alloc<K>(kb);
-    V *rv0 = pairs ? I->alloc<V>(vb) : nullptr, *rv1 = pairs ? I->alloc<V>(vb) : nullptr;
-    struct State {
-      cub::DoubleBuffer<K> k;
-      cub::DoubleBuffer<V> v;
-    };
-    auto s = std::make_shared<State>();
-    auto reset = [=]() {
-      s->k = cub::DoubleBuffer<K>(rk0, rk1);
-      s->v = cub::DoubleBuffer<V>(rv0, rv1);
-    };
-    reset();
-    const int bits = (int)(sizeof(K) * 8);
-    size_t tb = 0;
-    if (pairs)
-      CK(cub::DeviceRadixSort::SortPairs(nullptr, tb, s->k, s->v, (int)n, 0, bits, st));
-    else
-      CK(cub::DeviceRadixSort::SortKeys(nullptr, tb, s->k, (int)n, 0, bits, st));
-    void *temp = I->alloc(tb);
-    Runner r;
-    r.name = "cub::DeviceRadixSort";
-    auto rs = restore(rk0, rv0);
-    r.prep = [=]() {
-      reset();
-      rs();
-    };
-    r.run = [=]() {
-      size_t t = tb;
-      if (pairs)
-        CK(cub::DeviceRadixSort::SortPairs(temp, t, s->k, s->v, (int)n, 0, bits, st));
-      else
-        CK(cub::DeviceRadixSort::SortKeys(temp, t, s->k, (int)n, 0, bits, st));
-    };
-    r.outputs = [=]() { return spans(s->k.Current(), pairs ? s->v.Current() : nullptr); };
-    I->anchors.push_back(std::move(r));
-  }
+  add_cub_radix_anchor<K, V>(*I, env, pk, pv, n, pairs);
 
   if (pairs)
     I->selfcheck = stable_pairs_check<K, V>(env, pk, n, nullptr, n);
@@ -671,6 +684,83 @@ std::unique_ptr<Instance> make_mergesort(Env &env, mgpu_dtype t, size_t n, bool 
   std::unique_ptr<Instance> r;
   with_key_type(t, [&](auto k) { r = make_mergesort_t<decltype(k)>(env, n, pairs); });
   return r;
+}
+
+// ===========================================================================
+// case: sort, the radix sort (keys | pairs) vs cub::DeviceRadixSort, and
+// mgpu_mergesort (the same results) as a second row
+// ===========================================================================
+
+template <class K>
+std::unique_ptr<Instance> make_sort_t(Env &env, size_t n, bool pairs) {
+  using V = value_for<K>;
+  const mgpu_dtype kt = dtype_of<K>();
+  const size_t kb = n * sizeof(K), vb = pairs ? n * sizeof(V) : 0;
+  auto I = std::make_unique<Instance>();
+  I->keys = n;
+  I->bytes_in = kb + vb;
+
+  // pristine input: random keys (f32: non-negative, no NaN), values = iota
+  K *pk = I->alloc<K>(kb);
+  V *pv = pairs ? I->alloc<V>(vb) : nullptr;
+  gen_random(env, pk, n, 4);
+  if (pairs) gen_iota(env, pv, n, 0);
+
+  auto spans = [=](K *k, V *v) {
+    std::vector<Span> s{{k, n, kt, "keys"}};
+    if (pairs) s.push_back({v, n, dtype_of<V>(), "values"});
+    return s;
+  };
+  Env *e = &env;
+  auto restore = [=](K *k, V *v) {
+    return [=]() {
+      copy_async(*e, k, pk, kb);
+      if (pairs) copy_async(*e, v, pv, vb);
+    };
+  };
+  mgpu_context *ctx = env.ctx;
+
+  // mgpu (in place; the input is restored untimed)
+  K *mk = I->alloc<K>(kb);
+  V *mv = pairs ? I->alloc<V>(vb) : nullptr;
+  I->mgpu.name = "mgpu";
+  I->mgpu.prep = restore(mk, mv);
+  I->mgpu.run = [=]() { MG(mgpu_sort(ctx, kt, MGPU_LESS, mk, n, pairs ? sizeof(V) : 0, mv)); };
+  I->mgpu.outputs = [=]() { return spans(mk, mv); };
+
+  add_cub_radix_anchor<K, V>(*I, env, pk, pv, n, pairs);
+
+  // which sort to use when (docs/API.md): mergesort's time on the same keys
+  {
+    K *gk = I->alloc<K>(kb);
+    V *gv = pairs ? I->alloc<V>(vb) : nullptr;
+    Runner r;
+    r.name = "mgpu_mergesort";
+    r.prep = restore(gk, gv);
+    r.run = [=]() { MG(mgpu_mergesort(ctx, kt, MGPU_LESS, gk, n, pairs ? sizeof(V) : 0, gv)); };
+    r.outputs = [=]() { return spans(gk, gv); };
+    I->anchors.push_back(std::move(r));
+  }
+
+  if (pairs)
+    I->selfcheck = stable_pairs_check<K, V>(env, pk, n, nullptr, n);
+  else
+    I->selfcheck = sorted_keys_check<K>(env, n);
+  CK(cudaStreamSynchronize(env.stream));
+  return I;
+}
+
+// The radix sort's key dtypes: the integer widths and f32 (with_key_type
+// would instantiate every case for f32).
+std::unique_ptr<Instance> make_sort(Env &env, mgpu_dtype t, size_t n, bool pairs) {
+  switch (t) {
+    case MGPU_I32: return make_sort_t<int32_t>(env, n, pairs);
+    case MGPU_I64: return make_sort_t<int64_t>(env, n, pairs);
+    case MGPU_F32: return make_sort_t<float>(env, n, pairs);
+    default:
+      throw BenchError(std::string("dtype ") + mgpu_dtype_name(t) + " not instantiated for sort",
+                       false);
+  }
 }
 
 // ===========================================================================
@@ -2245,6 +2335,11 @@ void register_cases() {
            [](Env &e, mgpu_dtype t, size_t n) { return make_mergesort(e, t, n, false); });
   add_case("mergesort", "pairs", ints,
            [](Env &e, mgpu_dtype t, size_t n) { return make_mergesort(e, t, n, true); });
+  const std::vector<mgpu_dtype> sort_keys{MGPU_I32, MGPU_I64, MGPU_F32};
+  add_case("sort", "keys", sort_keys,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_sort(e, t, n, false); });
+  add_case("sort", "pairs", sort_keys,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_sort(e, t, n, true); });
   add_case("bulk_remove", "keys", ints, MGPU_BENCH_DISPATCH(make_bulk_remove_t));
   add_case("bulk_insert", "keys", ints, MGPU_BENCH_DISPATCH(make_bulk_insert_t));
   add_case("interval_expand", "keys", ints, MGPU_BENCH_DISPATCH(make_interval_expand_t));

@@ -57,26 +57,28 @@ backends.each(function(ctx, device)
       C.raises(function() return mgpu.merge(a, b) end, "mgpu.merge", "freed")
     end)
 
-    it("mergesort sorts the keys it checked (values too)", function()
-      -- the sort's own temporaries fill the limit where the backend takes
-      -- them from the context; elsewhere no collection runs mid-call
-      local c, garbage = crowded(device, 256 * KiB, 200 * KiB)
-      local keys = c:array(R.iota(5000, 5000, -1))
-      local vals = c:iota(5000)
-      garbage()
-      local ran = false
-      on_collect(function() ran = true; keys:free(); vals:free() end)
-      local ok, err = pcall(mgpu.mergesort, keys, { values = vals })
-      if not ok then assert.matches("mgpu.mergesort", err) end
-      if ran then
-        C.raises(function() return keys[1] end, "mgpu.array", "freed")
-        C.raises(function() return #vals end, "mgpu.array", "freed")
-      else
-        assert.is_true(ok, err)
-        C.array_eq(keys, R.iota(5000), "i32")
-        C.array_eq(vals, R.iota(5000, 5000, -1), "i32")
-      end
-    end)
+    for _, name in ipairs { "mergesort", "sort" } do
+      it(name .. " sorts the keys it checked (values too)", function()
+        -- the sort's own temporaries fill the limit where the backend takes
+        -- them from the context; elsewhere no collection runs mid-call
+        local c, garbage = crowded(device, 256 * KiB, 200 * KiB)
+        local keys = c:array(R.iota(5000, 5000, -1))
+        local vals = c:iota(5000)
+        garbage()
+        local ran = false
+        on_collect(function() ran = true; keys:free(); vals:free() end)
+        local ok, err = pcall(mgpu[name], keys, { values = vals })
+        if not ok then assert.matches("mgpu." .. name, err) end
+        if ran then
+          C.raises(function() return keys[1] end, "mgpu.array", "freed")
+          C.raises(function() return #vals end, "mgpu.array", "freed")
+        else
+          assert.is_true(ok, err)
+          C.array_eq(keys, R.iota(5000), "i32")
+          C.array_eq(vals, R.iota(5000, 5000, -1), "i32")
+        end
+      end)
+    end
 
     it("a view outlives the free of its parent and the call", function()
       local c, garbage = crowded(device, 64 * KiB, 44 * KiB)
@@ -127,6 +129,7 @@ backends.each(function(ctx, device)
       end })
       C.array_eq(mgpu.merge(a, b, opts), R.merge(R.iota(10), R.iota(10), "i32"), "i32")
       mgpu.mergesort(a, opts)
+      mgpu.sort(a, opts)
       mgpu.segsort(a, { 1 }, opts)
       mgpu.locality_sort(a, opts)
       mgpu.set_union(a, b, opts)

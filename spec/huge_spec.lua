@@ -177,5 +177,12 @@ backends.each(function(ctx, device)
       assert.is_true(k:is_sorted(), "mergesort output sorted")
       check_result(k, nil, MAX, F.sorted_iota, nil, "mergesort")
     end)
+
+    it("sort (radix): 2^31 - 1 keys in reverse order", function()
+      local k <close> = ctx:iota(MAX, MAX, -1, "i32")
+      mgpu.sort(k)
+      assert.is_true(k:is_sorted(), "sort output sorted")
+      check_result(k, nil, MAX, F.sorted_iota, nil, "sort")
+    end)
   end
 end)

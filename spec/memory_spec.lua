@@ -101,6 +101,24 @@ backends.each(function(ctx, device)
     assert.is_true(s:is_sorted())
   end)
 
+  it("the radix sort past the limit either works or raises out of memory, keys intact", function()
+    local c = mgpu.context { device = device, memory_limit = 64 * MiB }
+    local k = c:random(12 * MiB, 0, 1000, "i32", 3)   -- 48 MiB
+    local before = k:totable(1, 1000)
+    local ok, err = pcall(mgpu.sort, k)
+    if ok then
+      assert.is_true(k:is_sorted())
+    else
+      assert.truthy(tostring(err):find(OOM, 1, true), tostring(err))
+      assert.are.same(before, k:totable(1, 1000), "keys untouched")
+    end
+    k = nil
+    collectgarbage(); collectgarbage()
+    local s = c:random(100000, 0, 10, "i32", 4)
+    mgpu.sort(s)
+    assert.is_true(s:is_sorted())
+  end)
+
   it("free() releases at once; using the array afterwards raises", function()
     local c = mgpu.context { device = device }
     collectgarbage(); collectgarbage()

@@ -269,6 +269,7 @@ typedef struct mgpu_join_args {
   X(is_sorted, mgpu_is_sorted_args)                                            \
   X(merge, mgpu_merge_args)                                                    \
   X(mergesort, mgpu_sort_args)                                                 \
+  X(sort, mgpu_sort_args)                                                      \
   X(segsort, mgpu_segsort_args)                                                \
   X(setop, mgpu_setop_args)                                                    \
   X(prepare_positions, mgpu_positions_args)                                    \

@@ -122,6 +122,25 @@ MGPU_HD int mgpu_f64_less(double a, double b) {
   return a < b || (b != b && a == a);
 }
 
+/* The same order as unsigned words, for radix sorts: the code of a float
+ * (on its bits) is the total key above with every NaN on the largest word
+ * and -0.0 on 0.0's, so that the order's equivalent keys share one code
+ * and a stable sort keeps them in input order.  A sort orders by the code
+ * but moves the original bits.  Descending: the complement of the code. */
+MGPU_HD uint32_t mgpu_f32_radix_code(uint32_t u) {
+  const uint32_t mag = u & 0x7fffffffu;
+  if (mag > 0x7f800000u) return 0xffffffffu;
+  if (mag == 0) return 0x80000000u;
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+MGPU_HD uint64_t mgpu_f64_radix_code(uint64_t u) {
+  const uint64_t mag = u & 0x7fffffffffffffffull;
+  if (mag > 0x7ff0000000000000ull) return 0xffffffffffffffffull;
+  if (mag == 0) return 0x8000000000000000ull;
+  return (u & 0x8000000000000000ull) ? ~u : (u | 0x8000000000000000ull);
+}
+
 /* ---- min and max: commutative, so that any order of reduction gives the
  * same bits.  Equal elements of the order above (-0.0 and 0.0, NaNs) are
  * told apart by IEEE 754's totalOrder (-0.0 before 0.0, NaNs by sign and

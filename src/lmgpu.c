@@ -21,6 +21,7 @@ static const luaL_Reg module_functions[] = {
   {"memory", lmgpu_memory},
   {"merge", lmgpu_merge},
   {"mergesort", lmgpu_mergesort},
+  {"sort", lmgpu_sort},
   {"segsort", lmgpu_segsort},
   {"locality_sort", lmgpu_locality_sort},
   {"setop", lmgpu_setop},

@@ -216,6 +216,7 @@ extern const luaL_Reg lmgpu_constructors[];
 /* ---- lmgpu_merge.c ---- */
 int lmgpu_merge(lua_State *L);
 int lmgpu_mergesort(lua_State *L);
+int lmgpu_sort(lua_State *L);
 
 /* ---- lmgpu_bulk.c ---- */
 /* The 1-based positions at idx (an integer mgpu.array or a Lua table),

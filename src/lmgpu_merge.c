@@ -1,4 +1,4 @@
-/* lmgpu_merge.c - mgpu.merge and mgpu.mergesort. */
+/* lmgpu_merge.c - mgpu.merge, mgpu.mergesort and mgpu.sort. */
 #include "lmgpu.h"
 
 /* An output given by the caller (on top of the stack, checked here), or a
@@ -96,11 +96,20 @@ static mgpu_status mergesort_op(mgpu_context *ctx, void *arg) {
                         s->keys->n, vs, s->vals ? lmgpu_data(s->vals) : NULL);
 }
 
-/* mgpu.mergesort(keys [, {values = v, comp}]) -> keys [, v], sorted in place */
-int lmgpu_mergesort(lua_State *L) {
+static mgpu_status sort_op(mgpu_context *ctx, void *arg) {
+  sort_call *s = arg;
+  size_t vs = s->vals ? mgpu_dtype_size(s->vals->dtype) : 0;
+  return mgpu_sort(ctx, s->keys->dtype, s->order, lmgpu_data(s->keys),
+                   s->keys->n, vs, s->vals ? lmgpu_data(s->vals) : NULL);
+}
+
+/* mgpu.mergesort and mgpu.sort(keys [, {values = v, comp}]) -> keys [, v],
+ * sorted in place: the same arguments and results, by different kernels. */
+static int sort_call_run(lua_State *L, const char *fname,
+                         mgpu_status (*op)(mgpu_context *, void *)) {
   static const char *const names[] = {"values", "comp", NULL};
   lua_settop(L, 2);
-  l_frame *f = lmgpu_begin(L, "mgpu.mergesort");
+  l_frame *f = lmgpu_begin(L, fname);
   sort_call s = {0};
   s.keys = lmgpu_arg_array(f, 1, "keys");
   int opts = lmgpu_options(f, 2, names);
@@ -116,9 +125,15 @@ int lmgpu_mergesort(lua_State *L) {
     lmgpu_check_no_overlap(f, s.vals, s.keys, "values", "keys");
   }
   mgpu_context *ctx = lmgpu_ctx(s.keys);
-  lmgpu_check_status(f, ctx, lmgpu_retry(f, ctx, mergesort_op, &s));
+  lmgpu_check_status(f, ctx, lmgpu_retry(f, ctx, op, &s));
   lua_pushvalue(L, 1);
   if (!s.vals) return 1;
   lua_pushvalue(L, vals_idx);
   return 2;
 }
+
+int lmgpu_mergesort(lua_State *L) {
+  return sort_call_run(L, "mgpu.mergesort", mergesort_op);
+}
+
+int lmgpu_sort(lua_State *L) { return sort_call_run(L, "mgpu.sort", sort_op); }

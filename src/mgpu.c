@@ -226,6 +226,15 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
   return ctx->be->mergesort(ctx, &args);
 }
 
+mgpu_status mgpu_sort(mgpu_context *ctx, mgpu_dtype key_type, mgpu_order order,
+                      void *keys, size_t n, size_t value_size, void *vals) {
+  TRY(check_keys(ctx, key_type, order, value_size));
+  TRY(check_count(ctx, n));
+  if (n < 2) return MGPU_OK;
+  mgpu_sort_args args = {key_type, order, value_size, keys, vals, n};
+  return ctx->be->sort(ctx, &args);
+}
+
 static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   mgpu_sort_args *s = &a->sort;
   TRY(check_keys(ctx, s->key_type, s->order, s->value_size));

@@ -213,6 +213,13 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
                            mgpu_order order, void *keys, size_t n,
                            size_t value_size, void *vals);
 
+/* The same result as mgpu_mergesort (stable, in place, the same order:
+ * NaN after every number under MGPU_LESS, -0.0 and 0.0 equivalent, every
+ * element keeping its bits), by radix sort on the GPU: for numeric keys
+ * under less or greater, which is all a radix sort can order. */
+mgpu_status mgpu_sort(mgpu_context *ctx, mgpu_dtype key_type, mgpu_order order,
+                      void *keys, size_t n, size_t value_size, void *vals);
+
 /* ---- segmented sort, locality sort -------------------------------------- */
 
 /* What the early-exit merge passes of segsort and locality_sort did: for

@@ -762,23 +762,26 @@ hrow { name = "merge", weight = 3, call = mgpu.merge,
     return { a, b, g:options(fields) }, 3
   end }
 
-hrow { name = "mergesort", weight = 3, call = mgpu.mergesort,
-  args = function(g)
-    local keys = g:inplace(g:array())
-    local fields = { comp = g:comp() }
-    if g:chance(0.5) then
-      local r = g:int(1, 10)
-      local v
-      if r <= 7 then v = g:array({ n = n_of(keys) })
-      elseif r <= 8 then v = keys
-      elseif r <= 9 and n_of(keys) > 0 then
-        v = keys:slice(1, n_of(keys)); remember(v, keys, 0); g.involved[#g.involved + 1] = v
-      else v = g:array() end
-      fields.values = g:inplace(v)
-      g.exclusive[#g.exclusive + 1] = { keys, v }
-    end
-    return { keys, g:options(fields) }, 2
-  end }
+-- mergesort's and sort's arguments: the same checks, by different kernels.
+local function sort_args(g)
+  local keys = g:inplace(g:array())
+  local fields = { comp = g:comp() }
+  if g:chance(0.5) then
+    local r = g:int(1, 10)
+    local v
+    if r <= 7 then v = g:array({ n = n_of(keys) })
+    elseif r <= 8 then v = keys
+    elseif r <= 9 and n_of(keys) > 0 then
+      v = keys:slice(1, n_of(keys)); remember(v, keys, 0); g.involved[#g.involved + 1] = v
+    else v = g:array() end
+    fields.values = g:inplace(v)
+    g.exclusive[#g.exclusive + 1] = { keys, v }
+  end
+  return { keys, g:options(fields) }, 2
+end
+
+hrow { name = "mergesort", weight = 3, call = mgpu.mergesort, args = sort_args }
+hrow { name = "sort", weight = 3, call = mgpu.sort, args = sort_args }
 
 -- 1-based sorted unique heads in 1..n.
 local function random_heads(g, n)
@@ -1600,6 +1603,24 @@ drow("mergesort", function(d)
   mgpu.mergesort(k, { comp = comp, values = v })
   local wk, wv = R.mergesort(keys, dt, comp, vals)
   return sort_verdict(k, wk, dt, v, wv, vdt)
+end)
+
+-- The radix sort: the reference's result, and mergesort's byte for byte
+-- (which tells -0.0 from 0.0 and NaN from NaN).
+drow("sort", function(d)
+  local dt, comp, n = d:dtype(), d:comp(), d:size()
+  local keys = d:values(n, dt)
+  local vdt = d:chance(0.5) and d:dtype() or nil
+  d.desc = string.format("dtype=%s comp=%s n=%d values=%s", dt, comp, n, vdt or "none")
+  local k, vals, v = sort_inputs(d, keys, dt, n, vdt)
+  local mk, _, mv = sort_inputs(d, keys, dt, n, vdt)
+  mgpu.sort(k, { comp = comp, values = v })
+  mgpu.mergesort(mk, { comp = comp, values = mv })
+  local wk, wv = R.mergesort(keys, dt, comp, vals)
+  local verdict = sort_verdict(k, wk, dt, v, wv, vdt)
+  if verdict then return verdict end
+  if k:tobytes() ~= mk:tobytes() then return "keys differ from mergesort's bits" end
+  if v and v:tobytes() ~= mv:tobytes() then return "values differ from mergesort's bits" end
 end)
 
 local function segsort_case(d, by_flags)

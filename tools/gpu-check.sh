@@ -90,7 +90,7 @@ for tool in memcheck racecheck; do
   t0=$(date +%s)
   # racecheck is ~10x slower than memcheck; its specs can be narrowed to
   # the files whose kernels share memory (RACECHECK_SPECS)
-  specs="spec/merge_spec.lua spec/mergesort_spec.lua spec/segsort_spec.lua spec/locality_sort_spec.lua spec/array_spec.lua spec/errors_spec.lua spec/bulk_spec.lua spec/interval_spec.lua spec/hostile_spec.lua spec/search_spec.lua"
+  specs="spec/merge_spec.lua spec/mergesort_spec.lua spec/sort_spec.lua spec/segsort_spec.lua spec/locality_sort_spec.lua spec/array_spec.lua spec/errors_spec.lua spec/bulk_spec.lua spec/interval_spec.lua spec/hostile_spec.lua spec/search_spec.lua"
   # and it leaves out the 10^5-10^6 sizes, which only repeat kernels that
   # the boundary sizes reach
   big=()
@@ -143,8 +143,8 @@ if want ptx; then
         compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
         $(busted_cmd) --cpath="$dir/?.so" --filter-out="10^6" --filter-out="10^5" \
         --filter-out="2^2" --filter-out="40 random" \
-        spec/merge_spec.lua spec/mergesort_spec.lua spec/segsort_spec.lua \
-        spec/locality_sort_spec.lua spec/setop_spec.lua \
+        spec/merge_spec.lua spec/mergesort_spec.lua spec/sort_spec.lua \
+        spec/segsort_spec.lua spec/locality_sort_spec.lua spec/setop_spec.lua \
         >"$OUT/$tool-ptx$arch.log" 2>&1; rc=$?
       note "$tool over the compute_$arch build: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool-ptx$arch.log" | tail -1); specs: $(grep -E 'passed, ' "$OUT/$tool-ptx$arch.log" | tail -1) in $(( $(date +%s) - t0 )) s"
       [ $rc -ne 0 ] && status=1

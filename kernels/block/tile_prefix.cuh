@@ -289,6 +289,58 @@ __device__ __forceinline__ long long tile_exclusive_prefix_ahead(
       [&]() -> long long { return read_count_slot(count_slot); }, count_out);
 }
 
+/* ---- per digit bucket (radix sort, Onesweep) ------------------------------
+ * One word per (tile, bucket): a tile publishes each bucket's count at
+ * once and its inclusive prefix once it knows it, and one thread per
+ * bucket walks back over the predecessors' words of its bucket.  The
+ * words of all digit passes share one array zeroed once per call: each
+ * word carries its pass's tag (pass + 1) beside the flag, and a word with
+ * another pass's tag reads as not yet published.  So a pass needs no
+ * zeroing launch, and a skipped pass leaves nothing to clear. */
+constexpr int kBucketTagShift = 56;
+constexpr unsigned long long kBucketValue = (1ull << kBucketTagShift) - 1;
+
+/* The thread of bucket b of tile `tile`, with words pointing at tile 0's
+ * word of bucket b and `stride` words from one tile's to the next:
+ * publishes the tile's count of the bucket (tile 0: its inclusive prefix,
+ * which is the same), so that successors can go on before this tile has
+ * looked back. */
+__device__ __forceinline__ void bucket_publish_count(unsigned long long *words,
+                                                     int stride, int tile,
+                                                     unsigned tag,
+                                                     long long count) {
+  const unsigned long long flag = tile == 0 ? kTilePrefix : kTileCount;
+  tile_status_store(words + (long long)tile * stride,
+                    flag | (unsigned long long)tag << kBucketTagShift |
+                        (unsigned long long)count);
+}
+
+/* Then, by the same thread: the sum of the bucket's counts in tiles
+ * 0 .. tile-1, walking back to the nearest inclusive prefix, and the
+ * tile's own inclusive prefix published in place of its count. */
+__device__ __forceinline__ long long
+bucket_exclusive_prefix(unsigned long long *words, int stride, int tile,
+                        unsigned tag, long long count) {
+  if (tile == 0) return 0;
+  long long before = 0;
+#pragma unroll 1
+  for (int p = tile - 1;; --p) {
+    unsigned long long w;
+#pragma unroll 1
+    for (;;) {
+      w = tile_status_load(words + (long long)p * stride);
+      if ((w >> 62) != 0 && ((w >> kBucketTagShift) & 0x3f) == tag) break;
+      tile_back_off();
+    }
+    before += (long long)(w & kBucketValue);
+    if ((w >> 62) == 2) break;
+  }
+  tile_status_store(words + (long long)tile * stride,
+                    kTilePrefix | (unsigned long long)tag << kBucketTagShift |
+                        (unsigned long long)(before + count));
+  return before;
+}
+
 } // namespace mgpu
 
 #endif

@@ -1387,9 +1387,10 @@ end
 
 local SORT_OPTS = { values = true, comp = true }
 
-function core.mergesort(keys, opts)
+-- mgpu.mergesort and mgpu.sort: the same arguments and results, by
+-- different kernels.
+local function sort_call(fn, cfun, keys, opts)
   if ndeferred > 0 then settle() end
-  local fn = "mgpu.mergesort"
   arg_array(fn, keys, "keys")
   check_options(fn, opts, SORT_OPTS)
   local order = check_order(fn, opt_field(opts, "comp"))
@@ -1403,10 +1404,18 @@ function core.mergesort(keys, opts)
     no_overlap(fn, vals, keys, "values", "keys")
   end
   local ctx = keys._ctx
-  check_status(fn, ctx, retry(ctx, C.mgpu_mergesort, ctx, keys._t, order,
+  check_status(fn, ctx, retry(ctx, cfun, ctx, keys._t, order,
     keys._p, keys._n, vals and DTYPE_SIZE[vals._t] or 0, vals and vals._p or NULL))
   if vals then return keys, vals end
   return keys
+end
+
+function core.mergesort(keys, opts)
+  return sort_call("mgpu.mergesort", C.mgpu_mergesort, keys, opts)
+end
+
+function core.sort(keys, opts)
+  return sort_call("mgpu.sort", C.mgpu_sort, keys, opts)
 end
 
 -- ---- multiset operations ------------------------------------------------

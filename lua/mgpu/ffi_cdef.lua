@@ -93,6 +93,8 @@ mgpu_status mgpu_merge(mgpu_context *ctx, mgpu_dtype key_type,
 mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
                            mgpu_order order, void *keys, size_t n,
                            size_t value_size, void *vals);
+mgpu_status mgpu_sort(mgpu_context *ctx, mgpu_dtype key_type, mgpu_order order,
+                      void *keys, size_t n, size_t value_size, void *vals);
 typedef struct mgpu_sort_stats {
   int passes;
   int64_t tiles, blocksort_tiles;

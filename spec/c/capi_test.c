@@ -509,8 +509,12 @@ static void host_free(void *p, size_t bytes, void *stream, void *ud) {
   h->live -= bytes;
 }
 
-/* n keys 0..n-1 scrambled, sorted on ctx; whether they came back 0..n-1. */
-static int sorts_right(mgpu_context *ctx, size_t n) {
+typedef mgpu_status (*sort_fn)(mgpu_context *, mgpu_dtype, mgpu_order, void *,
+                               size_t, size_t, void *);
+
+/* n keys 0..n-1 scrambled, sorted on ctx by sort (mgpu_mergesort or
+ * mgpu_sort); whether they came back 0..n-1. */
+static int sorts_right_by(mgpu_context *ctx, size_t n, sort_fn sort) {
   int32_t *host = malloc(n * sizeof *host);
   int ok = host != NULL;
   void *keys = NULL, *vals = NULL;
@@ -520,7 +524,7 @@ static int sorts_right(mgpu_context *ctx, size_t n) {
          mgpu_alloc(ctx, n * 4, &vals) == MGPU_OK &&
          mgpu_upload(ctx, keys, host, n * 4) == MGPU_OK &&
          mgpu_upload(ctx, vals, host, n * 4) == MGPU_OK &&
-         mgpu_mergesort(ctx, MGPU_I32, MGPU_LESS, keys, n, 4, vals) == MGPU_OK &&
+         sort(ctx, MGPU_I32, MGPU_LESS, keys, n, 4, vals) == MGPU_OK &&
          mgpu_download(ctx, host, keys, n * 4) == MGPU_OK;
     for (size_t i = 0; ok && i < n; i++) ok = host[i] == (int32_t)i;
   }
@@ -528,6 +532,10 @@ static int sorts_right(mgpu_context *ctx, size_t n) {
   mgpu_free(ctx, vals, n * 4);
   free(host);
   return ok;
+}
+
+static int sorts_right(mgpu_context *ctx, size_t n) {
+  return sorts_right_by(ctx, n, mgpu_mergesort);
 }
 
 static void test_host_memory(const char *dev) {
@@ -549,6 +557,8 @@ static void test_host_memory(const char *dev) {
   h.user = ctx;
   CHECK(sorts_right(ctx, 100000), "sort with the host's memory: %s",
         mgpu_context_error(ctx));
+  CHECK(sorts_right_by(ctx, 100000, mgpu_sort),
+        "radix sort with the host's memory: %s", mgpu_context_error(ctx));
   CHECK(h.allocs >= 2, "the arrays and scratch came from the host (%ld blocks)",
         h.allocs);
   CHECK(h.allocs == h.frees && h.live == 0,
@@ -559,6 +569,20 @@ static void test_host_memory(const char *dev) {
   CHECK(!sorts_right(ctx, 1000), "a sort with too little memory failed");
   CHECK(strstr(mgpu_context_error(ctx), "host's allocator") != NULL,
         "the error names the allocator: %s", mgpu_context_error(ctx));
+  /* the radix sort's own scratch blocks (after the keys and values: on cpu
+   * the keys' and values' copies, on cuda also the histograms and
+   * look-back words), each in turn the one that fails */
+  const long scratch_blocks = strcmp(dev, "cpu") == 0 ? 2 : 3;
+  for (long k = 2; k < 2 + scratch_blocks; k++) {
+    h.fail_after = h.allocs + k;
+    CHECK(!sorts_right_by(ctx, 1000, mgpu_sort),
+          "a radix sort whose scratch block %ld fails failed", k - 1);
+    CHECK(strstr(mgpu_context_error(ctx), "host's allocator") != NULL,
+          "the radix sort's error names the allocator: %s",
+          mgpu_context_error(ctx));
+    CHECK(h.live == 0, "the failed radix sort gave its blocks back (%zu bytes out)",
+          h.live);
+  }
   h.fail_after = -1;
   CHECK(sorts_right(ctx, 1000), "the context works after: %s",
         mgpu_context_error(ctx));

@@ -1,4 +1,4 @@
--- merge, mergesort, segsort and locality_sort under LuaJIT, against the
+-- merge, mergesort, sort, segsort and locality_sort under LuaJIT, against the
 -- stable merge and sort of spec/luajit/ref.lua.
 local T = require "luajit.harness"
 local R = require "luajit.ref"
@@ -70,6 +70,39 @@ T.test("mergesort is stable in every dtype", function()
   local k = ctx:array { 3, 1, 2 }
   T.ok(mgpu.mergesort(k) == k)
   T.eq(k:totable(), { 1, 2, 3 })
+end)
+
+T.test("sort (radix) equals mergesort in every dtype, bits and all", function()
+  local nan = 0 / 0
+  for _, dt in ipairs(mgpu.dtypes) do
+    for _, comp in ipairs { "less", "greater" } do
+      for _, n in ipairs { 0, 1, 100, 4097 } do
+        local keys = R.random_ints(g, n, 0, 300)
+        if dt:sub(1, 1) == "f" then
+          for i = 1, n, 7 do keys[i] = nan end
+          for i = 2, n, 5 do keys[i] = -0.0 end
+          for i = 3, n, 11 do keys[i] = 0.0 end
+        end
+        local vals = {}
+        for i = 1, n do vals[i] = i end
+        local k, v = mgpu.sort(ctx:array(keys, dt), { values = ctx:array(vals), comp = comp })
+        local mk, mv = mgpu.mergesort(ctx:array(keys, dt), { values = ctx:array(vals), comp = comp })
+        T.ok(k:tobytes() == mk:tobytes(), dt .. " " .. comp .. " keys")
+        T.eq(v:totable(), mv:totable(), dt .. " " .. comp .. " values")
+        if dt:sub(1, 1) ~= "f" then
+          local wk, wv = R.sort(keys, comp, vals)
+          T.eq(k:totable(), wk, dt .. " " .. comp .. " reference")
+          T.eq(v:totable(), wv, dt .. " " .. comp .. " reference values")
+        end
+      end
+    end
+  end
+  local k = ctx:array { 3, 1, 2 }
+  T.ok(mgpu.sort(k) == k)
+  T.eq(k:totable(), { 1, 2, 3 })
+  T.raises("mgpu.sort: comp must be \"less\" or \"greater\" (got function)", mgpu.sort, k,
+    { comp = function(a, b) return a < b end })
+  T.raises("mgpu.sort: values has 4 elements, keys has 3", mgpu.sort, k, { values = ctx:iota(4) })
 end)
 
 T.test("segsort by heads and by flags", function()

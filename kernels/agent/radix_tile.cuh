@@ -1,0 +1,302 @@
+/*
+ * radix_tile.cuh - the radix sort's kernels (mgpu_sort), a least-
+ * significant-digit sort in the shape of Onesweep (Adinets & Merrill,
+ * 2022): one read of the keys counts every digit's histogram, one block
+ * scans them (and finds the digits every key shares: those passes are
+ * skipped), then one sweep launch a digit ranks each tile's keys by the
+ * digit, learns where the tile's share of each digit bucket goes by
+ * decoupled look-back per bucket, and scatters keys and values there.
+ *
+ * Keys are sorted by their order code (element.h: unsigned words in the
+ * order asked for, every NaN on one code and -0.0 on 0.0's), computed
+ * from the key's bits wherever a digit is needed; the bits moved are the
+ * original ones.  So equivalent keys keep their input order and their
+ * bits with no restoring step: the output is a permutation of the input.
+ */
+#ifndef MGPU_AGENT_RADIX_TILE_CUH
+#define MGPU_AGENT_RADIX_TILE_CUH
+
+#include <stdint.h>
+
+#include "../../src/element.h"
+#include "block/block_scan.cuh"
+#include "block/tile_prefix.cuh"
+#include "policy/tile_shape.cuh"
+
+namespace mgpu {
+
+/* Integer keys: the sign bit flipped for signed ones, all bits for
+ * greater (sort_mask, dispatch.cuh). */
+template <typename U> struct radix_int_code {
+  U mask;
+  __device__ __forceinline__ U operator()(U u) const { return u ^ mask; }
+};
+
+/* Float keys, on their bits: the code, complemented for greater. */
+template <typename U> struct radix_float_code;
+template <> struct radix_float_code<uint32_t> {
+  uint32_t mask;
+  __device__ __forceinline__ uint32_t operator()(uint32_t u) const {
+    return mgpu_f32_radix_code(u) ^ mask;
+  }
+};
+template <> struct radix_float_code<uint64_t> {
+  uint64_t mask;
+  __device__ __forceinline__ uint64_t operator()(uint64_t u) const {
+    return mgpu_f64_radix_code(u) ^ mask;
+  }
+};
+
+constexpr int kRadixMaxPasses = 8;
+
+/* What the scan decides on the device, so that the host never waits:
+ * which passes run, and which buffer each reads (the caller's or the
+ * scratch one); after an odd number of passes the keys are copied back. */
+struct radix_plan {
+  int active[kRadixMaxPasses];
+  int from_tmp[kRadixMaxPasses];
+  int final_in_tmp;
+};
+
+template <typename P, typename U> struct radix_dims {
+  static constexpr int RADIX = 1 << P::DIGIT_BITS;
+  static constexpr int PASSES = 8 * (int)sizeof(U) / P::DIGIT_BITS;
+  static_assert(PASSES * P::DIGIT_BITS == 8 * (int)sizeof(U),
+                "digits tile the key");
+  static_assert(PASSES <= kRadixMaxPasses, "the plan has room");
+  static_assert(RADIX <= P::NT, "a thread a bucket");
+  static_assert(P::DIGIT_BITS <= 8, "a digit in a byte");
+  static_assert(P::NV <= 65536, "a place in the tile in 16 bits");
+};
+
+/* bins[p][b] += the keys whose digit p is b.  Shared-memory counters a
+ * block, added to the global ones once.  Equal digits in a warp contend
+ * for one counter (a run of equal keys: every pass's); not yet measured. */
+template <typename P, typename U, typename Code>
+__global__ void __launch_bounds__(P::HIST_NT)
+    radix_histogram_kernel(const U *keys, long long n, Code code,
+                           unsigned *bins) {
+  typedef radix_dims<P, U> D;
+  __shared__ unsigned h[D::PASSES * D::RADIX];
+  for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += P::HIST_NT) h[i] = 0;
+  __syncthreads();
+  for (long long i = (long long)blockIdx.x * P::HIST_NT + threadIdx.x; i < n;
+       i += (long long)gridDim.x * P::HIST_NT) {
+    const U c = code(keys[i]);
+#pragma unroll
+    for (int p = 0; p < D::PASSES; ++p)
+      atomicAdd(&h[p * D::RADIX +
+                   (int)((c >> (p * P::DIGIT_BITS)) & (U)(D::RADIX - 1))],
+                1u);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += P::HIST_NT)
+    if (h[i]) atomicAdd(&bins[i], h[i]);
+}
+
+/* One block of RADIX threads: each digit's histogram to its exclusive
+ * scan (the buckets' global starts), and the plan. */
+template <typename P, typename U>
+__global__ void __launch_bounds__(1 << P::DIGIT_BITS)
+    radix_scan_kernel(unsigned *bins, long long n, radix_plan *plan) {
+  typedef radix_dims<P, U> D;
+  __shared__ unsigned warp_totals[D::RADIX / 32];
+  __shared__ int active[D::PASSES];
+  const int t = threadIdx.x;
+  for (int p = 0; p < D::PASSES; ++p) {
+    const unsigned v = bins[p * D::RADIX + t];
+    /* one bucket holds every key: the pass would move nothing */
+    const int same = __syncthreads_or(v == (unsigned long long)n);
+    unsigned all;
+    bins[p * D::RADIX + t] = block_exclusive_sum<D::RADIX>(v, warp_totals, &all);
+    if (t == 0) active[p] = !same;
+  }
+  __syncthreads();
+  if (t != 0) return;
+  int in_tmp = 0;
+  for (int p = 0; p < kRadixMaxPasses; ++p) {
+    const int a = p < D::PASSES && active[p];
+    plan->active[p] = a;
+    plan->from_tmp[p] = in_tmp;
+    in_tmp ^= a;
+  }
+  plan->final_in_tmp = in_tmp;
+}
+
+template <typename U, typename V> struct radix_sweep_args {
+  U *keys, *tmp_keys;
+  V *vals, *tmp_vals;
+  long long n;
+  const unsigned *bins; /* [pass][bucket], exclusive */
+  const radix_plan *plan;
+  unsigned long long *status; /* [tile][bucket] look-back words */
+  int *tile_counter;          /* [pass] */
+};
+
+template <typename P, bool HAS_V, typename U, typename V>
+struct radix_sweep_smem {
+  static constexpr int W = P::NT / 32, RADIX = 1 << P::DIGIT_BITS;
+  static constexpr size_t hist_bytes = sizeof(unsigned) * W * RADIX;
+  static constexpr size_t key_bytes = sizeof(U) * P::NV;
+  static constexpr size_t val_bytes = HAS_V ? sizeof(V) * P::NV : 0;
+  static constexpr size_t m1 = hist_bytes > key_bytes ? hist_bytes : key_bytes;
+  static constexpr size_t x_bytes = m1 > val_bytes ? m1 : val_bytes;
+  /* the warps' digit counters while ranking, then the tile's keys in
+   * digit order, then its values */
+  alignas(16) unsigned char x[x_bytes];
+  int bucket_start[RADIX]; /* in the tile */
+  int global_off[RADIX];   /* output place = global_off[digit] + tile place */
+  unsigned warp_totals[W];
+  unsigned char digit_of[HAS_V ? P::NV : 1]; /* the digit at each tile place */
+  int tile;
+};
+
+/* One digit pass.  The tile is loaded warp-striped (warp w holds keys
+ * 32 VT w .. 32 VT (w + 1) - 1, item i of lane l at 32 i + l), so that
+ * ranking items in order, lanes in order within an item, with a counter
+ * per (warp, bucket) ranks equal digits in input order.  A key's place in
+ * the tile is its bucket's start, the earlier warps' keys of its bucket,
+ * and its rank in its warp.  Tiles are numbered by a counter per pass, in
+ * the order blocks start, so a tile waits only for running blocks. */
+template <typename P, bool HAS_V, typename U, typename V, typename Code>
+__global__ void
+__launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
+    radix_sweep_kernel(radix_sweep_args<U, V> a, int pass, Code code) {
+  constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
+  constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
+  if (!a.plan->active[pass]) return;
+  __shared__ radix_sweep_smem<P, HAS_V, U, V> sm;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  if (tid == 0) sm.tile = atomicAdd(a.tile_counter + pass, 1);
+  unsigned *hist = reinterpret_cast<unsigned *>(sm.x);
+  for (int i = tid; i < W * RADIX; i += NT) hist[i] = 0;
+  __syncthreads();
+  const int tile = sm.tile;
+  /* the buffers are chosen where used, so no pointer is held through
+   * the ranking (two blocks of 512 leave 64 registers a thread) */
+  const bool from_tmp = a.plan->from_tmp[pass] != 0;
+  const long long base = (long long)tile * NV;
+  const int count = (int)(a.n - base < NV ? a.n - base : NV);
+  const int shift = pass * P::DIGIT_BITS;
+  /* keys past the end rank last, in the last bucket, after its keys */
+  const auto digit = [&](U k, int j) {
+    return j < count ? (int)((code(k) >> shift) & (U)(RADIX - 1)) : RADIX - 1;
+  };
+
+  U k[VT];
+  /* each item's place in the tile, two to a word (NV < 2^16) */
+  unsigned pos[(VT + 1) / 2] = {};
+  const auto place = [&](int i) {
+    return (int)((pos[i / 2] >> (16 * (i % 2))) & 0xffffu);
+  };
+  const int first = warp * 32 * VT + lane;
+  /* one pointer and constant offsets, not an address an item */
+  const U *src = (from_tmp ? a.tmp_keys : a.keys) + base + first;
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    k[i] = first + 32 * i < count ? src[32 * i] : (U)0;
+
+  unsigned *my_hist = hist + warp * RADIX;
+  const unsigned before_me = (1u << lane) - 1u;
+  /* the items' digits, four to a word: needed again after the ranking,
+   * computed once and held in two registers rather than VT */
+  unsigned kd[(VT + 3) / 4] = {};
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    kd[i / 4] |= (unsigned)digit(k[i], first + 32 * i) << (8 * (i % 4));
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int d = (kd[i / 4] >> (8 * (i % 4))) & 0xff;
+    const unsigned peers = __match_any_sync(0xffffffffu, d);
+    const unsigned h = my_hist[d];
+    __syncwarp();
+    if ((peers & before_me) == 0) my_hist[d] = h + __popc(peers);
+    __syncwarp();
+    pos[i / 2] |= (h + __popc(peers & before_me)) << (16 * (i % 2));
+  }
+  __syncthreads();
+
+  /* bucket tid: the warps' counts to exclusive prefixes, and the tile's
+   * count, published at once */
+  unsigned bucket_count = 0;
+  if (tid < RADIX) {
+    for (int w = 0; w < W; ++w) {
+      const unsigned c = hist[w * RADIX + tid];
+      hist[w * RADIX + tid] = bucket_count;
+      bucket_count += c;
+    }
+    if (tid == RADIX - 1) bucket_count -= NV - count;
+    bucket_publish_count(a.status + tid, RADIX, tile, pass + 1, bucket_count);
+  }
+  unsigned tile_total;
+  const unsigned start = block_exclusive_sum<NT>(
+      tid < RADIX ? bucket_count : 0u, sm.warp_totals, &tile_total);
+  if (tid < RADIX) sm.bucket_start[tid] = (int)start;
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const int d = (kd[i / 4] >> (8 * (i % 4))) & 0xff;
+    pos[i / 2] += (unsigned)(sm.bucket_start[d] + (int)hist[warp * RADIX + d])
+                  << (16 * (i % 2));
+  }
+  __syncthreads(); /* the counters are read: the keys take their place */
+
+  U *xk = reinterpret_cast<U *>(sm.x);
+#pragma unroll
+  for (int i = 0; i < VT; ++i)
+    if (first + 32 * i < count) xk[place(i)] = k[i];
+  if (tid < RADIX) {
+    const long long before = bucket_exclusive_prefix(
+        a.status + tid, RADIX, tile, pass + 1, bucket_count);
+    sm.global_off[tid] =
+        (int)((long long)a.bins[pass * RADIX + tid] + before) -
+        sm.bucket_start[tid];
+  }
+  __syncthreads();
+
+  /* Stores in tile order (striped, so that neighbours in a bucket store
+   * to neighbouring words).  The loops hold no register arrays: the
+   * values find their digit in shared memory, so the compiler overlaps
+   * as many items as the 64 registers allow. */
+  U *dst = from_tmp ? a.keys : a.tmp_keys;
+#pragma unroll 4
+  for (int j = tid; j < count; j += NT) {
+    const U key = xk[j];
+    const int d = (int)((code(key) >> shift) & (U)(RADIX - 1));
+    dst[sm.global_off[d] + j] = key;
+    if (HAS_V) sm.digit_of[HAS_V ? j : 0] = (unsigned char)d;
+  }
+  if (!HAS_V) return;
+  __syncthreads(); /* the keys are read: the values take their place */
+  /* loaded only now, so that they take no registers through the
+   * ranking */
+  V *xv = reinterpret_cast<V *>(sm.x);
+#pragma unroll
+  for (int i = 0; i < VT; ++i) {
+    const V *srcv = (from_tmp ? a.tmp_vals : a.vals) + base + first;
+    if (first + 32 * i < count) xv[place(i)] = srcv[32 * i];
+  }
+  __syncthreads();
+  V *dstv = from_tmp ? a.vals : a.tmp_vals;
+#pragma unroll 4
+  for (int j = tid; j < count; j += NT)
+    dstv[sm.global_off[sm.digit_of[HAS_V ? j : 0]] + j] = xv[j];
+}
+
+/* After an odd number of passes the sorted keys are in the scratch
+ * buffer: back to the caller's. */
+template <bool HAS_V, typename U, typename V>
+__global__ void radix_copy_back_kernel(const radix_plan *plan, const U *tk,
+                                       U *keys, const V *tv, V *vals,
+                                       long long n) {
+  if (!plan->final_in_tmp) return;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    keys[i] = tk[i];
+    if (HAS_V) vals[i] = tv[i];
+  }
+}
+
+} // namespace mgpu
+
+#endif

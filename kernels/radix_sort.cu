@@ -1,0 +1,124 @@
+/*
+ * radix_sort.cu - mgpu_sort on the GPU: the radix sort of
+ * agent/radix_tile.cuh.  All of a call's launches are queued at once: the
+ * histogram, its scan (which decides on the device which digit passes
+ * run), one sweep a digit (a skipped pass's blocks return at once), and a
+ * copy back to the caller's arrays when an odd number of passes ran; the
+ * host never waits.  Keys are sorted as unsigned words of their width:
+ * i32 and u32 (i64 and u64) share their instances, floats have their own
+ * (their code), and the order is a mask of the code.
+ */
+#include <stdint.h>
+
+#include "agent/radix_tile.cuh"
+#include "dispatch.cuh"
+#include "launch.cuh"
+#include "policy/radix.cuh"
+
+namespace mgpu {
+namespace {
+
+template <typename P, bool HAS_V, typename U, typename V, typename Code>
+mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
+                           Code code) {
+  typedef radix_dims<P, U> D;
+  cuda_state *st = cuda_of(ctx);
+  cudaStream_t s = st->stream;
+  const int tiles = tiles_of(n, P::NV);
+  /* one block zeroed once: the histograms, the passes' tile counters, the
+   * plan and the look-back words of every pass (tagged by pass) */
+  const size_t counters_at = sizeof(unsigned) * D::PASSES * D::RADIX;
+  const size_t plan_at = counters_at + sizeof(int) * kRadixMaxPasses;
+  const size_t status_at = (plan_at + sizeof(radix_plan) + 255) & ~(size_t)255;
+  const size_t bytes =
+      status_at + sizeof(unsigned long long) * (size_t)tiles * D::RADIX;
+  /* Every temporary is taken before the first launch: if memory runs out,
+   * the keys are untouched and the call can be retried. */
+  cuda_scratch meta, tmp_keys, tmp_vals;
+  MGPU_TRY(meta.take(ctx, bytes));
+  MGPU_TRY(tmp_keys.take(ctx, sizeof(U) * (size_t)n));
+  if (HAS_V) MGPU_TRY(tmp_vals.take(ctx, sizeof(V) * (size_t)n));
+  char *m = meta.as<char>();
+  unsigned *bins = reinterpret_cast<unsigned *>(m);
+  radix_plan *plan = reinterpret_cast<radix_plan *>(m + plan_at);
+  CUDA_TRY(ctx, cudaMemsetAsync(m, 0, bytes, s));
+
+  const long long hist_tiles = (n + P::HIST_NT - 1) / P::HIST_NT;
+  const long long hist_cap = (long long)st->sm_count * P::HIST_BLOCKS_PER_SM;
+  radix_histogram_kernel<P, U, Code>
+      <<<(unsigned)(hist_tiles < hist_cap ? hist_tiles : hist_cap), P::HIST_NT,
+         0, s>>>(keys, n, code, bins);
+  CUDA_LAUNCHED(ctx, "radix histogram kernel");
+  radix_scan_kernel<P, U><<<1, D::RADIX, 0, s>>>(bins, n, plan);
+  CUDA_LAUNCHED(ctx, "radix scan kernel");
+
+  radix_sweep_args<U, V> g;
+  g.keys = keys;
+  g.tmp_keys = tmp_keys.as<U>();
+  g.vals = vals;
+  g.tmp_vals = tmp_vals.as<V>();
+  g.n = n;
+  g.bins = bins;
+  g.plan = plan;
+  g.status = reinterpret_cast<unsigned long long *>(m + status_at);
+  g.tile_counter = reinterpret_cast<int *>(m + counters_at);
+  for (int pass = 0; pass < D::PASSES; ++pass) {
+    radix_sweep_kernel<P, HAS_V, U, V, Code>
+        <<<tiles, P::NT, 0, s>>>(g, pass, code);
+    CUDA_LAUNCHED(ctx, "radix sweep kernel");
+  }
+  radix_copy_back_kernel<HAS_V, U, V>
+      <<<stride_grid(ctx, (size_t)n), kStrideThreads, 0, s>>>(
+          plan, g.tmp_keys, keys, g.tmp_vals, vals, n);
+  CUDA_LAUNCHED(ctx, "radix copy-back kernel");
+  return MGPU_OK;
+}
+
+template <typename U, typename Code>
+mgpu_status radix_sort_values(mgpu_context *ctx, const mgpu_sort_args *a,
+                              Code code) {
+  typedef radix_policy<sizeof(U)> P;
+  U *keys = static_cast<U *>(a->keys);
+  const long long n = (long long)a->n;
+  switch (a->value_size) {
+  case 0:
+    return radix_sort_run<P, false, U, uint32_t>(ctx, keys, (uint32_t *)nullptr,
+                                                 n, code);
+  case 4:
+    return radix_sort_run<P, true, U, uint32_t>(
+        ctx, keys, static_cast<uint32_t *>(a->vals), n, code);
+  case 8:
+    return radix_sort_run<P, true, U, uint64_t>(
+        ctx, keys, static_cast<uint64_t *>(a->vals), n, code);
+  }
+  return mgpu_set_error(ctx, MGPU_EINVAL, "value size must be 0, 4 or 8");
+}
+
+} // namespace
+} // namespace mgpu
+
+extern "C" mgpu_status mgpu_cuda_sort(mgpu_context *ctx, mgpu_sort_args *a) {
+  using namespace mgpu;
+  MGPU_TRY(cuda_enter(ctx));
+  const bool greater = a->order == MGPU_GREATER;
+  switch (a->key_type) {
+  case MGPU_I32:
+  case MGPU_U32:
+    return radix_sort_values<uint32_t>(
+        ctx, a,
+        radix_int_code<uint32_t>{sort_mask<uint32_t>(a->key_type, a->order)});
+  case MGPU_I64:
+  case MGPU_U64:
+    return radix_sort_values<uint64_t>(
+        ctx, a,
+        radix_int_code<uint64_t>{sort_mask<uint64_t>(a->key_type, a->order)});
+  case MGPU_F32:
+    return radix_sort_values<uint32_t>(
+        ctx, a, radix_float_code<uint32_t>{greater ? ~0u : 0u});
+  case MGPU_F64:
+    return radix_sort_values<uint64_t>(
+        ctx, a, radix_float_code<uint64_t>{greater ? ~0ull : 0ull});
+  default: break;
+  }
+  return mgpu_set_error(ctx, MGPU_EINVAL, "unknown key dtype");
+}
