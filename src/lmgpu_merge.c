@@ -33,6 +33,7 @@ static mgpu_status merge_op(mgpu_context *ctx, void *arg) {
 
 /* mgpu.merge(a, b [, {values = {av, bv}, comp, out, out_values}]) */
 int lmgpu_merge(lua_State *L) {
+  if (luaL_testudata(L, 1, LMGPU_SHARDED)) return lmgpu_sharded_merge(L);
   static const char *const names[] = {"values", "comp", "out", "out_values", NULL};
   lua_settop(L, 3);
   l_frame *f = lmgpu_begin(L, "mgpu.merge");
@@ -98,6 +99,7 @@ static mgpu_status mergesort_op(mgpu_context *ctx, void *arg) {
 
 /* mgpu.mergesort(keys [, {values = v, comp}]) -> keys [, v], sorted in place */
 int lmgpu_mergesort(lua_State *L) {
+  if (luaL_testudata(L, 1, LMGPU_SHARDED)) return lmgpu_sharded_mergesort(L);
   static const char *const names[] = {"values", "comp", NULL};
   lua_settop(L, 2);
   l_frame *f = lmgpu_begin(L, "mgpu.mergesort");
