@@ -545,6 +545,40 @@ static int g_shard(lua_State *L) {
   return 1;
 }
 
+/* g:sharded{a1, ..., ap}: arrays already on the group's contexts (ak on
+ * context k, one dtype) as a sharded array, shared rather than copied. */
+static int g_sharded(lua_State *L) {
+  lua_settop(L, 2);
+  l_frame *f = lmgpu_begin(L, "mgpu.group:sharded");
+  l_group *g = group_self(f);
+  int p = (int)mgpu_group_size(g->g);
+  if (!lua_istable(L, 2))
+    lmgpu_error(f, "arrays must be a table of %d mgpu.arrays (got %s)", p,
+                lmgpu_typename(L, 2));
+  if ((int)lua_rawlen(L, 2) != p)
+    lmgpu_error(f, "arrays has %d entries, the group %d contexts",
+                (int)lua_rawlen(L, 2), p);
+  lua_createtable(L, p, 0);
+  mgpu_dtype t = MGPU_I32;
+  for (int k = 0; k < p; k++) {
+    lua_rawgeti(L, 2, k + 1);
+    l_array *a = luaL_testudata(L, -1, LMGPU_ARRAY);
+    if (!a || !a->st)
+      lmgpu_error(f, "arrays[%d] must be an mgpu.array (got %s)", k + 1,
+                  lmgpu_typename(L, -1));
+    if (lmgpu_ctx(a) != mgpu_group_context(g->g, (size_t)k))
+      lmgpu_error(f, "arrays[%d] is not on the group's context %d (use "
+                     "g:contexts())", k + 1, k + 1);
+    if (k && a->dtype != t)
+      lmgpu_error(f, "arrays[%d] has dtype %s, arrays[1] has %s", k + 1,
+                  mgpu_dtype_name(a->dtype), mgpu_dtype_name(t));
+    t = a->dtype;
+    lua_rawseti(L, -2, k + 1);
+  }
+  push_sharded(L, 1, -1, t);
+  return 1;
+}
+
 /* g:random(n, lo, hi [, dtype [, seed]]): shard k draws from the seed plus
  * k times a large odd constant, so that shards differ. */
 static int g_random(lua_State *L) {
@@ -553,6 +587,10 @@ static int g_random(lua_State *L) {
   l_group *g = group_self(f);
   size_t p = mgpu_group_size(g->g);
   size_t n = lmgpu_check_count(f, 2, "n");
+  for (int i = 3; i <= 4; i++)
+    if (lua_type(L, i) != LUA_TNUMBER)
+      lmgpu_error(f, "%s must be a number (got %s)", i == 3 ? "lo" : "hi",
+                  lmgpu_typename(L, i));
   lua_Integer seed = 0;
   int seeded = !lua_isnil(L, 6);
   if (seeded) {
@@ -928,6 +966,7 @@ static const luaL_Reg group_methods[] = {
   {"size", g_size},
   {"contexts", g_contexts},
   {"shard", g_shard},
+  {"sharded", g_sharded},
   {"random", g_random},
   {"iota", g_iota},
   {NULL, NULL},
