@@ -124,6 +124,10 @@ describe("mgpu.group", function()
     fails("mgpu.group:shard: data must be a table of numbers or an mgpu.array",
       g.shard, g, "x")
     fails("call it as a method", g.shard, { 1, 2 })
+    -- elements are counted in the whole, not in a shard
+    fails("mgpu.group:shard: element 3 must be a number (got string)", g.shard, g,
+      { 1, 2, "x" })
+    fails("mgpu.group:shard: element 4", g.shard, g, { 1, 2, 3, 1 << 40 }, "i32")
     fails("mgpu.group:sharded: arrays has 1 entries, the group 2 contexts",
       g.sharded, g, { mgpu.array { 1 } })
     fails("mgpu.group:sharded: arrays[1] is not on the group's context 1",

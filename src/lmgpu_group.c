@@ -483,22 +483,26 @@ static int g_shard(lua_State *L) {
   l_array *src = NULL;
   if (lua_istable(L, 2)) {
     n = lua_rawlen(L, 2);
-    if (!have_dtype) {
-      /* one dtype for the whole, as mgpu.array would infer it */
-      int any_float = 0, all_i32 = 1;
-      for (size_t i = 1; i <= n; i++) {
-        if (lua_rawgeti(L, 2, (lua_Integer)i) != LUA_TNUMBER)
-          lmgpu_error(f, "element %I must be a number (got %s)",
-                      (lua_Integer)i, lmgpu_typename(L, -1));
-        if (!lua_isinteger(L, -1)) any_float = 1;
-        else {
-          lua_Integer v = lua_tointeger(L, -1);
-          if (v < INT32_MIN || v > INT32_MAX) all_i32 = 0;
-        }
-        lua_pop(L, 1);
+    /* every element checked here, so that errors count in the whole, and
+     * one dtype for the whole, as mgpu.array would infer it */
+    int any_float = 0, all_i32 = 1;
+    for (size_t i = 1; i <= n; i++) {
+      if (lua_rawgeti(L, 2, (lua_Integer)i) != LUA_TNUMBER)
+        lmgpu_error(f, "element %I must be a number (got %s)", (lua_Integer)i,
+                    lmgpu_typename(L, -1));
+      if (!lua_isinteger(L, -1)) {
+        any_float = 1;
+      } else {
+        lua_Integer v = lua_tointeger(L, -1);
+        if (v < INT32_MIN || v > INT32_MAX) all_i32 = 0;
       }
-      t = any_float ? MGPU_F64 : all_i32 ? MGPU_I32 : MGPU_I64;
+      if (have_dtype) {
+        uint64_t e;
+        lmgpu_to_element(f, -1, t, &e, "element", (lua_Integer)i);
+      }
+      lua_pop(L, 1);
     }
+    if (!have_dtype) t = any_float ? MGPU_F64 : all_i32 ? MGPU_I32 : MGPU_I64;
   } else if ((src = luaL_testudata(L, 2, LMGPU_ARRAY)) != NULL) {
     src = lmgpu_arg_array(f, 2, "data");
     n = src->n;
@@ -829,6 +833,9 @@ int lmgpu_sharded_mergesort(lua_State *L) {
   }
   io_alloc(L, &io, p);
   io_set(&io, io.keys, io.vals, io.counts, k, v, p);
+  size_t n = total_length(k, p);
+  lmgpu_heap_before_alloc(L, lmgpu_heap(L),
+                          n * (mgpu_dtype_size(io.t) + io.vs));
   l_pending *pend = push_pending(L, 2 * p);
   run_group(f, g, sort_op, &io);
   point_outputs(&io, pend, g, p);
@@ -884,6 +891,9 @@ int lmgpu_sharded_merge(lua_State *L) {
   io_alloc(L, &io, p);
   io_set(&io, io.keys, io.vals, io.counts, a, av, p);
   io_set(&io, io.bkeys, io.bvals, io.bcounts, b, bv, p);
+  size_t n = total_length(a, p) + total_length(b, p);
+  lmgpu_heap_before_alloc(L, lmgpu_heap(L),
+                          n * (mgpu_dtype_size(io.t) + io.vs));
   l_pending *pend = push_pending(L, 2 * p);
   run_group(f, g, merge_op, &io);
   point_outputs(&io, pend, g, p);
