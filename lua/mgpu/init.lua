@@ -92,15 +92,7 @@ local function sharded_tostring(s)
     function(i, j) return s:totable(i, j) end)
 end
 
-if core._sharded_metatable then
-  core._sharded_metatable.__tostring = sharded_tostring
-else
-  -- the FFI binding has no groups yet
-  mgpu.group = function()
-    error("mgpu.group: not yet under LuaJIT (groups are bound for Lua 5.4 " ..
-      "only so far; use the C API's mgpu_group_* through the FFI)", 2)
-  end
-end
+core._sharded_metatable.__tostring = sharded_tostring
 
 if core._set_tostring then
   core._set_tostring(array_tostring)
