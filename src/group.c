@@ -382,6 +382,12 @@ static mgpu_status find_cuts(mgpu_group *g, const key_order *ko,
                    : r < x->run ? (size_t)pos[nb + b]
                                 : (size_t)pos[b];
     }
+    /* Sorted runs give cuts in order; the runs of a merge whose inputs are
+     * not sorted may not, and a cut before its predecessor would be a
+     * negative range: held at its predecessor, every range stays inside
+     * the run (undefined but safe, as mgpu_merge is). */
+    for (size_t j = 1; j <= p; j++)
+      if (cut[j] < cut[j - 1]) cut[j] = cut[j - 1];
   }
   free(needles);
   free(pos);
