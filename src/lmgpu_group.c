@@ -932,7 +932,12 @@ int lmgpu_sharded_segsort(lua_State *L) {
     v = pin_values(f, vals_idx, "values", pins, g, k, "keys");
   }
   size_t n = total_length(k, p);
-  if (luaL_testudata(L, 2, LMGPU_ARRAY)) {
+  l_array *ha = luaL_testudata(L, 2, LMGPU_ARRAY);
+  if (ha) {
+    if (!ha->st) lmgpu_error(f, "heads has been freed");
+    if (mgpu_dtype_is_float(ha->dtype))
+      lmgpu_error(f, "heads must have an integer dtype (got %s)",
+                  mgpu_dtype_name(ha->dtype));
     lua_getfield(L, 2, "totable");
     lua_pushvalue(L, 2);
     lua_call(L, 1, 1);

@@ -2607,6 +2607,9 @@ sharded_segsort = function(keys, heads, opts)
   local n = sharded_length(ks, gs)
   if istype(Array, heads) then
     arg_array(fn, heads, "heads")
+    if is_float(heads._t) then
+      fail(fn, "heads must have an integer dtype (got %s)", DTYPE_NAMES[heads._t])
+    end
     heads = methods.totable(heads)
   elseif type(heads) ~= "table" then
     fail(fn, "heads must be an mgpu.array or a table of 1-based segment "
