@@ -252,6 +252,7 @@ static void push_sharded(lua_State *L, int g_idx, int shards_idx,
 static l_array *pin_shards(l_frame *f, int idx, const char *arg, l_pins *pins,
                            mgpu_group **group) {
   lua_State *L = f->L;
+  idx = lua_absindex(L, idx);
   if (!luaL_testudata(L, idx, LMGPU_SHARDED))
     lmgpu_error(f, "%s must be an mgpu.sharded array (got %s)", arg,
                 lmgpu_typename(L, idx));
@@ -753,14 +754,15 @@ static void io_alloc(lua_State *L, sort_io *io, int p) {
   io->bcounts = io->counts + p, io->ocounts = io->counts + 2 * p;
 }
 
-static void io_set(sort_io *io, void **keys, void **vals, size_t *counts,
-                   const l_array *k, const l_array *v, int p) {
+/* The pointers and lengths of shards k (and values v) into a call's
+ * arrays. */
+static void io_set(void **keys, void **vals, size_t *counts, const l_array *k,
+                   const l_array *v, int p) {
   for (int i = 0; i < p; i++) {
     keys[i] = lmgpu_data(&k[i]);
     vals[i] = v ? lmgpu_data(&v[i]) : NULL;
     counts[i] = k[i].n;
   }
-  (void)io;
 }
 
 static mgpu_status sort_op(mgpu_group *g, void *arg) {
@@ -832,7 +834,7 @@ int lmgpu_sharded_mergesort(lua_State *L) {
     io.vs = mgpu_dtype_size(v[0].dtype);
   }
   io_alloc(L, &io, p);
-  io_set(&io, io.keys, io.vals, io.counts, k, v, p);
+  io_set(io.keys, io.vals, io.counts, k, v, p);
   size_t n = total_length(k, p);
   lmgpu_heap_before_alloc(L, lmgpu_heap(L),
                           n * (mgpu_dtype_size(io.t) + io.vs));
@@ -889,8 +891,8 @@ int lmgpu_sharded_merge(lua_State *L) {
     io.vs = mgpu_dtype_size(av[0].dtype);
   }
   io_alloc(L, &io, p);
-  io_set(&io, io.keys, io.vals, io.counts, a, av, p);
-  io_set(&io, io.bkeys, io.bvals, io.bcounts, b, bv, p);
+  io_set(io.keys, io.vals, io.counts, a, av, p);
+  io_set(io.bkeys, io.bvals, io.bcounts, b, bv, p);
   size_t n = total_length(a, p) + total_length(b, p);
   lmgpu_heap_before_alloc(L, lmgpu_heap(L),
                           n * (mgpu_dtype_size(io.t) + io.vs));
@@ -964,7 +966,7 @@ int lmgpu_sharded_segsort(lua_State *L) {
   sort_io io;
   memset(&io, 0, sizeof io);
   io_alloc(L, &io, p);
-  io_set(&io, io.keys, io.vals, io.counts, k, v, p);
+  io_set(io.keys, io.vals, io.counts, k, v, p);
   mgpu_status s = mgpu_group_segsort(g, k[0].dtype, order,
                                      v ? mgpu_dtype_size(v[0].dtype) : 0,
                                      io.keys, io.vals, io.counts, heads, m);
