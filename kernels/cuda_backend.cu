@@ -315,6 +315,8 @@ mgpu_backend make_backend() {
   b.upload = cuda_upload;
   b.download = cuda_download;
   b.copy = cuda_copy;
+  b.group_init = mgpu_cuda_group_init;
+  b.group_destroy = mgpu_cuda_group_destroy;
 #define CUDA_OP(name, type) b.name = mgpu_cuda_##name;
   MGPU_BACKEND_OPS(CUDA_OP)
 #undef CUDA_OP

@@ -127,6 +127,10 @@ struct cuda_setop_call {
 
 /* The operations of backend.h's table: mgpu_cuda_<name>(ctx, args). */
 extern "C" {
+/* group.cu: a group's NCCL communicators (mgpu_backend::group_init). */
+extern "C" mgpu_status mgpu_cuda_group_init(mgpu_group *g);
+extern "C" void mgpu_cuda_group_destroy(mgpu_group *g);
+
 #define CUDA_DECLARE_OP(name, type) MGPU_DECLARE_OP(mgpu_cuda_, name, type)
 MGPU_BACKEND_OPS(CUDA_DECLARE_OP)
 #undef CUDA_DECLARE_OP

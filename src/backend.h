@@ -257,6 +257,19 @@ typedef struct mgpu_join_args {
   uint64_t count;
 } mgpu_join_args;
 
+/* exchange: the all-to-all of a group's sort.  Context k sends
+ * counts[k*p + j] elements of `width` bytes from send[k] + send_at[k*p + j]
+ * to context j, which receives them at recv[j] + recv_at[k*p + j] (offsets
+ * in elements; p = group->size).  Called on the group's first context; a
+ * backend reports failures there.  k == j is a copy within one context. */
+typedef struct mgpu_exchange_args {
+  mgpu_group *group;
+  size_t width;
+  const void *const *send;
+  void *const *recv;
+  const size_t *counts, *send_at, *recv_at;
+} mgpu_exchange_args;
+
 /* ---- the table -------------------------------------------------------------
  * Every operation a backend implements, once: X(name, argument struct).
  * The backend table, and each backend's declarations and table, follow
@@ -287,7 +300,8 @@ typedef struct mgpu_join_args {
   X(compact, mgpu_compact_args)                                                \
   X(reduce_by_key, mgpu_reduce_by_key_args)                                    \
   X(segreduce, mgpu_segreduce_args)                                            \
-  X(join, mgpu_join_args)
+  X(join, mgpu_join_args)                                                      \
+  X(exchange, mgpu_exchange_args)
 
 /* Declares prefix_<name>(ctx, args) for every operation. */
 #define MGPU_DECLARE_OP(prefix, name, type)                                    \
@@ -302,6 +316,11 @@ typedef struct mgpu_backend {
   mgpu_status (*sync)(mgpu_context *ctx);
   mgpu_status (*reclaim)(mgpu_context *ctx);
   mgpu_status (*info)(mgpu_context *ctx, mgpu_context_info *info);
+  /* Set up group->impl for the exchange (the cuda backend's NCCL
+   * communicators), or fail with a reason in group->error; NULL: nothing
+   * to set up.  group_destroy undoes it. */
+  mgpu_status (*group_init)(mgpu_group *group);
+  void (*group_destroy)(mgpu_group *group);
 
   mgpu_status (*alloc)(mgpu_context *ctx, size_t bytes, void **out);
   void (*free)(mgpu_context *ctx, void *p);
@@ -335,6 +354,16 @@ struct mgpu_context {
   mgpu_kernel_paths paths; /* mgpu_context_set_kernel_paths */
   void *host_stream;   /* mgpu_context_options::stream, for context_init */
   mgpu_allocator allocator; /* alloc NULL: the backend's own memory */
+  char error[256];
+};
+
+/* A group: contexts of one backend that shard data between them. */
+struct mgpu_group {
+  const mgpu_backend *be;
+  int refs;
+  size_t size;
+  mgpu_context **ctxs; /* size contexts, one reference each */
+  void *impl;          /* the backend's (group_init) */
   char error[256];
 };
 

@@ -17,6 +17,7 @@ static int l_clock(lua_State *L) {
 static const luaL_Reg module_functions[] = {
   {"devices", lmgpu_devices},
   {"context", lmgpu_context_new},
+  {"group", lmgpu_group_new},
   {"default_context", lmgpu_default_context},
   {"memory", lmgpu_memory},
   {"merge", lmgpu_merge},
@@ -54,6 +55,7 @@ int luaopen_mgpu_core(lua_State *L) {
   lmgpu_frame_register(L);
   lmgpu_context_register(L);
   lmgpu_array_register(L);
+  lmgpu_group_register(L);
   luaL_newlib(L, module_functions);
   lua_pushboolean(L, 0);
   luaL_setfuncs(L, lmgpu_constructors, 1);
@@ -67,6 +69,8 @@ int luaopen_mgpu_core(lua_State *L) {
   lua_setfield(L, -2, "_array_metatable");
   luaL_getmetatable(L, LMGPU_CONTEXT);
   lua_setfield(L, -2, "_context_metatable");
+  luaL_getmetatable(L, LMGPU_SHARDED);
+  lua_setfield(L, -2, "_sharded_metatable");
   lua_pushliteral(L, MGPU_VERSION);
   lua_setfield(L, -2, "_VERSION");
   lua_pushinteger(L, (lua_Integer)MGPU_MAX_COUNT);

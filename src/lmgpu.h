@@ -20,6 +20,20 @@
 #define LMGPU_CONTEXT "mgpu.context"
 #define LMGPU_FRAME "mgpu.frame"
 #define LMGPU_HEAP "mgpu.heap"
+#define LMGPU_GROUP "mgpu.group"
+#define LMGPU_SHARDED "mgpu.sharded"
+
+/* A group object (lmgpu_group.c): the C group, NULL until made and after
+ * __gc; its user value 1 is the table of its context objects. */
+typedef struct l_group {
+  mgpu_group *g;
+} l_group;
+
+/* A sharded array: user value 1 its group object, 2 the table of its
+ * shards (one mgpu.array a context of the group). */
+typedef struct l_sharded {
+  mgpu_dtype dtype;
+} l_sharded;
 
 /* The bytes that a lua_State's arrays hold, shared by the state and every
  * storage it made, so the collector can be told about them (lmgpu_heap.c). */
@@ -240,6 +254,15 @@ int lmgpu_set_intersection(lua_State *L);
 int lmgpu_set_union(lua_State *L);
 int lmgpu_set_difference(lua_State *L);
 int lmgpu_set_symmetric_difference(lua_State *L);
+
+/* ---- lmgpu_group.c ---- */
+void lmgpu_group_register(lua_State *L);
+int lmgpu_group_new(lua_State *L);
+/* mgpu.mergesort, mgpu.merge and mgpu.segsort when their first argument
+ * is a sharded array. */
+int lmgpu_sharded_mergesort(lua_State *L);
+int lmgpu_sharded_merge(lua_State *L);
+int lmgpu_sharded_segsort(lua_State *L);
 
 /* ---- lmgpu_segsort.c ---- */
 int lmgpu_segsort(lua_State *L);

@@ -206,6 +206,9 @@ const char *lmgpu_typename(lua_State *L, int idx) {
                                      (lua_Integer)a->n)
                    : "a freed mgpu.array";
     if (luaL_testudata(L, idx, LMGPU_CONTEXT)) return "mgpu.context";
+    l_sharded *s = luaL_testudata(L, idx, LMGPU_SHARDED);
+    if (s) return lua_pushfstring(L, "mgpu.sharded<%s>", mgpu_dtype_name(s->dtype));
+    if (luaL_testudata(L, idx, LMGPU_GROUP)) return "mgpu.group";
     return "userdata";
   }
   default:

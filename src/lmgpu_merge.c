@@ -33,6 +33,7 @@ static mgpu_status merge_op(mgpu_context *ctx, void *arg) {
 
 /* mgpu.merge(a, b [, {values = {av, bv}, comp, out, out_values}]) */
 int lmgpu_merge(lua_State *L) {
+  if (luaL_testudata(L, 1, LMGPU_SHARDED)) return lmgpu_sharded_merge(L);
   static const char *const names[] = {"values", "comp", "out", "out_values", NULL};
   lua_settop(L, 3);
   l_frame *f = lmgpu_begin(L, "mgpu.merge");
@@ -133,6 +134,7 @@ static int sort_call_run(lua_State *L, const char *fname,
 }
 
 int lmgpu_mergesort(lua_State *L) {
+  if (luaL_testudata(L, 1, LMGPU_SHARDED)) return lmgpu_sharded_mergesort(L);
   return sort_call_run(L, "mgpu.mergesort", mergesort_op);
 }
 

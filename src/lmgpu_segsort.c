@@ -83,6 +83,7 @@ static int sort_common(l_frame *f, segsort_call *s, int opts) {
 /* mgpu.segsort(keys, heads [, {values, comp, stable, stats}])
  * mgpu.segsort(keys, nil, {flags = f, ...}) */
 int lmgpu_segsort(lua_State *L) {
+  if (luaL_testudata(L, 1, LMGPU_SHARDED)) return lmgpu_sharded_segsort(L);
   static const char *const names[] = {"values", "comp", "stable", "stats",
                                       "flags", NULL};
   lua_settop(L, 3);

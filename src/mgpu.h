@@ -469,6 +469,73 @@ mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
                                const int32_t *scan, size_t m, size_t total,
                                void *out, size_t n_out);
 
+/* ---- groups: data sharded across several contexts ----------------------
+ * A group is contexts of one backend, numbered 0..size-1; a sharded array
+ * is one buffer a context, shard k on context k, the shards in order making
+ * the whole.  Every call here waits for the group's devices (it reads back
+ * the samples that choose the splitters).  cpu: any number of cpu contexts
+ * (several contexts of one process, copying with memcpy).  cuda: distinct
+ * devices; a group of more than one needs a build with NCCL
+ * (MGPU_ENODEV otherwise, with the reason). */
+typedef struct mgpu_group mgpu_group;
+
+/* Retains each context.  On failure *out is NULL and errbuf (if given)
+ * holds the reason. */
+mgpu_status mgpu_group_create(mgpu_context *const *contexts, size_t count,
+                              mgpu_group **out, char *errbuf, size_t errlen);
+void mgpu_group_retain(mgpu_group *g);
+void mgpu_group_release(mgpu_group *g); /* frees at the last release */
+size_t mgpu_group_size(const mgpu_group *g);
+mgpu_context *mgpu_group_context(const mgpu_group *g, size_t k);
+/* The reason of the group's last failure ("shard 2 (cpu): ..."). */
+const char *mgpu_group_error(const mgpu_group *g);
+/* 1 when this build has NCCL for groups of several CUDA devices. */
+int mgpu_group_have_nccl(void);
+
+/* The samples a group's sort or merge takes from each sorted run (all of a
+ * run when it is shorter): MGPU_GROUP_OVERSAMPLE * (size + 1).  With n keys
+ * over p contexts and the longest run n_max, every output shard holds
+ * within (n + n_max) / samples + 1 of n / p (docs/API.md, "Groups"). */
+#define MGPU_GROUP_OVERSAMPLE 64
+
+/* Global stable sort of a sharded array: keys[k] (counts[k] keys, and
+ * vals[k] when value_size is 4 or 8) on context k.  Output shard j is the
+ * j-th range of the sorted order, in a new buffer from mgpu_alloc on
+ * context j (out_keys[j], out_vals[j]; out_counts[j] elements, the bytes
+ * to give mgpu_free being out_counts[j] times the element size; a shard of
+ * 0 still gets a buffer).  Ties keep the order of the whole (shard, then
+ * position).  keys[k] and vals[k] are left sorted within the shard.  On
+ * failure nothing is allocated. */
+mgpu_status mgpu_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
+                                 mgpu_order order, size_t value_size,
+                                 void *const *keys, void *const *vals,
+                                 const size_t *counts, void **out_keys,
+                                 void **out_vals, size_t *out_counts);
+
+/* Stable merge of two sorted sharded arrays a and b (ties take a first),
+ * into new shards as mgpu_group_mergesort gives them.  The inputs are not
+ * changed. */
+mgpu_status mgpu_group_merge(mgpu_group *g, mgpu_dtype key_type,
+                             mgpu_order order, size_t value_size,
+                             const void *const *a_keys,
+                             const void *const *a_vals,
+                             const size_t *a_counts,
+                             const void *const *b_keys,
+                             const void *const *b_vals,
+                             const size_t *b_counts, void **out_keys,
+                             void **out_vals, size_t *out_counts);
+
+/* mgpu_segsort of each shard, in place, with heads given as 0-based
+ * positions in the whole (host memory, any order, repeats and positions
+ * outside the array ignored).  A segment may not cross from one shard into
+ * the next: unless every non-empty shard after the first non-empty one
+ * starts at a head, MGPU_EINVAL, naming the position. */
+mgpu_status mgpu_group_segsort(mgpu_group *g, mgpu_dtype key_type,
+                               mgpu_order order, size_t value_size,
+                               void *const *keys, void *const *vals,
+                               const size_t *counts, const int64_t *heads,
+                               size_t m);
+
 #ifdef __cplusplus
 }
 #endif

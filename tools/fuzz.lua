@@ -1210,6 +1210,176 @@ hrow { name = "ctx:close", weight = 0.5, mutate = false,
     return { new_context("fresh"), g:int(1, #AFTER_CLOSE) }, 2
   end }
 
+-- Groups (docs/API.md, "Groups"): groups of cpu contexts, whatever the
+-- device (several CUDA contexts need NCCL and distinct GPUs); their
+-- sharded arrays are made of fuzz-made arrays on the group's contexts, so
+-- that callbacks may free a shard in the middle of a sort.
+local function fuzz_group()
+  if not WORLD.group then
+    -- capped as the fuzzer's other contexts are: a huge n fails, not swaps
+    local ctxs = {}
+    for k = 1, 3 do ctxs[k] = mgpu.context { device = "cpu", memory_limit = LIMIT } end
+    WORLD.group = mgpu.group { devices = ctxs }
+  end
+  return WORLD.group
+end
+local GROUP_METHODS = getmetatable(fuzz_group()).__index
+local SHARDED_METHODS = {}
+do
+  local s = fuzz_group():iota(3)
+  for _, k in ipairs({ "shards", "counts", "totable", "to" }) do SHARDED_METHODS[k] = s[k] end
+end
+
+-- A sharded array of dtype dt (shards of the given lengths, or random
+-- ones), sorted by `sorted` when given; its shards are arguments the call
+-- may write when `writes`.
+function Gen:sharded(dt, lengths, sorted, writes)
+  local ctxs = fuzz_group():contexts()
+  local shards = {}
+  for k = 1, #ctxs do
+    local n = lengths and lengths[k] or self:pick({ 0, 1, 2, self:int(0, 40), self:int(0, 400) })
+    shards[k] = self:array({ dt = dt, n = n, ctx = ctxs[k], freed = false })
+    if writes then self:inplace(shards[k]) end
+  end
+  if sorted then
+    -- a sorted whole: the shards' values laid end to end, sorted, cut again
+    local all = {}
+    for k = 1, #ctxs do for _, v in ipairs(shards[k]:totable()) do all[#all + 1] = v end end
+    all = R.mergesort(all, dt, sorted)
+    local at = 0
+    for k = 1, #ctxs do
+      local part = {}
+      for i = 1, n_of(shards[k]) do part[i] = all[at + i] end
+      at = at + n_of(shards[k])
+      shards[k] = self:array({ dt = dt, values = part, ctx = ctxs[k], freed = false, view = false })
+    end
+  end
+  local s = fuzz_group():sharded(shards)
+  if self:chance(0.03) then free(shards[self:int(1, #shards)]); self:note("a shard freed") end
+  return s, shards
+end
+
+local function sharded_counts(shards)
+  local t = {}
+  for k, a in ipairs(shards) do t[k] = n_of(a) end
+  return t
+end
+
+local function group_self(g)
+  if g:chance(0.95) then return fuzz_group() end
+  return (g:pick({ function() return g:hostile() end, function() return (g:sharded(g:dtype())) end })())
+end
+
+hrow { name = "group", weight = 0.5, call = mgpu.group,
+  args = function(g)
+    local r = g:int(1, 10)
+    if r == 1 then return {}, 0 end
+    if r == 2 then return { g:hostile() }, 1 end
+    local devices = {}
+    for i = 1, g:int(0, 4) do
+      devices[i] = g:pick({ "cpu", "cpu", DEV, "cuda:9", "", 7, MAIN, WORLD.other, WORLD.tight, {} })
+    end
+    return { g:options({ devices = g:chance(0.9) and devices or g:hostile() }) }, 1
+  end }
+
+hrow { name = "g:shard", weight = 1, call = GROUP_METHODS.shard,
+  args = function(g)
+    local dt = g:dtype()
+    local data = g:pick({
+      function() return g:array({ dt = dt }) end,
+      function() return g:elements(g:size(), dt) end,
+      function() return g:hostile() end,
+    })()
+    return { group_self(g), data, g:chance(0.7) and dt or g:dtype_arg() }, g:int(2, 3)
+  end }
+
+for _, name in ipairs({ "iota", "random" }) do
+  hrow { name = "g:" .. name, call = GROUP_METHODS[name],
+    args = function(g)
+      local args, n = CTOR_ARGS[name](g)
+      table.insert(args, 1, group_self(g))
+      return args, n + 1
+    end }
+end
+
+hrow { name = "g:sharded", weight = 0.5, call = GROUP_METHODS.sharded,
+  args = function(g)
+    local _, shards = g:sharded(g:dtype())
+    local list = {}
+    for k, a in ipairs(shards) do list[k] = a end
+    local r = g:int(1, 10)
+    if r == 1 then list[#list] = nil
+    elseif r == 2 then list[g:int(1, #list)] = g:array()
+    elseif r == 3 then list = g:hostile() end
+    return { group_self(g), list }, 2
+  end }
+
+hrow { name = "g:size,contexts,#g,tostring", weight = 0.3, foreign = true,
+  call = function(grp) return GROUP_METHODS.size(grp), #GROUP_METHODS.contexts(grp), #grp, tostring(grp) end,
+  args = function(g) return { group_self(g) }, 1 end }
+
+hrow { name = "mergesort(sharded)", weight = 2, call = mgpu.mergesort,
+  args = function(g)
+    local dt = g:dtype()
+    local keys, shards = g:sharded(dt, nil, nil, true)
+    local fields = { comp = g:comp() }
+    if g:chance(0.5) then
+      local r = g:int(1, 10)
+      if r <= 7 then fields.values = g:sharded(g:dtype(), sharded_counts(shards), nil, true)
+      elseif r == 8 then fields.values = keys
+      elseif r == 9 then fields.values = g:sharded(g:dtype(), nil, nil, true)
+      else fields.values = g:array() end
+    end
+    return { keys, g:options(fields) }, 2
+  end }
+
+hrow { name = "merge(sharded)", weight = 2, call = mgpu.merge,
+  args = function(g)
+    local comp, dt = g:comp(), g:dtype()
+    local order = (comp == "less" or comp == "greater") and comp or "less"
+    local a, ash = g:sharded(dt, nil, g:chance(0.9) and order or nil)
+    local b, bsh = g:sharded(g:chance(0.9) and dt or g:dtype(), nil, order)
+    if g:chance(0.05) then b = g:hostile() end
+    local fields = { comp = comp }
+    if g:chance(0.5) then
+      local vdt = g:dtype()
+      fields.values = { g:sharded(vdt, sharded_counts(ash)),
+                        g:sharded(g:chance(0.9) and vdt or g:dtype(), sharded_counts(bsh)) }
+    end
+    return { a, b, g:options(fields) }, 3
+  end }
+
+hrow { name = "segsort(sharded)", weight = 2, call = mgpu.segsort,
+  args = function(g)
+    local dt = g:dtype()
+    local keys, shards = g:sharded(dt, nil, nil, true)
+    -- heads at every shard's start (mostly), and some inside
+    local heads, at = {}, 0
+    for _, a in ipairs(shards) do
+      local n = n_of(a)
+      if n > 0 and (at == 0 or g:chance(0.9)) then heads[#heads + 1] = at + 1 end
+      for i = 2, n, g:int(2, 30) do if g:chance(0.5) then heads[#heads + 1] = at + i end end
+      at = at + n
+    end
+    local fields = { comp = g:comp() }
+    if g:chance(0.4) then fields.values = g:sharded(g:dtype(), sharded_counts(shards), nil, true) end
+    return { keys, g:chance(0.9) and g:index_arg(heads) or g:hostile(), g:options(fields) }, 3
+  end }
+
+hrow { name = "s:methods", weight = 1, foreign = true,
+  call = function(which, s, x, y)
+    if which == 1 then return SHARDED_METHODS.totable(s, x, y) end
+    if which == 2 then return SHARDED_METHODS.to(s, x) end
+    if which == 3 then return SHARDED_METHODS.shards(s), SHARDED_METHODS.counts(s) end
+    return #s, s.dtype, tostring(s)
+  end,
+  args = function(g)
+    local s = g:chance(0.95) and (g:sharded(g:dtype())) or g:hostile()
+    local which = g:int(1, 4)
+    local x = which == 2 and g:pick({ "cpu", DEV, MAIN, WORLD.other, 5 }) or g:int(-2, 100)
+    return { which, s, x, g:int(-2, 100) }, 4
+  end }
+
 ---------------------------------------------------------------------------
 -- coverage: every function of the module, and every method, has a row
 
@@ -1841,6 +2011,51 @@ drow("is_sorted", function(d)
   d.desc = string.format("dtype=%s comp=%s n=%d", dt, comp, n)
   local gotv, want = d:upload(vals, dt):is_sorted(comp), R.is_sorted(vals, dt, comp)
   if gotv ~= want then return string.format("is_sorted gave %s, want %s", gotv, want) end
+end)
+
+-- The sort and merge across a group of cpu contexts against the reference.
+local DIFF_GROUP
+local function diff_group(d)
+  DIFF_GROUP = DIFF_GROUP or {}
+  local p = d:int(1, 5)
+  if not DIFF_GROUP[p] then
+    local devices = {}
+    for i = 1, p do devices[i] = mgpu.context { device = "cpu", memory_limit = LIMIT } end
+    DIFF_GROUP[p] = mgpu.group { devices = devices }
+  end
+  return DIFF_GROUP[p], p
+end
+
+drow("mergesort(sharded)", function(d)
+  local grp, p = diff_group(d)
+  local dt, comp, n = d:dtype(), d:comp(), d:size()
+  local keys = d:values(n, dt)
+  local vdt = d:chance(0.5) and d:dtype() or nil
+  d.desc = string.format("p=%d dtype=%s comp=%s n=%d values=%s", p, dt, comp, n, vdt or "none")
+  local s = grp:shard(keys, dt)
+  local vals = vdt and GEN.index_values(n, vdt)
+  local v = vdt and grp:shard(vals, vdt)
+  mgpu.mergesort(s, { comp = comp, values = v })
+  local wk, wv = R.mergesort(keys, dt, comp, vals)
+  local bad = R.diff(s:totable(), wk, dt) or (vdt and R.diff(v:totable(), wv, vdt))
+  if bad then return bad end
+  for k, c in ipairs(s:counts()) do
+    if math.abs(c - n / p) > (n + math.ceil(n / p)) / (64 * (p + 1)) + 1 then
+      return string.format("shard %d holds %d of %d: past the bound", k, c, n)
+    end
+  end
+end)
+
+drow("merge(sharded)", function(d)
+  local grp, p = diff_group(d)
+  local dt, comp = d:dtype(), d:comp()
+  local a, b = d:sorted(d:size(), dt, comp), d:sorted(d:size(), dt, comp)
+  d.desc = string.format("p=%d dtype=%s comp=%s na=%d nb=%d", p, dt, comp, #a, #b)
+  local av, bv = GEN.index_values(#a, "i64"), GEN.index_values(#b, "i64", #a + 1)
+  local c, cv = mgpu.merge(grp:shard(a, dt), grp:shard(b, dt),
+    { comp = comp, values = { grp:shard(av, "i64"), grp:shard(bv, "i64") } })
+  local wc, wcv = R.merge(a, b, dt, comp, av, bv)
+  return R.diff(c:totable(), wc, dt) or R.diff(cv:totable(), wcv, "i64")
 end)
 
 local ACTIVE_DIFF = {}

@@ -154,9 +154,22 @@ local function number_string(d)
   return s
 end
 
+-- Groups' and sharded arrays' state, by their proxies (see "groups"
+-- below), and the sorts of sharded arrays that merge, mergesort and
+-- segsort hand them to.
+local group_state = setmetatable({}, { __mode = "k" })
+local sharded_state = setmetatable({}, { __mode = "k" })
+local sharded_mergesort, sharded_merge, sharded_segsort
+
 local function typename(v, none)
   if none then return "no value" end
   local tv = type(v)
+  if tv == "userdata" then
+    if sharded_state[v] then
+      return format("mgpu.sharded<%s>", DTYPE_NAMES[sharded_state[v].t])
+    end
+    if group_state[v] then return "mgpu.group" end
+  end
   if tv == "cdata" then
     if istype(Array, v) then
       if v._live == 0 then return "a freed mgpu.array" end
@@ -1332,6 +1345,7 @@ local MERGE_OPTS = { values = true, comp = true, out = true, out_values = true }
 
 function core.merge(a, b, opts)
   if ndeferred > 0 then settle() end
+  if sharded_state[a] then return sharded_merge(a, b, opts) end
   local fn = "mgpu.merge"
   arg_array(fn, a, "a")
   arg_array(fn, b, "b")
@@ -1411,6 +1425,7 @@ local function sort_call(fn, cfun, keys, opts)
 end
 
 function core.mergesort(keys, opts)
+  if sharded_state[keys] then return sharded_mergesort(keys, opts) end
   return sort_call("mgpu.mergesort", C.mgpu_mergesort, keys, opts)
 end
 
@@ -1758,6 +1773,7 @@ local SEGSORT_OPTS = { values = true, comp = true, stable = true, stats = true,
 
 function core.segsort(keys, heads, opts)
   if ndeferred > 0 then settle() end
+  if sharded_state[keys] then return sharded_segsort(keys, heads, opts) end
   local fn = "mgpu.segsort"
   arg_array(fn, keys, "keys")
   check_options(fn, opts, SEGSORT_OPTS)
@@ -2160,6 +2176,575 @@ function core.join(a, b, opts)
   check_status(fn, ctx, retry(ctx, C.mgpu_join, ctx, a._t, order, kind, a._p,
     a._n, b._p, b._n, 1, i32p(ia), i32p(ib), n, count))
   return ia, ib
+end
+
+-- ---- groups -------------------------------------------------------------
+-- As in lmgpu_group.c: a group holds its C group (released by ffi.gc) and
+-- its context objects; a sharded array its group, its shards (arrays) and
+-- dtype.  Both are proxies (newproxy, so that # and tostring work on them
+-- as on the C module's userdata), their state in the weak-keyed tables
+-- declared with typename.
+
+local GROUP_PROTO, SHARDED_PROTO = newproxy(true), newproxy(true)
+local group_mt, sharded_mt = getmetatable(GROUP_PROTO), getmetatable(SHARDED_PROTO)
+local group_methods, sharded_methods = {}, {}
+local group_box = ffi.typeof("mgpu_group *[1]")
+local ptrs_ct, sizes_ct = ffi.typeof("void *[?]"), ffi.typeof("size_t[?]")
+
+local function group_self(fn, g, name)
+  local gs = group_state[g]
+  if not gs then
+    fail(fn, "call it as a method, g:%s(...) (got %s as self)", name,
+      describe(g))
+  end
+  return gs
+end
+
+-- The group's context k (1-based) as a call makes arrays on it: the C
+-- context the group holds, even where the object has been closed.
+local function group_cobj(gs, k)
+  return { _c = C.mgpu_group_context(gs.g, k - 1), _id = gs.ctxs[k]._id }
+end
+
+local function shard_span(n, p, k) -- k 0-based: length, offset
+  local lo, hi = floor(n * k / p), floor(n * (k + 1) / p)
+  return hi - lo, lo
+end
+
+local function new_sharded(g, shards, t)
+  local s = newproxy(SHARDED_PROTO)
+  sharded_state[s] = { group = g, shards = shards, t = t }
+  return s
+end
+
+-- The sharded array s as argument `arg`: its state and its group's, every
+-- shard live; of the group gs_want when given.
+local function sharded_arg(fn, s, arg, gs_want)
+  local ss = sharded_state[s]
+  if not ss then
+    fail(fn, "%s must be an mgpu.sharded array (got %s)", arg, typename(s))
+  end
+  local gs = group_state[ss.group]
+  if gs_want and gs ~= gs_want then fail(fn, "%s belongs to another group", arg) end
+  for k = 1, gs.p do
+    if ss.shards[k]._live == 0 then
+      fail(fn, "%s's shard %d has been freed", arg, k)
+    end
+  end
+  return ss, gs
+end
+
+local GROUP_OPTS = { devices = true }
+
+function core.group(opts)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.group"
+  check_options(fn, opts, GROUP_OPTS)
+  local devices = opt_field(opts, "devices")
+  local ctxs = {}
+  if devices == nil then
+    local gpus = C.mgpu_cuda_device_count()
+    for k = 1, gpus > 0 and gpus or 1 do
+      ctxs[k] = open_context(fn, gpus > 0 and "cuda:" .. (k - 1) or "cpu")
+    end
+  else
+    if type(devices) ~= "table" then
+      fail(fn, "devices must be a table of device strings or contexts (got %s)",
+        typename(devices))
+    end
+    if #devices < 1 then fail(fn, "devices must name at least one device") end
+    for k = 1, #devices do
+      local d = rawget(devices, k)
+      if type(d) == "string" then
+        ctxs[k] = open_context(fn, d)
+      elseif is_open(d) then
+        ctxs[k] = d
+      else
+        fail(fn, "devices[%d] must be a device string or an open mgpu.context "
+          .. "(got %s)", k, typename(d))
+      end
+    end
+  end
+  local p = #ctxs
+  local list = ffi.new("mgpu_context *[?]", p)
+  for k = 1, p do list[k - 1] = ctxs[k]._c end
+  local box, errbuf = group_box(), ffi.new("char[256]")
+  if C.mgpu_group_create(list, p, box, errbuf, 256) ~= 0 then
+    fail(fn, "%s", ffistring(errbuf))
+  end
+  local g = newproxy(GROUP_PROTO)
+  group_state[g] = { g = ffi.gc(box[0], C.mgpu_group_release), ctxs = ctxs, p = p }
+  return g
+end
+
+function group_methods.size(g)
+  if ndeferred > 0 then settle() end
+  return group_self("mgpu.group:size", g, "size").p
+end
+
+function group_methods.contexts(g)
+  if ndeferred > 0 then settle() end
+  local gs = group_self("mgpu.group:contexts", g, "contexts")
+  local t = {}
+  for k = 1, gs.p do t[k] = gs.ctxs[k] end
+  return t
+end
+
+-- n elements of array src from offset off, as a new array of dtype t on cobj.
+local function copy_range(fn, src, off, n, cobj, t)
+  local w = DTYPE_SIZE[src._t]
+  local b = new_array(fn, cobj, n, src._t)
+  local from = src._p + off * w
+  if src._ctx == cobj._c then
+    check_status(fn, cobj._c, C.mgpu_copy(cobj._c, b._p, from, n * w))
+  else
+    local host = ffi.new("char[?]", n * w)
+    check_status(fn, src._ctx, C.mgpu_download(src._ctx, host, from, n * w))
+    check_status(fn, cobj._c, C.mgpu_upload(cobj._c, b._p, host, n * w))
+  end
+  if t == src._t then return b end
+  local c = new_array(fn, cobj, n, t)
+  check_status(fn, cobj._c, C.mgpu_astype(cobj._c, c._p, t, b._p, src._t, n))
+  array_release(b)
+  return c
+end
+
+function group_methods.shard(g, data, dtype)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.group:shard"
+  local gs = group_self(fn, g, "shard")
+  local t = dtype ~= nil and check_dtype(fn, dtype, "dtype") or nil
+  local shards, p = {}, gs.p
+  if type(data) == "table" then
+    -- every element checked against the whole's index; one dtype for all
+    local n = #data
+    local any_float, all_i32, any_u64 = false, true, false
+    for i = 1, n do
+      local v = rawget(data, i)
+      if type(v) ~= "number" and not is_int64_cdata(v) then
+        fail(fn, "element %d must be a number (got %s)", i, typename(v))
+      end
+      if t then
+        to_element(fn, v, t, "element", i)
+      else
+        local d = infer_dtype(v)
+        if d == F64 then any_float = true
+        elseif d == U64 then any_u64 = true; all_i32 = false
+        elseif d ~= I32 then all_i32 = false end
+      end
+    end
+    t = t or (any_float and F64 or all_i32 and I32 or any_u64 and U64 or I64)
+    for k = 0, p - 1 do
+      local len, off = shard_span(n, p, k)
+      local sub = {}
+      for i = 1, len do sub[i] = rawget(data, off + i) end
+      shards[k + 1] = constructors.array(fn, group_cobj(gs, k + 1), 2, sub, DTYPE_NAMES[t])
+    end
+  elseif istype(Array, data) then
+    arg_array(fn, data, "data")
+    t = t or data._t
+    local n = tonumber(data._n)
+    for k = 0, p - 1 do
+      local len, off = shard_span(n, p, k)
+      shards[k + 1] = copy_range(fn, data, off, len, group_cobj(gs, k + 1), t)
+    end
+  else
+    fail(fn, "data must be a table of numbers or an mgpu.array (got %s)",
+      typename(data))
+  end
+  return new_sharded(g, shards, t)
+end
+
+function group_methods.sharded(g, arrays)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.group:sharded"
+  local gs = group_self(fn, g, "sharded")
+  local p = gs.p
+  if type(arrays) ~= "table" then
+    fail(fn, "arrays must be a table of %d mgpu.arrays (got %s)", p,
+      typename(arrays))
+  end
+  if #arrays ~= p then
+    fail(fn, "arrays has %d entries, the group %d contexts", #arrays, p)
+  end
+  local shards, t = {}, nil
+  for k = 1, p do
+    local a = rawget(arrays, k)
+    if not istype(Array, a) or a._live == 0 then
+      fail(fn, "arrays[%d] must be an mgpu.array (got %s)", k, typename(a))
+    end
+    if a._ctx ~= C.mgpu_group_context(gs.g, k - 1) then
+      fail(fn, "arrays[%d] is not on the group's context %d (use "
+        .. "g:contexts())", k, k)
+    end
+    if t and a._t ~= t then
+      fail(fn, "arrays[%d] has dtype %s, arrays[1] has %s", k,
+        DTYPE_NAMES[a._t], DTYPE_NAMES[t])
+    end
+    t = a._t
+    shards[k] = a
+  end
+  return new_sharded(g, shards, t)
+end
+
+function group_methods.random(g, n, lo, hi, dtype, seed)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.group:random"
+  local gs = group_self(fn, g, "random")
+  n = check_count(fn, n, "n")
+  for k, v in ipairs { lo, hi } do
+    if type(v) ~= "number" then
+      fail(fn, "%s must be a number (got %s)", k == 1 and "lo" or "hi",
+        typename(v))
+    end
+  end
+  if seed ~= nil and not is_integer(seed) then
+    fail(fn, "seed must be an integer (got %s)", describe(seed))
+  end
+  local shards = {}
+  for k = 0, gs.p - 1 do
+    local sd
+    if seed ~= nil then
+      -- seed + k * 0x9E3779B97F4A7C15, wrapping as Lua 5.4's integers do
+      sd = cast(i64_ct, cast(u64_ct, cast(i64_ct, seed)) + k * 0x9E3779B97F4A7C15ULL)
+    end
+    shards[k + 1] = make_random(fn, group_cobj(gs, k + 1), 5,
+      (shard_span(n, gs.p, k)), lo, hi, dtype, sd)
+  end
+  return new_sharded(g, shards, shards[1]._t)
+end
+
+function group_methods.iota(g, n, a2, a3, a4)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.group:iota"
+  local gs = group_self(fn, g, "iota")
+  n = check_count(fn, n, "n")
+  local args = { a2, a3, a4 }
+  local dtype_pos
+  for i = 1, 3 do
+    if type(args[i]) == "string" then dtype_pos = i; break end
+  end
+  for i = (dtype_pos or 3) + 1, 3 do
+    if args[i] ~= nil then
+      fail(fn, "unexpected argument #%d (%s); expected (n [, start [, step]] "
+        .. "[, dtype])", i + 1, describe(args[i]))
+    end
+  end
+  local start = (dtype_pos ~= 1 and a2 ~= nil) and a2 or 1
+  local step = (not (dtype_pos and dtype_pos <= 2) and a3 ~= nil) and a3 or 1
+  for _, v in ipairs { { start, "start" }, { step, "step" } } do
+    if type(v[1]) ~= "number" and not is_int64_cdata(v[1]) then
+      fail(fn, "%s must be a number (got %s)", v[2], typename(v[1]))
+    end
+  end
+  local ints = is_integer(start) and is_integer(step)
+  local t
+  if dtype_pos then
+    t = check_dtype(fn, args[dtype_pos], "dtype")
+  elseif ints then
+    local first = tonumber(start)
+    local last = first + (n > 0 and n - 1 or 0) * tonumber(step)
+    t = (first >= -2147483648 and first <= 2147483647 and last >= -2147483648
+      and last <= 2147483647) and I32 or I64
+  else
+    t = F64
+  end
+  if not is_float(t) and not ints then
+    fail(fn, "start and step must be integers for dtype %s", DTYPE_NAMES[t])
+  end
+  local shards = {}
+  for k = 0, gs.p - 1 do
+    local len, off = shard_span(n, gs.p, k)
+    local s0
+    if is_float(t) then
+      s0 = tonumber(start) + off * tonumber(step)
+    else
+      -- wraps as the whole would, then reads as the dtype's value
+      local v = cast(i64_ct, start) + cast(i64_ct, off) * cast(i64_ct, step)
+      if t == I32 then s0 = tonumber(cast("int32_t", v))
+      elseif t == U32 then s0 = tonumber(cast("uint32_t", v))
+      elseif t == U64 then s0 = cast(u64_ct, v)
+      else s0 = v end
+    end
+    shards[k + 1] = constructors.iota(fn, group_cobj(gs, k + 1), 4, len, s0,
+      step, DTYPE_NAMES[t])
+  end
+  return new_sharded(g, shards, t)
+end
+
+group_mt.__index = group_methods
+group_mt.__len = function(g) return group_methods.size(g) end
+group_mt.__tostring = function(g)
+  local gs = group_state[g]
+  local names = {}
+  for k = 1, gs.p do
+    names[k] = ffistring(C.mgpu_context_device(C.mgpu_group_context(gs.g, k - 1)))
+  end
+  return "mgpu.group{" .. table.concat(names, ", ") .. "}"
+end
+
+local function sharded_self(fn, s, name)
+  if not sharded_state[s] then
+    fail(fn, "call it as a method, s:%s(...) (got %s as self)", name,
+      describe(s))
+  end
+  return sharded_arg(fn, s, "self")
+end
+
+function sharded_methods.shards(s)
+  if ndeferred > 0 then settle() end
+  local ss, gs = sharded_self("mgpu.sharded:shards", s, "shards")
+  local t = {}
+  for k = 1, gs.p do t[k] = ss.shards[k] end
+  return t
+end
+
+function sharded_methods.counts(s)
+  if ndeferred > 0 then settle() end
+  local ss, gs = sharded_self("mgpu.sharded:counts", s, "counts")
+  local t = {}
+  for k = 1, gs.p do t[k] = tonumber(ss.shards[k]._n) end
+  return t
+end
+
+local function sharded_length(ss, gs)
+  local n = 0
+  for k = 1, gs.p do n = n + tonumber(ss.shards[k]._n) end
+  return n
+end
+
+function sharded_methods.totable(s, i, j)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.sharded:totable"
+  local ss, gs = sharded_self(fn, s, "totable")
+  local n = sharded_length(ss, gs)
+  i = opt_index(fn, i, 1, "i")
+  j = opt_index(fn, j, n, "j")
+  if i < 1 or j > n or i > j + 1 then
+    fail(fn, "range %d..%d is outside 1..%d", i, j, n)
+  end
+  local r, at, off = {}, 1, 0
+  for k = 1, gs.p do
+    local a = ss.shards[k]
+    local an = tonumber(a._n)
+    local lo, hi = math.max(i - off, 1), math.min(j - off, an)
+    off = off + an
+    if lo <= hi then
+      local host = download(fn, a, lo - 1, hi - lo + 1)
+      for e = 0, hi - lo do
+        r[at] = from_element(a._t, host[e])
+        at = at + 1
+      end
+    end
+  end
+  return r
+end
+
+function sharded_methods.to(s, target)
+  if ndeferred > 0 then settle() end
+  local fn = "mgpu.sharded:to"
+  local ss, gs = sharded_self(fn, s, "to")
+  local dst
+  if type(target) == "string" then
+    dst = device_context(fn, target)
+  elseif is_open(target) then
+    dst = target
+  else
+    fail(fn, "target must be a device string or an open mgpu.context (got %s)",
+      typename(target))
+  end
+  dst = pin(fn, dst)
+  local b = new_array(fn, dst, sharded_length(ss, gs), ss.t)
+  local w, at = DTYPE_SIZE[ss.t], 0
+  for k = 1, gs.p do
+    local a = ss.shards[k]
+    local bytes, to = nbytes(a), b._p + at * w
+    at = at + tonumber(a._n)
+    if a._ctx == dst._c then
+      check_status(fn, a._ctx, C.mgpu_copy(a._ctx, to, a._p, bytes))
+    else
+      local host = ffi.new("char[?]", bytes)
+      check_status(fn, a._ctx, C.mgpu_download(a._ctx, host, a._p, bytes))
+      check_status(fn, dst._c, C.mgpu_upload(dst._c, to, host, bytes))
+    end
+  end
+  return b
+end
+
+sharded_mt.__index = function(s, k)
+  local ss = sharded_state[s]
+  if k == "dtype" then return DTYPE_NAMES[ss.t] end
+  if k == "group" then return ss.group end
+  return sharded_methods[k]
+end
+sharded_mt.__len = function(s)
+  if ndeferred > 0 then settle() end
+  local ss, gs = sharded_arg("mgpu.sharded", s, "array")
+  return sharded_length(ss, gs)
+end
+core._sharded_metatable = sharded_mt
+
+-- The sorts.  Values: a sharded array of the same group, shard lengths as
+-- the keys'.
+local function sharded_values(fn, v, arg, gs, ks, karg)
+  local vs = sharded_arg(fn, v, arg, gs)
+  for k = 1, gs.p do
+    local a, b = vs.shards[k], ks.shards[k]
+    if a._n ~= b._n then
+      fail(fn, "%s's shard %d has %d elements, %s's has %d", arg, k,
+        tonumber(a._n), karg, tonumber(b._n))
+    end
+    if overlap(a, b) then
+      fail(fn, "%s's shard %d shares memory with %s's", arg, k, karg)
+    end
+  end
+  return vs
+end
+
+local function shard_pointers(gs, ss)
+  local p, n = ptrs_ct(gs.p), sizes_ct(gs.p)
+  for k = 1, gs.p do
+    p[k - 1] = ss and ss.shards[k]._p or NULL
+    n[k - 1] = ss and ss.shards[k]._n or 0
+  end
+  return p, n
+end
+
+-- A group call; out of memory, collects, gives the pools' caches back and
+-- tries once more.
+local function group_call(fn, gs, f, ...)
+  local s = f(...)
+  if s == ENOMEM then
+    collectgarbage()
+    for k = 0, gs.p - 1 do C.mgpu_context_reclaim(C.mgpu_group_context(gs.g, k)) end
+    s = f(...)
+  end
+  if s ~= 0 then fail(fn, "%s", ffistring(C.mgpu_group_error(gs.g))) end
+end
+
+-- Arrays over the buffers a group call allocated (out[k] on context k).
+local function adopt(gs, out, counts, t)
+  local shards = {}
+  for k = 1, gs.p do
+    local n = tonumber(counts[k - 1])
+    local bytes = n * DTYPE_SIZE[t]
+    local ctx = C.mgpu_group_context(gs.g, k - 1)
+    C.mgpu_context_retain(ctx)
+    heap_live = heap_live + bytes
+    heap_since = heap_since + bytes
+    local a = Array()
+    a._p = out[k - 1]
+    a._base = a._p
+    a._bytes = bytes
+    a._ctx = ctx
+    a._n = n
+    a._t = t
+    a._cid = gs.ctxs[k]._id
+    a._live = 1
+    shards[k] = a
+  end
+  return shards
+end
+
+sharded_mergesort = function(keys, opts)
+  local fn = "mgpu.mergesort"
+  local ks, gs = sharded_arg(fn, keys, "keys")
+  check_options(fn, opts, SORT_OPTS)
+  local order = check_order(fn, opt_field(opts, "comp"))
+  local vals, vs = opt_field(opts, "values"), nil
+  if vals ~= nil then vs = sharded_values(fn, vals, "values", gs, ks, "keys") end
+  local kp, cnt = shard_pointers(gs, ks)
+  local vp = shard_pointers(gs, vs)
+  local vsize = vs and DTYPE_SIZE[vs.t] or 0
+  local ok_, ov, oc = ptrs_ct(gs.p), ptrs_ct(gs.p), sizes_ct(gs.p)
+  before_alloc(sharded_length(ks, gs) * (DTYPE_SIZE[ks.t] + vsize))
+  group_call(fn, gs, C.mgpu_group_mergesort, gs.g, ks.t, order, vsize, kp, vp,
+    cnt, ok_, ov, oc)
+  ks.shards = adopt(gs, ok_, oc, ks.t)
+  if not vs then return keys end
+  vs.shards = adopt(gs, ov, oc, vs.t)
+  return keys, vals
+end
+
+local SHARDED_MERGE_OPTS = { values = true, comp = true }
+
+sharded_merge = function(a, b, opts)
+  local fn = "mgpu.merge"
+  local as, gs = sharded_arg(fn, a, "a")
+  local bs = sharded_arg(fn, b, "b", gs)
+  if as.t ~= bs.t then
+    fail(fn, "b has dtype %s, a has %s", DTYPE_NAMES[bs.t], DTYPE_NAMES[as.t])
+  end
+  check_options(fn, opts, SHARDED_MERGE_OPTS)
+  local order = check_order(fn, opt_field(opts, "comp"))
+  local vals = opt_field(opts, "values")
+  local avs, bvs
+  if vals ~= nil then
+    if type(vals) ~= "table" then
+      fail(fn, "values must be a table {av, bv} (got %s)", typename(vals))
+    end
+    avs = sharded_values(fn, rawget(vals, 1), "values[1]", gs, as, "a")
+    bvs = sharded_values(fn, rawget(vals, 2), "values[2]", gs, bs, "b")
+    if avs.t ~= bvs.t then
+      fail(fn, "values[2] has dtype %s, values[1] has %s", DTYPE_NAMES[bvs.t],
+        DTYPE_NAMES[avs.t])
+    end
+  end
+  local ap, an = shard_pointers(gs, as)
+  local bp, bn = shard_pointers(gs, bs)
+  local avp, bvp = shard_pointers(gs, avs), shard_pointers(gs, bvs)
+  local vsize = avs and DTYPE_SIZE[avs.t] or 0
+  local ok_, ov, oc = ptrs_ct(gs.p), ptrs_ct(gs.p), sizes_ct(gs.p)
+  before_alloc((sharded_length(as, gs) + sharded_length(bs, gs))
+    * (DTYPE_SIZE[as.t] + vsize))
+  local cpp = ffi.typeof("const void *const *")
+  group_call(fn, gs, C.mgpu_group_merge, gs.g, as.t, order, vsize, cast(cpp, ap),
+    cast(cpp, avp), an, cast(cpp, bp), cast(cpp, bvp), bn, ok_, ov, oc)
+  local g = as.group
+  local c = new_sharded(g, adopt(gs, ok_, oc, as.t), as.t)
+  if not avs then return c end
+  return c, new_sharded(g, adopt(gs, ov, oc, avs.t), avs.t)
+end
+
+local SHARDED_SEGSORT_OPTS = { values = true, comp = true, stable = true }
+
+sharded_segsort = function(keys, heads, opts)
+  local fn = "mgpu.segsort"
+  local ks, gs = sharded_arg(fn, keys, "keys")
+  check_options(fn, opts, SHARDED_SEGSORT_OPTS)
+  opt_boolean(fn, opts, "stable", true) -- always stable
+  local order = check_order(fn, opt_field(opts, "comp"))
+  local vals, vs = opt_field(opts, "values"), nil
+  if vals ~= nil then vs = sharded_values(fn, vals, "values", gs, ks, "keys") end
+  local n = sharded_length(ks, gs)
+  if istype(Array, heads) then
+    arg_array(fn, heads, "heads")
+    if is_float(heads._t) then
+      fail(fn, "heads must have an integer dtype (got %s)", DTYPE_NAMES[heads._t])
+    end
+    heads = methods.totable(heads)
+  elseif type(heads) ~= "table" then
+    fail(fn, "heads must be an mgpu.array or a table of 1-based segment "
+      .. "starts (got %s)", typename(heads))
+  end
+  local m = #heads
+  local h = ffi.new("int64_t[?]", m > 0 and m or 1)
+  for i = 1, m do
+    local v = rawget(heads, i)
+    if not is_integer(v) or v < 1 or v > n or (i > 1 and v <= h[i - 2] + 1) then
+      fail(fn, "heads must be sorted, unique and in 1..%d (element %d is %s)",
+        n, i, describe(v))
+    end
+    h[i - 1] = v - 1
+  end
+  local kp, cnt = shard_pointers(gs, ks)
+  local vp = shard_pointers(gs, vs)
+  if C.mgpu_group_segsort(gs.g, ks.t, order, vs and DTYPE_SIZE[vs.t] or 0, kp,
+      vp, cnt, h, m) ~= 0 then
+    fail(fn, "%s", ffistring(C.mgpu_group_error(gs.g)))
+  end
+  if vs then return keys, vals end
+  return keys
 end
 
 core.dtypes = { "i32", "u32", "i64", "u64", "f32", "f64" }

@@ -198,4 +198,32 @@ mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
                                const int32_t *gather, const int32_t *scatter,
                                const int32_t *scan, size_t m, size_t total,
                                void *out, size_t n_out);
+typedef struct mgpu_group mgpu_group;
+mgpu_status mgpu_group_create(mgpu_context *const *contexts, size_t count,
+                              mgpu_group **out, char *errbuf, size_t errlen);
+void mgpu_group_retain(mgpu_group *g);
+void mgpu_group_release(mgpu_group *g); 
+size_t mgpu_group_size(const mgpu_group *g);
+mgpu_context *mgpu_group_context(const mgpu_group *g, size_t k);
+const char *mgpu_group_error(const mgpu_group *g);
+int mgpu_group_have_nccl(void);
+mgpu_status mgpu_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
+                                 mgpu_order order, size_t value_size,
+                                 void *const *keys, void *const *vals,
+                                 const size_t *counts, void **out_keys,
+                                 void **out_vals, size_t *out_counts);
+mgpu_status mgpu_group_merge(mgpu_group *g, mgpu_dtype key_type,
+                             mgpu_order order, size_t value_size,
+                             const void *const *a_keys,
+                             const void *const *a_vals,
+                             const size_t *a_counts,
+                             const void *const *b_keys,
+                             const void *const *b_vals,
+                             const size_t *b_counts, void **out_keys,
+                             void **out_vals, size_t *out_counts);
+mgpu_status mgpu_group_segsort(mgpu_group *g, mgpu_dtype key_type,
+                               mgpu_order order, size_t value_size,
+                               void *const *keys, void *const *vals,
+                               const size_t *counts, const int64_t *heads,
+                               size_t m);
 ]]

@@ -34,16 +34,15 @@ local function format_value(v, float_dtype)
   return (tostring(v):gsub("U?LL$", ""))
 end
 
-local function array_tostring(a)
-  local ok, n = pcall(function() return #a end)
-  if not ok then return string.format("mgpu.array<%s> (freed)", a.dtype) end
-  local lines = { string.format("mgpu.array<%s>[%d] %s", a.dtype, n, a.device) }
+-- header, then the rows of n elements of dtype that fetch(i, j) gives
+local function rows_tostring(header, n, dtype, fetch)
+  local lines = { header }
   if n == 0 then return lines[1] end
   local rows = math.floor((n + ROW - 1) / ROW)
   local shown = {} -- { first index, values } per printed row; false = "..."
   local function add_row(r)
     local i = (r - 1) * ROW + 1
-    shown[#shown + 1] = { i, a:totable(i, math.min(i + ROW - 1, n)) }
+    shown[#shown + 1] = { i, fetch(i, math.min(i + ROW - 1, n)) }
   end
   if rows <= HEAD_ROWS + TAIL_ROWS + 4 then
     for r = 1, rows do add_row(r) end
@@ -52,7 +51,7 @@ local function array_tostring(a)
     shown[#shown + 1] = false
     for r = rows - TAIL_ROWS + 1, rows do add_row(r) end
   end
-  local float_dtype = a.dtype == "f32" or a.dtype == "f64"
+  local float_dtype = dtype == "f32" or dtype == "f64"
   local width, index_width = 4, #tostring(n)
   for _, row in ipairs(shown) do
     if row then
@@ -75,6 +74,25 @@ local function array_tostring(a)
   end
   return table.concat(lines, "\n")
 end
+
+local function array_tostring(a)
+  local ok, n = pcall(function() return #a end)
+  if not ok then return string.format("mgpu.array<%s> (freed)", a.dtype) end
+  return rows_tostring(string.format("mgpu.array<%s>[%d] %s", a.dtype, n,
+    a.device), n, a.dtype, function(i, j) return a:totable(i, j) end)
+end
+
+-- A sharded array prints as the whole, its header naming the shards.
+local function sharded_tostring(s)
+  local ok, n = pcall(function() return #s end)
+  if not ok then return string.format("mgpu.sharded<%s> (a shard freed)", s.dtype) end
+  local header = string.format("mgpu.sharded<%s>[%d] over %s, shards of %s",
+    s.dtype, n, tostring(s.group), table.concat(s:counts(), " "))
+  return rows_tostring(header, n, s.dtype,
+    function(i, j) return s:totable(i, j) end)
+end
+
+core._sharded_metatable.__tostring = sharded_tostring
 
 if core._set_tostring then
   core._set_tostring(array_tostring)

@@ -740,6 +740,139 @@ static void test_keyed(mgpu_context *ctx) {
   }
 }
 
+/* ---- groups: the C host's view of a distributed sort --------------------- */
+
+/* Sorts n int64 keys with many ties (values: their positions) across the
+ * group's p contexts of dev and checks the whole: sorted, stable, every
+ * shard near n / p, nothing left allocated. */
+static void group_sort_case(mgpu_context **ctxs, size_t p, size_t n) {
+  char err[256] = "";
+  mgpu_group *g = NULL;
+  CHECK(mgpu_group_create(ctxs, p, &g, err, sizeof err) == MGPU_OK,
+        "group of %zu: %s", p, err);
+  if (!g) return;
+  void *keys[8], *vals[8], *ok_[8], *ov[8];
+  size_t counts[8], oc[8], at = 0;
+  for (size_t k = 0; k < p; k++) {
+    counts[k] = n * (k + 1) / p - n * k / p;
+    int64_t *hk = malloc((counts[k] + 1) * sizeof *hk);
+    int32_t *hv = malloc((counts[k] + 1) * sizeof *hv);
+    for (size_t i = 0; i < counts[k]; i++, at++) {
+      hk[i] = (int64_t)((at * 7919) % 101) - 50;
+      hv[i] = (int32_t)at;
+    }
+    keys[k] = vals[k] = NULL;
+    mgpu_alloc(ctxs[k], counts[k] * 8, &keys[k]);
+    mgpu_alloc(ctxs[k], counts[k] * 4, &vals[k]);
+    mgpu_upload(ctxs[k], keys[k], hk, counts[k] * 8);
+    mgpu_upload(ctxs[k], vals[k], hv, counts[k] * 4);
+    free(hk);
+    free(hv);
+  }
+  mgpu_status st = mgpu_group_mergesort(g, MGPU_I64, MGPU_LESS, 4, keys, vals,
+                                        counts, ok_, ov, oc);
+  CHECK(st == MGPU_OK, "group sort of %zu on %zu: %s", n, p,
+        mgpu_group_error(g));
+  if (st == MGPU_OK) {
+    int64_t prev_k = INT64_MIN;
+    int32_t prev_v = -1;
+    size_t total = 0, S = MGPU_GROUP_OVERSAMPLE * (p + 1);
+    double bound = (double)(n + (n + p - 1) / p) / (double)S + 1;
+    int in_order = 1;
+    for (size_t k = 0; k < p; k++) {
+      int64_t *hk = malloc((oc[k] + 1) * sizeof *hk);
+      int32_t *hv = malloc((oc[k] + 1) * sizeof *hv);
+      mgpu_download(ctxs[k], hk, ok_[k], oc[k] * 8);
+      mgpu_download(ctxs[k], hv, ov[k], oc[k] * 4);
+      for (size_t i = 0; i < oc[k]; i++) {
+        if (hk[i] < prev_k || (hk[i] == prev_k && hv[i] <= prev_v) ||
+            hk[i] != (int64_t)(((size_t)hv[i] * 7919) % 101) - 50)
+          in_order = 0;
+        prev_k = hk[i];
+        prev_v = hv[i];
+      }
+      double off = (double)oc[k] - (double)n / (double)p;
+      CHECK(off <= bound && -off <= bound,
+            "shard %zu of %zu holds %zu of %zu (bound %.1f)", k, p, oc[k], n,
+            bound);
+      total += oc[k];
+      free(hk);
+      free(hv);
+      mgpu_free(ctxs[k], ok_[k], oc[k] * 8);
+      mgpu_free(ctxs[k], ov[k], oc[k] * 4);
+    }
+    CHECK(in_order && total == n, "sorted, stable, %zu of %zu kept", total, n);
+  }
+  /* out of memory on one shard: reported by shard, nothing kept (with
+   * no elements nothing needs memory) */
+  if (n > 0) {
+    mgpu_context_set_memory_limit(ctxs[p - 1], 1);
+    st = mgpu_group_mergesort(g, MGPU_I64, MGPU_LESS, 4, keys, vals, counts,
+                              ok_, ov, oc);
+    CHECK(st == MGPU_ENOMEM && strstr(mgpu_group_error(g), "shard") != NULL,
+          "out of memory: %d %s", (int)st, mgpu_group_error(g));
+    mgpu_context_set_memory_limit(ctxs[p - 1], 0);
+  }
+  /* room for the local sort (a copy of the shard) but not for the
+   * received ranges and their merge scratch: the outputs taken on the
+   * other contexts go back too (in_use is checked below) */
+  mgpu_context_info info;
+  if (n >= 1000 && p > 1 &&
+      mgpu_context_info_get(ctxs[p - 1], &info) == MGPU_OK) {
+    mgpu_context_set_memory_limit(ctxs[p - 1],
+                                  info.in_use + 13 * counts[p - 1] + 4096);
+    st = mgpu_group_mergesort(g, MGPU_I64, MGPU_LESS, 4, keys, vals, counts,
+                              ok_, ov, oc);
+    CHECK(st == MGPU_ENOMEM && strstr(mgpu_group_error(g), "shard") != NULL,
+          "out of memory after the local sort: %d %s", (int)st,
+          mgpu_group_error(g));
+    mgpu_context_set_memory_limit(ctxs[p - 1], 0);
+  }
+  for (size_t k = 0; k < p; k++) {
+    mgpu_free(ctxs[k], keys[k], counts[k] * 8);
+    mgpu_free(ctxs[k], vals[k], counts[k] * 4);
+    if (mgpu_context_info_get(ctxs[k], &info) == MGPU_OK)
+      CHECK(info.in_use == 0, "group context %zu: %zu bytes left", k,
+            info.in_use);
+  }
+  mgpu_group_release(g);
+}
+
+static void test_groups(mgpu_context *ctx, const char *dev) {
+  char err[256] = "";
+  mgpu_group *g = (mgpu_group *)&err;
+  CHECK(mgpu_group_create(NULL, 0, &g, err, sizeof err) == MGPU_EINVAL && !g &&
+            strstr(err, "at least one"),
+        "an empty group: %s", err);
+  mgpu_context *none[2] = {ctx, NULL};
+  CHECK(mgpu_group_create(none, 2, &g, err, sizeof err) == MGPU_EINVAL,
+        "a NULL context: %s", err);
+  if (strcmp(dev, "cpu") == 0) {
+    mgpu_context *ctxs[4];
+    for (int k = 0; k < 4; k++) mgpu_context_create("cpu", &ctxs[k], NULL, 0);
+    group_sort_case(ctxs, 1, 500);
+    group_sort_case(ctxs, 3, 0);
+    group_sort_case(ctxs, 3, 2);
+    group_sort_case(ctxs, 3, 5000);
+    group_sort_case(ctxs, 4, 20000);
+    for (int k = 0; k < 4; k++) mgpu_context_release(ctxs[k]);
+  } else {
+    /* one device needs no NCCL; the same device twice is refused */
+    group_sort_case(&ctx, 1, 5000);
+    mgpu_context *twice[2] = {ctx, ctx};
+    CHECK(mgpu_group_create(twice, 2, &g, err, sizeof err) == MGPU_EINVAL &&
+              strstr(err, "distinct devices"),
+          "one device twice: %s", err);
+    mgpu_context *cpu = NULL;
+    mgpu_context_create("cpu", &cpu, NULL, 0);
+    mgpu_context *mixed[2] = {ctx, cpu};
+    CHECK(mgpu_group_create(mixed, 2, &g, err, sizeof err) == MGPU_EINVAL &&
+              strstr(err, "one backend"),
+          "cuda and cpu: %s", err);
+    mgpu_context_release(cpu);
+  }
+}
+
 static void run_on(const char *dev) {
   char err[256] = "";
   mgpu_context *ctx;
@@ -756,6 +889,7 @@ static void run_on(const char *dev) {
   test_interval_ops(ctx);
   test_keyed(ctx);
   test_host_memory(dev);
+  test_groups(ctx, dev);
   mgpu_context_info info;
   if (mgpu_context_info_get(ctx, &info) == MGPU_OK)
     CHECK(info.in_use == 0, "%zu bytes still in use", info.in_use);

@@ -1,4 +1,5 @@
--- Every function and method of the LuaJIT binding called with arguments
+-- Every function and method of the LuaJIT binding (groups' and sharded
+-- arrays' too) called with arguments
 -- drawn from a hostile pool (wrong types, freed arrays, closed contexts,
 -- NaN, huge and negative numbers, 64-bit cdata, arrays of every dtype and
 -- of other contexts), many times over: each call returns or raises an
@@ -38,8 +39,13 @@ local SCALARS = { 0, 1, -1, 2, 3, 1.5, -0.0, 0 / 0, 1 / 0, -1 / 0, 2 ^ 31, 2 ^ 5
   {}, { 1, 2 }, { 1, "x" }, { 3, 1 }, { -1 }, { 1.5 }, { 2 ^ 40 }, print,
   ffi.new("int[2]"), closed, ctx, freed }
 
+-- a group of two cpu contexts, and sharded arrays of it, among the values
+local grp = mgpu.group { devices = { "cpu", "cpu" } }
+local function some_sharded() return grp:shard(some_array()) end
+
 local function value()
   local r = g.int(1, 10)
+  if r == 8 and g.int(1, 2) == 1 then return some_sharded() end
   if r <= 4 then return some_array() end
   if r == 5 then return nil end
   if r == 6 then
@@ -65,6 +71,8 @@ local METHODS = { "totable", "tobytes", "copy", "slice", "fill", "astype", "to",
   "is_sorted", "ptr", "free" }
 local CTX_METHODS = { "sync", "info", "array", "empty", "zeros", "fill", "iota",
   "random", "sorted_random", "frombytes" }
+local GROUP_METHODS = { "shard", "sharded", "random", "iota", "size", "contexts" }
+local SHARDED_METHODS = { "totable", "to", "shards", "counts" }
 
 T.test("hostile calls raise mgpu's errors, never crash", function()
   local calls, errors = 0, 0
@@ -72,7 +80,7 @@ T.test("hostile calls raise mgpu's errors, never crash", function()
   for _ = 1, ITER do
     local args, n = {}, g.int(0, 5)
     for i = 1, n do args[i] = value() end
-    local kind, f, label = g.int(1, 6), nil, nil
+    local kind, f, label = g.int(1, 8), nil, nil
     if kind <= 3 then
       local e = pick(FUNCS)
       f, label = e[2], "mgpu." .. e[1]
@@ -88,6 +96,17 @@ T.test("hostile calls raise mgpu's errors, never crash", function()
       local self = pick { ctx, ctx, other, closed, 1, "cpu", keep }
       local method = ctx[m]
       f, label = function(...) return method(self, ...) end, "ctx:" .. m
+    elseif kind == 6 then
+      local m = pick(GROUP_METHODS)
+      local self = pick { grp, grp, grp, value() }
+      local method = grp[m]
+      f, label = function(...) return method(self, ...) end, "g:" .. m
+    elseif kind == 7 then
+      local m = pick(SHARDED_METHODS)
+      local s = some_sharded()
+      local self = g.int(1, 5) == 1 and value() or s
+      local method = s[m]
+      f, label = function(...) return method(self, ...) end, "s:" .. m
     else
       local a = some_array()
       local k, v = value(), value()
