@@ -7,6 +7,8 @@
 -- context, CALLS calls (default 200,000) timed together with mgpu.clock();
 -- the best of ROUNDS rounds (default 5) is reported as microseconds per
 -- call; then the same with `out =` (no allocation).  One sync per round.
+-- Last, both again with a sync after every call, each call timed (median
+-- and p90 of 1,000).
 --
 -- Run from the repository root, with MGPU_DEVICE=cpu for the cpu backend:
 --   LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 bench/merge_latency.lua
@@ -52,3 +54,26 @@ report("result dropped", best_of(function() merge(a, b) end))
 -- (nor the frees that the collector does for dropped results).
 local opts = { out = mgpu.empty(2 * N, "i32") }
 report("into out=", best_of(function() merge(a, b, opts) end))
+
+-- With a sync after every call: what a script that needs each result at
+-- once waits for (the launch, the kernel and the round trip to the host).
+-- 100 warm-up calls, then 1,000 calls each timed; median and p90.
+local function per_call(f)
+  for _ = 1, 100 do f() end
+  local t = {}
+  for i = 1, 1000 do
+    local t0 = clock(); f(); t[i] = (clock() - t0) * 1e6
+  end
+  table.sort(t)
+  return t[500], t[900]
+end
+local sync = function() ctx:sync() end
+for _, row in ipairs {
+  { "result dropped, + sync", function() merge(a, b); sync() end },
+  { "into out=, + sync", function() merge(a, b, opts); sync() end },
+} do
+  local median, p90 = per_call(row[2])
+  print(string.format("%s, %s (%s): mgpu.merge 2x%d i32, %s: median %.2f us, "
+    .. "p90 %.2f (1,000 calls each timed)", interp, ctx.device, ctx:info().name,
+    N, row[1], median, p90))
+end
