@@ -15,71 +15,12 @@ local function cpu_group(p)
   return mgpu.group { devices = devices }
 end
 
--- The bound of mgpu.h (MGPU_GROUP_OVERSAMPLE): every shard within
--- (n + n_max) / samples + 1 of n / p, samples = 64 * (p + 1) a run.
-local function size_bound(n, p, n_max)
-  return (n + n_max) / (64 * (p + 1)) + 1
-end
+local G = require "helpers.group"
+local size_bound, check_sizes, index_values = G.size_bound, G.check_sizes, G.index_values
 
-local function check_sizes(counts, n, p, n_max, label)
-  local total = 0
-  for k = 1, p do
-    total = total + counts[k]
-    local off = math.abs(counts[k] - n / p)
-    C.truthy(off <= size_bound(n, p, n_max), string.format(
-      "%s: shard %d holds %d, %.1f from n/p = %.1f (bound %.1f)", label, k,
-      counts[k], off, n / p, size_bound(n, p, n_max)))
-  end
-  C.equal(total, n, label .. ": total")
-end
-
-local function max_of(t)
-  local m = 0
-  for _, v in ipairs(t) do m = math.max(m, v) end
-  return m
-end
-
-local function index_values(n)
-  local v = {}
-  for i = 1, n do v[i] = i end
-  return v
-end
-
--- Sorts the sharded s (keys of dt; values 1..n when pairs) and checks the
--- result against mgpu.mergesort of the same data on one context and
--- against the reference's stable sort.
+-- Each distributed result against mergesort on one cpu context.
 local function check_sort(g, s, dt, comp, pairs, label)
-  local keys = s:totable()
-  local n, p = #keys, #g
-  local n_max = max_of(s:counts())
-  local one_ctx = mgpu.context "cpu"
-  local one = s:to(one_ctx)
-  local v, one_v
-  if pairs then
-    v = g:shard(index_values(n), "i32")
-    one_v = v:to(one_ctx)
-  end
-  mgpu.mergesort(one, { values = one_v, comp = comp })
-  local rk, rv = mgpu.mergesort(s, { values = v, comp = comp })
-  assert.is_true(rawequal(rk, s), label .. ": keys not returned")
-  if pairs then assert.is_true(rawequal(rv, v), label .. ": values not returned") end
-  local got = s:totable()
-  C.no_diff(R.diff(got, one:totable(), dt), label .. " (vs one context)")
-  local want_k, want_v = R.mergesort(keys, dt, comp, pairs and index_values(n) or nil)
-  C.no_diff(R.diff(got, want_k, dt), label .. " (vs reference)")
-  if pairs then
-    C.no_diff(R.diff(v:totable(), one_v:totable(), "i32"), label .. " values (vs one context)")
-    C.no_diff(R.diff(v:totable(), want_v, "i32"), label .. " values (vs reference)")
-    C.equal(table.concat(v:counts(), ","), table.concat(s:counts(), ","),
-      label .. ": values sharded as keys")
-  end
-  check_sizes(s:counts(), n, p, n_max, label)
-  -- shard k is an array on the group's context k
-  local ctxs = g:contexts()
-  for k, a in ipairs(s:shards()) do
-    assert.is_true(rawequal(a.context, ctxs[k]), label .. ": shard context")
-  end
-  return s
+  return G.check_sort(g, s, dt, comp, pairs, label, "cpu")
 end
 
 describe("mgpu.group", function()
