@@ -12,7 +12,9 @@
 -- whole array and its scratch do not fit on one GPU.
 --
 -- Appends rows to OUT_DIR/<date>-<device>-group.csv (default bench/results):
---   what,dtype,n,gpus,group_ms,one_gpu_ms,speedup,min_shard,max_shard,device,commit
+--   what,dtype,n,gpus,group_ms,one_gpu_ms,speedup,local_sort_ms,min_shard,max_shard,device,commit
+-- local_sort_ms: the shards sorted each on its GPU at once, nothing else:
+-- group_ms less it is the sampling, the exchange and the merge.
 --
 -- Run from the repository root:
 --   LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/?.so;;' lua5.4 bench/group_sort.lua
@@ -59,6 +61,25 @@ local function time_group(n, pairs)
   return median(t), lo, hi
 end
 
+-- the same data's shards each sorted on its own GPU, all at once, with no
+-- exchange or merge: what the group call spends beyond it is its own
+local function time_local(n, pairs)
+  local t = {}
+  for rep = 0, REPS do
+    local s = g:random(n, LO, HI, "i32", 1000 + rep)
+    local v = pairs and g:iota(n, 0, 1, "i32") or nil
+    local ks, vs = s:shards(), v and v:shards() or {}
+    sync_all()
+    local t0 = mgpu.clock()
+    for k = 1, p do mgpu.mergesort(ks[k], { values = vs[k] }) end
+    sync_all()
+    if rep > 0 then t[rep] = (mgpu.clock() - t0) * 1e3 end
+    s, v, ks, vs = nil, nil, nil, nil
+    collectgarbage()
+  end
+  return median(t)
+end
+
 local function time_one(n, pairs)
   local ctx = ctxs[1]
   local t = {}
@@ -85,7 +106,7 @@ local fresh = f == nil
 if f then f:close() end
 f = assert(io.open(path, "a"))
 if fresh then
-  f:write("what,dtype,n,gpus,group_ms,one_gpu_ms,speedup,min_shard,max_shard,device,commit\n")
+  f:write("what,dtype,n,gpus,group_ms,one_gpu_ms,speedup,local_sort_ms,min_shard,max_shard,device,commit\n")
 end
 for _, e in ipairs(exps) do
   local n = 1 << e
@@ -93,9 +114,10 @@ for _, e in ipairs(exps) do
     local what = pairs and "pairs" or "keys"
     local gm, lo, hi = time_group(n, pairs)
     local om = time_one(n, pairs)
-    local row = string.format("%s,i32,%d,%d,%.3f,%s,%s,%d,%d,%s,%s", what, n, p, gm,
+    local lm = time_local(n, pairs)
+    local row = string.format("%s,i32,%d,%d,%.3f,%s,%s,%.3f,%d,%d,%s,%s", what, n, p, gm,
       om and string.format("%.3f", om) or "", om and string.format("%.3f", om / gm) or "",
-      lo, hi, device, commit)
+      lm, lo, hi, device, commit)
     print(row)
     f:write(row, "\n")
     f:flush()

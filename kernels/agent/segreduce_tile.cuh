@@ -17,6 +17,7 @@
 #ifndef MGPU_AGENT_SEGREDUCE_TILE_CUH
 #define MGPU_AGENT_SEGREDUCE_TILE_CUH
 
+#include <limits.h>
 #include <stdint.h>
 
 namespace mgpu {
@@ -26,6 +27,13 @@ __device__ __forceinline__ long long seg_start(const int32_t *offsets,
                                                long long i, long long n) {
   const long long s = offsets[i];
   return s < 0 ? 0 : (s > n ? n : s);
+}
+
+/* The start of segment s + 1, or past every position when s is the last. */
+__device__ __forceinline__ long long next_start(const int32_t *offsets,
+                                                long long s, long long m,
+                                                long long n) {
+  return s + 1 < m ? seg_start(offsets, s + 1, n) : LLONG_MAX;
 }
 
 /* The last segment of [lo, hi) whose start is at or before k (lo - 1:
@@ -98,12 +106,15 @@ segreduce_tile(const T *vals, long long n, const int32_t *offsets, long long m,
     const long long first = sm.tile_segs[0], last = sm.tile_segs[1];
     seg = seg_of(offsets, first + 1, last >= first ? last + 1 : first + 1, n, k0);
   }
+  /* The next segment's start is held in a register and reloaded only when
+   * the walk reaches it: a long segment costs no offset loads. */
   long long s = seg;
+  long long next = items ? next_start(offsets, s, m, n) : LLONG_MAX;
   T tail = items ? sm.vals[tid * VT] : T();
   for (int i = 1; i < items; ++i) {
     const long long k = k0 + i;
     bool moved = false;
-    while (s + 1 < m && seg_start(offsets, s + 1, n) <= k) ++s, moved = true;
+    while (next <= k) ++s, moved = true, next = next_start(offsets, s, m, n);
     const T x = sm.vals[tid * VT + i];
     tail = moved ? x : op(tail, x);
   }
@@ -132,19 +143,19 @@ segreduce_tile(const T *vals, long long n, const int32_t *offsets, long long m,
   const bool use_carry = items && tid > 0 && prev_seg == seg;
   /* walk again, now with what came before */
   s = seg;
+  next = items ? next_start(offsets, s, m, n) : LLONG_MAX;
   T acc = items ? sm.vals[tid * VT] : T();
   if (use_carry) acc = op(carry, acc);
   for (int i = 0; i < items; ++i) {
     const long long k = k0 + i;
     if (i > 0) {
       bool moved = false;
-      while (s + 1 < m && seg_start(offsets, s + 1, n) <= k) ++s, moved = true;
+      while (next <= k) ++s, moved = true, next = next_start(offsets, s, m, n);
       const T x = sm.vals[tid * VT + i];
       acc = moved ? x : op(acc, x);
     }
     if (s < 0) continue;
-    const bool ends = k + 1 >= n ||
-                      (s + 1 < m && seg_start(offsets, s + 1, n) <= k + 1);
+    const bool ends = k + 1 >= n || next <= k + 1;
     if (!ends && k != tile_last) continue;
     const bool began_here = seg_start(offsets, s, n) >= t0;
     if (ends && began_here) out[s] = acc;
