@@ -1,8 +1,9 @@
 /*
  * keyed.cu - segreduce, reduce_by_key and join on the GPU.
  *
- * segreduce: tiles of values (agent/segreduce_tile.cuh), load-balanced
- * over the values whatever the segment lengths, then one thread a segment
+ * segreduce: a partition kernel finds each tile's first and last segment,
+ * then tiles of values (agent/segreduce_tile.cuh), load-balanced over the
+ * values whatever the segment lengths, then one thread a segment
  * for the empty ones and for those crossing tiles (segreduce_fix_kernel).
  * reduce_by_key: the runs by unique (with counts), their starts by an
  * exclusive scan of the counts, then segreduce over those starts.
@@ -26,9 +27,19 @@ namespace {
 template <typename P, typename T, typename Op>
 __global__ void __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
 segreduce_tile_kernel(const T *vals, long long n, const int32_t *offsets,
-                      long long m, T *out, T *head_part, T *tail_part, Op op) {
+                      long long m, const long long *tile_segs, T *out,
+                      T *head_part, T *tail_part, Op op) {
   __shared__ segreduce_smem<P, T> sm;
-  segreduce_tile<P>(vals, n, offsets, m, out, head_part, tail_part, op, sm);
+  segreduce_tile<P>(vals, n, offsets, m, tile_segs, out, head_part, tail_part,
+                    op, sm);
+}
+
+__global__ void segreduce_partition_kernel(const int32_t *offsets, long long m,
+                                           long long n, int nv,
+                                           long long tiles,
+                                           long long *tile_segs) {
+  GRID_STRIDE(i, (size_t)(2 * tiles))
+  segreduce_partition(offsets, m, n, nv, (long long)i, tile_segs);
 }
 
 /* Segment i when empty (the identity) or crossing tiles: its tail part in
@@ -61,14 +72,21 @@ mgpu_status segreduce_run(mgpu_context *ctx, const mgpu_segreduce_args *a,
   cudaStream_t s = cuda_of(ctx)->stream;
   const long long n = (long long)a->n, m = (long long)a->m;
   const int tiles = tiles_of(n, P::NV);
-  cuda_scratch parts;
+  cuda_scratch parts, segs;
   T *head = nullptr, *tail = nullptr;
   if (tiles > 0) {
     MGPU_TRY(parts.take(ctx, 2 * (size_t)tiles * sizeof(T)));
+    MGPU_TRY(segs.take(ctx, 2 * (size_t)tiles * sizeof(long long)));
     head = parts.as<T>();
     tail = head + tiles;
+    long long *tile_segs = segs.as<long long>();
+    segreduce_partition_kernel<<<stride_grid(ctx, 2 * (size_t)tiles),
+                                 kStrideThreads, 0, s>>>(
+        a->offsets, m, n, P::NV, tiles, tile_segs);
+    CUDA_LAUNCHED(ctx, "segreduce partition");
     segreduce_tile_kernel<P><<<tiles, P::NT, 0, s>>>(
-        (const T *)a->vals, n, a->offsets, m, (T *)a->dst, head, tail, op);
+        (const T *)a->vals, n, a->offsets, m, tile_segs, (T *)a->dst, head,
+        tail, op);
     CUDA_LAUNCHED(ctx, "segreduce tiles");
   }
   segreduce_fix_kernel<<<stride_grid(ctx, a->m), kStrideThreads, 0, s>>>(

@@ -73,9 +73,21 @@ __device__ __forceinline__ void warp_seg_scan(bool &flag, T &v, Op op) {
   }
 }
 
+/* tile_segs[2t], tile_segs[2t + 1]: the segments of tile t's first and
+ * last values, one thread a search, before the tiles: a tile then starts
+ * with its loads instead of two dependent walks down all the offsets. */
+__device__ __forceinline__ void segreduce_partition(const int32_t *offsets,
+                                                    long long m, long long n,
+                                                    int nv, long long i,
+                                                    long long *tile_segs) {
+  const long long t = i >> 1;
+  const long long start = t * nv;
+  const long long k = (i & 1) ? (n - start < nv ? n : start + nv) - 1 : start;
+  tile_segs[i] = seg_of(offsets, 0, m, n, k);
+}
+
 template <typename P, typename T> struct segreduce_smem {
   T vals[P::NV];
-  long long tile_segs[2]; /* the segments of the tile's first and last values */
   long long last_seg[P::NT];
   T warp_v[P::NT / 32];
   bool warp_f[P::NT / 32];
@@ -84,18 +96,16 @@ template <typename P, typename T> struct segreduce_smem {
 template <typename P, typename T, typename Op>
 __device__ __forceinline__ void
 segreduce_tile(const T *vals, long long n, const int32_t *offsets, long long m,
-               T *out, T *head_part, T *tail_part, Op op,
-               segreduce_smem<P, T> &sm) {
+               const long long *tile_segs, T *out, T *head_part, T *tail_part,
+               Op op, segreduce_smem<P, T> &sm) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   const int tid = threadIdx.x;
   const long long tile = blockIdx.x;
   const long long t0 = tile * NV;
   const long long tn = n - t0 < NV ? n - t0 : NV;
   const long long tile_last = t0 + tn - 1;
-  /* two searches of all the offsets a tile; its threads then search only
-   * between their results, a range the block reads from cache */
-  if (tid == 0) sm.tile_segs[0] = seg_of(offsets, 0, m, n, t0);
-  if (tid == NT - 1) sm.tile_segs[1] = seg_of(offsets, 0, m, n, tile_last);
+  /* the threads search only between the tile's first and last values'
+   * segments, a range the block reads from cache */
   for (int i = tid; i < tn; i += NT) sm.vals[i] = vals[t0 + i];
   const long long k0 = t0 + (long long)tid * VT;
   const int items = k0 >= n ? 0 : (int)(n - k0 < VT ? n - k0 : VT);
@@ -103,7 +113,7 @@ segreduce_tile(const T *vals, long long n, const int32_t *offsets, long long m,
   /* segment of the first item, then the last run's segment and value */
   long long seg = -2;
   if (items) {
-    const long long first = sm.tile_segs[0], last = sm.tile_segs[1];
+    const long long first = tile_segs[2 * tile], last = tile_segs[2 * tile + 1];
     seg = seg_of(offsets, first + 1, last >= first ? last + 1 : first + 1, n, k0);
   }
   /* The next segment's start is held in a register and reloaded only when
