@@ -82,7 +82,7 @@ struct unique_call {
 
 template <typename K, int VB> struct unique_launch {
   typedef value_t<VB> V;
-  typedef typename select_policy<sizeof(K)>::tile P;
+  typedef typename unique_policy<sizeof(K)>::tile P;
   template <typename Comp>
   static mgpu_status run(mgpu_context *ctx, const unique_call *c, Comp) {
     mgpu_unique_args *a = c->args;
