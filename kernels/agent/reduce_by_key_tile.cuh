@@ -184,7 +184,7 @@ reduce_by_key_kernel(reduce_by_key_tiles<U, T> t, Op op) {
    * thread's first: at each run start, that value is the finished value of
    * the run before it, kept in the start's slot with the start's place
    * listed.  The tile's first thread has no threads before it in the tile;
-   * the tile 0's has nothing at all before it, and its first item is a run
+   * tile 0's has nothing at all before it, and its first item is a run
    * start, so the identity it holds is never stored. */
   T acc = sm.open_before;
   if (tid > 0) acc = in_tile.runs || tile == 0 ? in_tile.value
