@@ -5,8 +5,12 @@
  * then tiles of values (agent/segreduce_tile.cuh), load-balanced over the
  * values whatever the segment lengths, then one thread a segment
  * for the empty ones and for those crossing tiles (segreduce_fix_kernel).
- * reduce_by_key: the runs by unique (with counts), their starts by an
- * exclusive scan of the counts, then segreduce over those starts.
+ * reduce_by_key: one launch of tiles (agent/reduce_by_key_tile.cuh) that
+ * flag run starts as unique does, reduce (runs, value) pairs within the
+ * tile and across tiles by decoupled look-back, and store each run's first
+ * key and value; the last tile writes the number of runs into the
+ * context's pinned word with the call's ticket, and the host waits for
+ * that word, not for the stream.
  * join: a's lower and upper bounds in b (sorted_search), a count per slot
  * (rows of one a key, after the b rows between it and the key before),
  * the counts' scan, then the rows, each finding its slot by bisection of
@@ -16,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "agent/reduce_by_key_tile.cuh"
 #include "agent/segreduce_tile.cuh"
 #include "block/reduce_ops.cuh"
 #include "launch.cuh"
@@ -106,6 +111,69 @@ mgpu_status segreduce_typed(mgpu_context *ctx, const mgpu_segreduce_args *a) {
   default: break;
   }
   return mgpu_set_error(ctx, MGPU_EINVAL, "segreduce: unknown reduction");
+}
+
+/* One reduce_by_key launch: a record a tile zeroed (none for one tile),
+ * the tiles, the wait for the number of runs. */
+template <typename U, typename T, typename Op>
+mgpu_status reduce_by_key_run(mgpu_context *ctx, mgpu_reduce_by_key_args *a,
+                              Op op) {
+  typedef typename reduce_by_key_policy<sizeof(U), sizeof(T)>::tile P;
+  cuda_state *st = cuda_of(ctx);
+  cudaStream_t s = st->stream;
+  const int tiles = tiles_of((long long)a->n, P::NV);
+  a->count = 0;
+  if (tiles == 0) return MGPU_OK;
+  reduce_by_key_tiles<U, T> t = {};
+  t.keys = (const U *)a->keys;
+  t.vals = (const T *)a->vals;
+  t.n = (long long)a->n;
+  t.floats = a->key_type == MGPU_F32 || a->key_type == MGPU_F64;
+  t.out_keys = (U *)a->out_keys;
+  t.out_vals = (T *)a->out_vals;
+  cuda_scratch recs;
+  if (tiles > 1) {
+    const size_t bytes = sizeof(value_tile_record) * (size_t)tiles;
+    MGPU_TRY(recs.take(ctx, bytes));
+    t.recs = recs.as<value_tile_record>();
+    CUDA_TRY(ctx, cudaMemsetAsync(t.recs, 0, bytes, s));
+  }
+  t.word = st->word;
+  t.ticket = ++st->tickets;
+  reduce_by_key_kernel<P, U, T, Op><<<tiles, P::NT, 0, s>>>(t, op);
+  CUDA_LAUNCHED(ctx, "reduce_by_key kernel");
+  unsigned long long runs = 0;
+  MGPU_TRY(wait_for_total(ctx, t.ticket, &runs, "reduce_by_key"));
+  recs.release(); /* stream ordered: the tiles may still be storing */
+  a->count = (size_t)runs;
+  return MGPU_OK;
+}
+
+/* Values of type T; integer add wraps the same signed or not, so it runs
+ * on the unsigned type of the width (A), min and max on T. */
+template <typename U, typename T, typename A>
+mgpu_status reduce_by_key_ops(mgpu_context *ctx, mgpu_reduce_by_key_args *a) {
+  switch (a->op) {
+  case MGPU_REDUCE_ADD: return reduce_by_key_run<U, A>(ctx, a, reduce_add<A>());
+  case MGPU_REDUCE_MIN: return reduce_by_key_run<U, T>(ctx, a, reduce_min<T>());
+  case MGPU_REDUCE_MAX: return reduce_by_key_run<U, T>(ctx, a, reduce_max<T>());
+  default: break;
+  }
+  return mgpu_set_error(ctx, MGPU_EINVAL, "reduce_by_key: unknown reduction");
+}
+
+template <typename U>
+mgpu_status reduce_by_key_values(mgpu_context *ctx, mgpu_reduce_by_key_args *a) {
+  switch (a->val_type) {
+  case MGPU_I32: return reduce_by_key_ops<U, int32_t, uint32_t>(ctx, a);
+  case MGPU_U32: return reduce_by_key_ops<U, uint32_t, uint32_t>(ctx, a);
+  case MGPU_I64: return reduce_by_key_ops<U, int64_t, uint64_t>(ctx, a);
+  case MGPU_U64: return reduce_by_key_ops<U, uint64_t, uint64_t>(ctx, a);
+  case MGPU_F32: return reduce_by_key_ops<U, float, float>(ctx, a);
+  case MGPU_F64: return reduce_by_key_ops<U, double, double>(ctx, a);
+  default: break;
+  }
+  return mgpu_set_error(ctx, MGPU_EINVAL, "reduce_by_key: unknown value dtype");
 }
 
 /* The join's slots (src/cpu/cpu_keyed.c says the same in loops): slot s
@@ -219,24 +287,19 @@ mgpu_status mgpu_cuda_segreduce(mgpu_context *ctx, mgpu_segreduce_args *a) {
 
 mgpu_status mgpu_cuda_reduce_by_key(mgpu_context *ctx,
                                     mgpu_reduce_by_key_args *a) {
+  using namespace mgpu;
   MGPU_TRY(cuda_enter(ctx));
-  cuda_scratch counts, starts;
-  MGPU_TRY(counts.take(ctx, a->n * sizeof(int32_t)));
-  MGPU_TRY(starts.take(ctx, a->n * sizeof(int32_t)));
-  mgpu_unique_args u = {a->key_type, 0,          a->keys, nullptr,
-                        a->n,        a->out_keys, nullptr, counts.as<int32_t>(),
-                        0};
-  MGPU_TRY(mgpu_cuda_unique(ctx, &u));
-  a->count = u.count;
-  mgpu_reduce_args sc = {MGPU_I32, MGPU_REDUCE_ADD, counts.ptr,
-                         u.count,  starts.ptr,      0,
-                         {0}};
-  MGPU_TRY(mgpu_cuda_scan(ctx, &sc));
-  /* every run has a value, so the identity is never written */
-  const uint64_t unused = 0;
-  mgpu_segreduce_args s = {a->val_type, a->op,  a->vals,  a->n,
-                           starts.as<int32_t>(), u.count, &unused, a->out_vals};
-  return mgpu_cuda_segreduce(ctx, &s);
+  /* keys are compared by their class (run_class): one instance a width */
+  switch (a->key_type) {
+  case MGPU_I32:
+  case MGPU_U32:
+  case MGPU_F32: return reduce_by_key_values<uint32_t>(ctx, a);
+  case MGPU_I64:
+  case MGPU_U64:
+  case MGPU_F64: return reduce_by_key_values<uint64_t>(ctx, a);
+  default: break;
+  }
+  return mgpu_set_error(ctx, MGPU_EINVAL, "reduce_by_key: unknown key dtype");
 }
 
 mgpu_status mgpu_cuda_join(mgpu_context *ctx, mgpu_join_args *a) {

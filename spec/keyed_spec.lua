@@ -119,6 +119,57 @@ backends.each(function(ctx, device)
       C.array_eq(r, { 3, 3, 15, 7 }, "i32", "sums")
     end)
 
+    -- The cuda tiles hold 2816 items (4-byte keys and values) or 1792
+    -- (either 8 bytes): runs of those lengths and one either side start
+    -- and end on, before and after the tile edges; runs of -0.0/0.0 and of
+    -- NaNs of both signs cross them too.
+    it("runs meeting tile edges, one run over many tiles, NaN and zero runs across tiles",
+      function()
+        local PAIRS = { { "i32", "i32" }, { "u32", "f32" }, { "f32", "i64" }, { "i64", "u32" },
+          { "f64", "f64" }, { "u64", "i32" } }
+        local function check(keys, kdt, vdt, op, label)
+          local vals = values(rng, #keys, vdt, op)
+          local k, r = mgpu.reduce_by_key(ctx:array(keys, kdt), ctx:array(vals, vdt), { op = op })
+          local wk, wr = K.reduce_by_key(keys, kdt, vals, vdt, op)
+          C.array_eq(k, wk, kdt, label .. " keys")
+          C.array_eq(r, wr, vdt, label .. " values")
+        end
+        for _, p in ipairs(PAIRS) do
+          local kdt, vdt = p[1], p[2]
+          local float = R.is_float(kdt)
+          for _, op in ipairs(OPS) do
+            for _, len in ipairs { 1791, 1792, 1793, 2815, 2816, 2817 } do
+              local label = string.format("%s/%s %s len=%d", kdt, vdt, op, len)
+              -- three runs of len, then one key
+              local keys = {}
+              for r = 1, 3 do
+                for i = 1, len do
+                  local v = r
+                  if float and r == 1 then v = (i % 2 == 1) and -0.0 or 0.0 end
+                  if float and r == 2 then v = (i % 3 == 0) and -nan or nan end
+                  keys[#keys + 1] = v
+                end
+              end
+              keys[#keys + 1] = 9
+              check(keys, kdt, vdt, op, label .. " runs")
+              -- n = len: all keys equal, and every key its own run
+              local same, distinct = {}, {}
+              for i = 1, len do same[i], distinct[i] = 5, i end
+              check(same, kdt, vdt, op, label .. " all equal")
+              check(distinct, kdt, vdt, op, label .. " all distinct")
+            end
+            -- one run over ~11 tiles between short runs
+            local keys = { 1, 2 }
+            for _ = 1, 20000 do keys[#keys + 1] = 3 end
+            for i = 4, 12 do keys[#keys + 1] = i end
+            check(keys, kdt, vdt, op, string.format("%s/%s %s long run", kdt, vdt, op))
+            -- random short runs over several tiles
+            check(run_keys(rng, 9000, kdt, 9), kdt, vdt, op,
+              string.format("%s/%s %s random runs", kdt, vdt, op))
+          end
+        end
+      end)
+
     it("integer add wraps in the value dtype", function()
       local k, r = mgpu.reduce_by_key(ctx:array { 1, 1 }, ctx:array({ R.I32_MAX, 1 }, "i32"))
       C.array_eq(k, { 1 }, "i32")
