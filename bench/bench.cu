@@ -2241,6 +2241,20 @@ struct JoinWriteRow {
   }
 };
 
+// mgpu_join_new's result, freed with the next run or the instance.
+struct JoinResult {
+  mgpu_context *ctx = nullptr;
+  int32_t *ia = nullptr, *ib = nullptr;
+  size_t rows = 0;
+  void drop() {
+    mgpu_free(ctx, ia, rows * sizeof(int32_t));
+    mgpu_free(ctx, ib, rows * sizeof(int32_t));
+    ia = ib = nullptr;
+    rows = 0;
+  }
+  ~JoinResult() { drop(); }
+};
+
 template <class K>
 std::unique_ptr<Instance> make_join_t(Env &env, size_t n, mgpu_join_kind kind) {
   auto I = std::make_unique<Instance>();
@@ -2263,18 +2277,20 @@ std::unique_ptr<Instance> make_join_t(Env &env, size_t n, mgpu_join_kind kind) {
   uint64_t rows = 0;
   MG(mgpu_join_count(ctx, kt, MGPU_LESS, kind, a, na, b, nb, &rows));
   const size_t total = (size_t)rows;
-  int32_t *mia = I->alloc<int32_t>(total * sizeof(int32_t));
-  int32_t *mib = I->alloc<int32_t>(total * sizeof(int32_t));
-  // as mgpu.join does it: the count, then the rows
+  // as mgpu.join does it: one call that allocates its result, which a run
+  // frees (stream-ordered) when the next replaces it, as a Lua user's goes
+  auto res = std::make_shared<JoinResult>();
+  res->ctx = ctx;
   I->mgpu.name = "mgpu";
   I->mgpu.run = [=]() {
+    res->drop();
     uint64_t c = 0;
-    size_t written = 0;
-    MG(mgpu_join_count(ctx, kt, MGPU_LESS, kind, a, na, b, nb, &c));
-    MG(mgpu_join(ctx, kt, MGPU_LESS, kind, a, na, b, nb, 0, mia, mib, (size_t)c, &written));
+    MG(mgpu_join_new(ctx, kt, MGPU_LESS, kind, a, na, b, nb, 0, &res->ia, &res->ib, &c));
+    res->rows = (size_t)c;
   };
   I->mgpu.outputs = [=]() {
-    return std::vector<Span>{{mia, total, MGPU_I32, "ia"}, {mib, total, MGPU_I32, "ib"}};
+    return std::vector<Span>{{res->ia, res->rows, MGPU_I32, "ia"},
+                             {res->ib, res->rows, MGPU_I32, "ib"}};
   };
   {
     int32_t *lo = I->alloc<int32_t>(std::max<size_t>(na, 1) * sizeof(int32_t));

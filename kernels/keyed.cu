@@ -14,8 +14,10 @@
  * join: a's lower and upper bounds in b (sorted_search), a count per slot
  * (rows of one a key, after the b rows between it and the key before),
  * the counts' scan, then the rows, each finding its slot by bisection of
- * the scan between its block's first and last rows' slots.  Every index a kernel forms comes from a search result in
- * [0, nb] or a slot in [0, na], so unsorted inputs stay in bounds.
+ * the scan between its block's first and last rows' slots; all in one
+ * call, the caller's alloc_rows sizing the result between scan and rows.
+ * Every index a kernel forms comes from a search result in [0, nb] or a
+ * slot in [0, na], so unsorted inputs stay in bounds.
  */
 #include <stdint.h>
 #include <string.h>
@@ -328,6 +330,9 @@ mgpu_status mgpu_cuda_join(mgpu_context *ctx, mgpu_join_args *a) {
   mgpu_scan_args sa = {counts.ptr, MGPU_I64, slots, scan.as<int32_t>(), 0, -1, 0};
   MGPU_TRY(mgpu_cuda_scan_counts(ctx, &sa));
   a->count = (uint64_t)sa.total;
+  /* the scan has read them: the result may have their room */
+  counts.release();
+  if (a->alloc_rows) MGPU_TRY(a->alloc_rows(ctx, a));
   if (!a->ia || a->count == 0 || a->count > a->capacity) return MGPU_OK;
   const long long total = (long long)a->count;
   join_rows_kernel<<<grid_for((size_t)total, join_policy::NT * join_policy::ROWS),

@@ -57,6 +57,19 @@ backends.each(function(ctx, device)
       C.raises(function() return mgpu.merge(a, b) end, "mgpu.merge", "freed")
     end)
 
+    it("join reads the keys it checked and frees no result it took", function()
+      local c, garbage = crowded(device, 64 * KiB, 40 * KiB)
+      local a = c:array(R.iota(2000, 1, 2))      -- 8 KiB
+      local b = c:array(R.iota(2000, 1, 2))      -- 8 KiB
+      garbage()
+      on_collect(function() a:free(); b:free() end)
+      local ia, ib = mgpu.join(a, b)             -- 2 x 8 KiB: collects first
+      C.array_eq(ia, R.iota(2000), "i32", "join of arguments freed mid-call")
+      C.array_eq(ib, R.iota(2000), "i32", "join of arguments freed mid-call")
+      C.raises(function() return #a end, "mgpu.array", "freed")
+      C.raises(function() return mgpu.join(a, b) end, "mgpu.join", "freed")
+    end)
+
     for _, name in ipairs { "mergesort", "sort" } do
       it(name .. " sorts the keys it checked (values too)", function()
         -- the sort's own temporaries fill the limit where the backend takes

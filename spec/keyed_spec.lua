@@ -268,6 +268,39 @@ backends.each(function(ctx, device)
       end
     end)
 
+    it("the results are the caller's arrays, counted and freed as any", function()
+      collectgarbage()
+      collectgarbage()
+      local live = mgpu.memory().live
+      local ia, ib = mgpu.join(ctx:array { 1, 2 }, ctx:array { 3 })
+      assert.are.equal(0, #ia)
+      assert.are.equal(0, #ib)
+      assert.are.same({}, ia:totable())
+      local ja, jb = mgpu.join(ctx:fill(30, 2), ctx:fill(40, 2))
+      assert.are.equal(1200, #ja)
+      assert.is_true(mgpu.memory().live >= live + 2 * 1200 * 4)
+      C.array_eq(jb:slice(1199, 1200), { 39, 40 }, "i32", "last rows")
+      ja:free()
+      ib, ja, jb = nil, nil, nil
+      collectgarbage()
+      collectgarbage()
+      assert.are.equal(live, mgpu.memory().live)
+    end)
+
+    it("a result that does not fit takes nothing", function()
+      -- 10000 rows: 40 KB a side; the first fits, the second not
+      local c = mgpu.context { device = device, memory_limit = 64 * 1024 }
+      local a = c:fill(100, 7)
+      collectgarbage()
+      local in_use, live = c:info().in_use, mgpu.memory().live
+      C.raises(function() return mgpu.join(a, a) end, "mgpu.join", "out of memory")
+      assert.are.equal(in_use, c:info().in_use)
+      assert.are.equal(live, mgpu.memory().live)
+      local ia = mgpu.join(a, c:fill(5, 7))
+      assert.are.equal(500, #ia)
+      c:close()
+    end)
+
     it("NaN keys are one key; -0.0 meets 0.0", function()
       check_join(ctx, { -0.0, 1, nan, nan }, { 0.0, nan, nan, nan }, "f64", "inner", nil, "f64")
       check_join(ctx, { nan, nan }, { 2, nan }, "f32", "outer", nil, "f32 outer")

@@ -240,8 +240,12 @@ typedef struct mgpu_segreduce_args {
   void *dst;            /* m */
 } mgpu_segreduce_args;
 
-/* join: ia == NULL asks only for count; otherwise the rows are written,
- * never past capacity (unsorted inputs may give fewer). */
+/* join: the bounds, counts and scan once, then the rows into ia and ib,
+ * never past capacity (unsorted inputs may give fewer).  With alloc_rows,
+ * the backend calls it once, count set and no row written yet, and it sets
+ * ia, ib and capacity (or fails, and the backend returns its status): the
+ * caller sizes the result without a second pass.  ia NULL after that (or
+ * without alloc_rows) asks only for count. */
 typedef struct mgpu_join_args {
   mgpu_dtype type;
   mgpu_order order;
@@ -253,6 +257,7 @@ typedef struct mgpu_join_args {
   int32_t base; /* 0 or 1; a missing side is base - 1 */
   int32_t *ia, *ib;
   size_t capacity;
+  mgpu_status (*alloc_rows)(mgpu_context *ctx, struct mgpu_join_args *a);
   /* out: rows (counted in 64 bits: it may pass MGPU_MAX_COUNT) */
   uint64_t count;
 } mgpu_join_args;

@@ -1,6 +1,7 @@
 /*
  * lmgpu_keyed.c - mgpu.reduce_by_key, mgpu.segreduce and mgpu.join.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lmgpu.h"
@@ -94,24 +95,36 @@ int lmgpu_segreduce(lua_State *L) {
 }
 
 typedef struct join_call {
-  l_array *a, *b, *ia, *ib;
+  l_array *a, *b;
   mgpu_order order;
   mgpu_join_kind kind;
+  int32_t *ia, *ib;
   uint64_t rows;
-  size_t count;
 } join_call;
-
-static mgpu_status join_count_run(mgpu_context *ctx, void *arg) {
-  join_call *s = arg;
-  return mgpu_join_count(ctx, s->a->dtype, s->order, s->kind, lmgpu_data(s->a),
-                         s->a->n, lmgpu_data(s->b), s->b->n, &s->rows);
-}
 
 static mgpu_status join_run(mgpu_context *ctx, void *arg) {
   join_call *s = arg;
-  return mgpu_join(ctx, s->a->dtype, s->order, s->kind, lmgpu_data(s->a),
-                   s->a->n, lmgpu_data(s->b), s->b->n, 1, lmgpu_data(s->ia),
-                   lmgpu_data(s->ib), (size_t)s->rows, &s->count);
+  return mgpu_join_new(ctx, s->a->dtype, s->order, s->kind, lmgpu_data(s->a),
+                       s->a->n, lmgpu_data(s->b), s->b->n, 1, &s->ia, &s->ib,
+                       &s->rows);
+}
+
+/* Pushes the two empty result objects (on a's context object) and returns
+ * their storages: all that can raise, done before mgpu_join_new takes the
+ * memory the storages will hold. */
+static void join_results(l_frame *f, mgpu_context *ctx, l_array **obj,
+                         l_storage **st) {
+  lua_State *L = f->L;
+  lua_getiuservalue(L, 1, 1);
+  obj[0] = lmgpu_push_array_object(L, -1, MGPU_I32);
+  obj[1] = lmgpu_push_array_object(L, -2, MGPU_I32);
+  lua_remove(L, -3);
+  st[0] = lmgpu_storage_new(L, ctx, 0);
+  st[1] = st[0] ? lmgpu_storage_new(L, ctx, 0) : NULL;
+  if (!st[1]) {
+    free(st[0]);
+    lmgpu_error(f, "out of host memory");
+  }
 }
 
 /* mgpu.join(a, b [, {kind, comp}]) -> ia, ib (i32, 1-based, 0 = none) */
@@ -144,17 +157,25 @@ int lmgpu_join(lua_State *L) {
     s.kind = (mgpu_join_kind)i;
   }
   mgpu_context *ctx = lmgpu_ctx(s.a);
-  const mgpu_status st = lmgpu_retry(f, ctx, join_count_run, &s);
-  if (st == MGPU_ETOOBIG && s.rows > MGPU_MAX_COUNT)
-    lmgpu_error(f, "the result would have %I rows, past the limit of %I",
-                (lua_Integer)s.rows, (lua_Integer)MGPU_MAX_COUNT);
-  lmgpu_check_status(f, ctx, st);
-  s.ia = lmgpu_new_like(f, 1, s.a, (size_t)s.rows, MGPU_I32);
-  const int ia_idx = lua_gettop(L);
-  s.ib = lmgpu_new_like(f, 1, s.a, (size_t)s.rows, MGPU_I32);
-  const int ib_idx = lua_gettop(L);
-  lmgpu_check_status(f, ctx, lmgpu_retry(f, ctx, join_run, &s));
-  lua_pushvalue(L, ia_idx);
-  lua_pushvalue(L, ib_idx);
+  l_array *obj[2];
+  l_storage *st[2];
+  join_results(f, ctx, obj, st);
+  const mgpu_status r = lmgpu_retry(f, ctx, join_run, &s);
+  if (r != MGPU_OK) {
+    free(st[0]);
+    free(st[1]);
+    if (r == MGPU_ETOOBIG && s.rows > MGPU_MAX_COUNT)
+      lmgpu_error(f, "the result would have %I rows, past the limit of %I",
+                  (lua_Integer)s.rows, (lua_Integer)MGPU_MAX_COUNT);
+    lmgpu_check_status(f, ctx, r);
+  }
+  const size_t n = (size_t)s.rows;
+  st[0]->ptr = s.ia;
+  st[1]->ptr = s.ib;
+  st[0]->bytes = st[1]->bytes = n * sizeof(int32_t);
+  lmgpu_array_attach(obj[0], st[0], n);
+  lmgpu_array_attach(obj[1], st[1], n);
+  /* lmgpu_new_array's collection, after the fact: the size was unknown */
+  lmgpu_heap_before_alloc(L, lmgpu_heap(L), 0);
   return 2;
 }

@@ -664,12 +664,20 @@ static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   return MGPU_OK;
 }
 
+static mgpu_status check_join_base(mgpu_context *ctx, int32_t base) {
+  if (base != 0 && base != 1)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
+                          (int)base);
+  return MGPU_OK;
+}
+
 mgpu_status mgpu_join_count(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                             mgpu_join_kind kind, const void *a, size_t na,
                             const void *b, size_t nb, uint64_t *count) {
   *count = 0;
   TRY(check_join(ctx, t, order, kind, na, nb));
-  mgpu_join_args j = {t, order, kind, a, na, b, nb, 0, NULL, NULL, 0, 0};
+  mgpu_join_args j = {.type = t, .order = order, .kind = kind, .a = a,
+                      .na = na, .b = b, .nb = nb};
   TRY(ctx->be->join(ctx, &j));
   *count = j.count;
   if (j.count > MGPU_MAX_COUNT)
@@ -685,11 +693,12 @@ mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                       int32_t *ib, size_t capacity, size_t *count) {
   *count = 0;
   TRY(check_join(ctx, t, order, kind, na, nb));
-  if (base != 0 && base != 1)
-    return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
-                          (int)base);
+  TRY(check_join_base(ctx, base));
   if (capacity > MGPU_MAX_COUNT) capacity = MGPU_MAX_COUNT;
-  mgpu_join_args j = {t, order, kind, a, na, b, nb, base, ia, ib, capacity, 0};
+  mgpu_join_args j = {.type = t,  .order = order, .kind = kind,
+                      .a = a,     .na = na,       .b = b,
+                      .nb = nb,   .base = base,   .ia = ia,
+                      .ib = ib,   .capacity = capacity};
   TRY(ctx->be->join(ctx, &j));
   if (j.count > capacity)
     return mgpu_set_error(ctx, j.count > MGPU_MAX_COUNT ? MGPU_ETOOBIG
@@ -697,5 +706,49 @@ mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                           "a join of %llu rows does not fit a capacity of %zu",
                           (unsigned long long)j.count, capacity);
   *count = (size_t)j.count;
+  return MGPU_OK;
+}
+
+/* The backend's alloc_rows for mgpu_join_new: both results, or neither. */
+static mgpu_status join_alloc_rows(mgpu_context *ctx, mgpu_join_args *j) {
+  if (j->count > MGPU_MAX_COUNT)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "a join of %llu rows is past the limit of %zu",
+                          (unsigned long long)j->count, (size_t)MGPU_MAX_COUNT);
+  const size_t bytes = (size_t)j->count * sizeof(int32_t);
+  void *ia, *ib;
+  TRY(mgpu_alloc(ctx, bytes, &ia));
+  const mgpu_status s = mgpu_alloc(ctx, bytes, &ib);
+  if (s != MGPU_OK) {
+    mgpu_free(ctx, ia, bytes);
+    return s;
+  }
+  j->ia = ia;
+  j->ib = ib;
+  j->capacity = (size_t)j->count;
+  return MGPU_OK;
+}
+
+mgpu_status mgpu_join_new(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                          mgpu_join_kind kind, const void *a, size_t na,
+                          const void *b, size_t nb, int32_t base, int32_t **ia,
+                          int32_t **ib, uint64_t *count) {
+  *ia = *ib = NULL;
+  *count = 0;
+  TRY(check_join(ctx, t, order, kind, na, nb));
+  TRY(check_join_base(ctx, base));
+  mgpu_join_args j = {.type = t,   .order = order, .kind = kind,
+                      .a = a,      .na = na,       .b = b,
+                      .nb = nb,    .base = base,   .alloc_rows = join_alloc_rows};
+  const mgpu_status s = ctx->be->join(ctx, &j);
+  *count = j.count;
+  if (s != MGPU_OK) {
+    /* set only when alloc_rows succeeded and a later step failed */
+    mgpu_free(ctx, j.ia, j.capacity * sizeof(int32_t));
+    mgpu_free(ctx, j.ib, j.capacity * sizeof(int32_t));
+    return s;
+  }
+  *ia = j.ia;
+  *ib = j.ib;
   return MGPU_OK;
 }

@@ -5,10 +5,11 @@
  * context: device pointers for a CUDA context, host pointers for the cpu
  * context.  Take buffers with mgpu_alloc (or, on a CUDA context, any device
  * allocation on the context's device).  Operations are enqueued on the
- * context's stream; only mgpu_download, mgpu_is_sorted, mgpu_context_sync
- * and the index preparations (which report what they found) wait for the
- * device.  Outputs must not overlap inputs unless a function says so, and
- * every out-parameter pointer must be valid.
+ * context's stream; only mgpu_download, mgpu_is_sorted, mgpu_context_sync,
+ * the index preparations (which report what they found) and the joins (to
+ * size their result) wait for the device.  Outputs must not overlap
+ * inputs unless a function says so, and every out-parameter pointer must
+ * be valid.
  *
  * Every function returning mgpu_status leaves a message in
  * mgpu_context_error(ctx) when it fails.  Counts are limited to
@@ -396,6 +397,18 @@ mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                       mgpu_join_kind kind, const void *a, size_t na,
                       const void *b, size_t nb, int32_t base, int32_t *ia,
                       int32_t *ib, size_t capacity, size_t *count);
+/* The join in one pass where the pair above searches and scans twice: the
+ * rows in two new buffers from mgpu_alloc on ctx, *ia and *ib, that the
+ * caller frees with mgpu_free(ctx, p, *count * sizeof(int32_t)); *count
+ * the rows (0 rows still gives two buffers).  It waits for the device once,
+ * to size the result.  On failure nothing is allocated and *ia and *ib are
+ * NULL; past MGPU_MAX_COUNT it is MGPU_ETOOBIG with *count still set.
+ * MGPU_ENOMEM may come after the searches ran, which only read a and b, so
+ * the call can be retried as any other. */
+mgpu_status mgpu_join_new(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                          mgpu_join_kind kind, const void *a, size_t na,
+                          const void *b, size_t nb, int32_t base, int32_t **ia,
+                          int32_t **ib, uint64_t *count);
 
 /* ---- index preparation -------------------------------------------------
  * Callers of the bulk and interval operations usually hold 1-based indices

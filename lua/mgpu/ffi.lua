@@ -298,26 +298,14 @@ end
 
 local alloc_box = voidpp()
 
--- A new array of n elements of dtype t on C context ctx (whose context
--- object has id cid).
-local function alloc_array(fn, ctx, cid, n, t)
-  if n > MAX_COUNT then
-    fail(fn, "%d elements is past the limit of %d per array", n, MAX_COUNT)
-  end
+-- Gives the empty array a the allocation p (from mgpu_alloc on ctx) of n
+-- elements of dtype t; cid: ctx's context object id.  Field stores only,
+-- so nothing raises between the call that took p and a owning it.
+local function own_alloc(a, ctx, cid, p, n, t)
   local bytes = n * DTYPE_SIZE[t]
-  before_alloc(bytes)
-  local s = C.mgpu_alloc(ctx, bytes, alloc_box)
-  if s == ENOMEM then
-    collectgarbage()
-    C.mgpu_context_reclaim(ctx)
-    s = C.mgpu_alloc(ctx, bytes, alloc_box)
-  end
-  check_status(fn, ctx, s)
-  local p = alloc_box[0]
   C.mgpu_context_retain(ctx)
   heap_live = heap_live + bytes
   heap_since = heap_since + bytes
-  local a = Array()
   a._p = p
   a._base = p
   a._bytes = bytes
@@ -327,6 +315,25 @@ local function alloc_array(fn, ctx, cid, n, t)
   a._cid = cid
   a._live = 1
   return a
+end
+
+-- A new array of n elements of dtype t on C context ctx (whose context
+-- object has id cid).
+local function alloc_array(fn, ctx, cid, n, t)
+  if n > MAX_COUNT then
+    fail(fn, "%d elements is past the limit of %d per array", n, MAX_COUNT)
+  end
+  local bytes = n * DTYPE_SIZE[t]
+  before_alloc(bytes)
+  local a = Array()
+  local s = C.mgpu_alloc(ctx, bytes, alloc_box)
+  if s == ENOMEM then
+    collectgarbage()
+    C.mgpu_context_reclaim(ctx)
+    s = C.mgpu_alloc(ctx, bytes, alloc_box)
+  end
+  check_status(fn, ctx, s)
+  return own_alloc(a, ctx, cid, alloc_box[0], n, t)
 end
 
 -- On a context object (or anything with its _c and _id).
@@ -2136,6 +2143,7 @@ end
 local JOIN_OPTS = { kind = true, comp = true }
 local JOIN_KINDS = { inner = 0, left = 1, right = 2, outer = 3 }
 local u64p = ffi.typeof("uint64_t[1]")
+local i32pp = ffi.typeof("int32_t *[1]")
 
 function core.join(a, b, opts)
   if ndeferred > 0 then settle() end
@@ -2161,20 +2169,20 @@ function core.join(a, b, opts)
     end
   end
   local ctx = a._ctx
-  local rows = u64p()
-  local s = retry(ctx, C.mgpu_join_count, ctx, a._t, order, kind, a._p, a._n,
-    b._p, b._n, rows)
+  -- the results exist before the call allocates what they will own
+  local ia, ib = Array(), Array()
+  local pa, pb, rows = i32pp(), i32pp(), u64p()
+  local s = retry(ctx, C.mgpu_join_new, ctx, a._t, order, kind, a._p, a._n,
+    b._p, b._n, 1, pa, pb, rows)
   if s == 3 and rows[0] > MAX_COUNT then -- MGPU_ETOOBIG
     fail(fn, "the result would have %s rows, past the limit of %d",
       int64_digits(rows[0]), MAX_COUNT)
   end
   check_status(fn, ctx, s)
   local n = tonumber(rows[0])
-  local ia = new_like(fn, a, n, I32)
-  local ib = new_like(fn, a, n, I32)
-  local count = sizep()
-  check_status(fn, ctx, retry(ctx, C.mgpu_join, ctx, a._t, order, kind, a._p,
-    a._n, b._p, b._n, 1, i32p(ia), i32p(ib), n, count))
+  own_alloc(ia, ctx, a._cid, cast("char *", pa[0]), n, I32)
+  own_alloc(ib, ctx, a._cid, cast("char *", pb[0]), n, I32)
+  before_alloc(0) -- alloc_array's collection, after the fact
   return ia, ib
 end
 

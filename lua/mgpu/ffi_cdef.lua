@@ -170,6 +170,10 @@ mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                       mgpu_join_kind kind, const void *a, size_t na,
                       const void *b, size_t nb, int32_t base, int32_t *ia,
                       int32_t *ib, size_t capacity, size_t *count);
+mgpu_status mgpu_join_new(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                          mgpu_join_kind kind, const void *a, size_t na,
+                          const void *b, size_t nb, int32_t base, int32_t **ia,
+                          int32_t **ib, uint64_t *count);
 mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
                                    mgpu_dtype t, size_t m, int64_t lo,
                                    int64_t hi, int unique, int32_t *dst,

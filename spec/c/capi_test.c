@@ -675,6 +675,81 @@ static void test_keyed(mgpu_context *ctx) {
     st = mgpu_join_count(ctx, MGPU_I32, MGPU_LESS, (mgpu_join_kind)7, da, N(a),
                          db, N(b), &rows);
     CHECK(st == MGPU_EINVAL, "join kind 7: status %d", (int)st);
+    /* the one-pass join: the same rows, in buffers it took */
+    int32_t *ra = NULL, *rb = NULL;
+    st = mgpu_join_new(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_OUTER, da, N(a), db,
+                       N(b), 0, &ra, &rb, &rows);
+    CHECK(st == MGPU_OK && rows == N(wa) && ra && rb,
+          "join_new: status %d rows %llu", (int)st, (unsigned long long)rows);
+    if (st == MGPU_OK) {
+      fetch(ctx, ga, ra, sizeof wa);
+      fetch(ctx, gb, rb, sizeof wb);
+      for (size_t i = 0; i < N(wa); i++)
+        CHECK(ga[i] == wa[i] && gb[i] == wb[i],
+              "join_new row %zu: (%d, %d), want (%d, %d)", i, ga[i], gb[i],
+              wa[i], wb[i]);
+      mgpu_free(ctx, ra, rows * sizeof(int32_t));
+      mgpu_free(ctx, rb, rows * sizeof(int32_t));
+    }
+    st = mgpu_join_new(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_INNER, da, N(a), db,
+                       N(b), 2, &ra, &rb, &rows);
+    CHECK(st == MGPU_EINVAL && !ra && !rb, "join_new base 2: status %d",
+          (int)st);
+    release_buffers(ctx);
+  }
+  {
+    /* the one-pass join with an empty side: all of the other side's rows
+     * (right), or none, which still gives two buffers to free */
+    const int32_t b[] = {3, 5};
+    void *db = buffer(ctx, b, sizeof b);
+    int32_t *ia = NULL, *ib = NULL, ga[2], gb[2];
+    uint64_t rows = 7;
+    mgpu_status st = mgpu_join_new(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_RIGHT,
+                                   NULL, 0, db, N(b), 1, &ia, &ib, &rows);
+    CHECK(st == MGPU_OK && rows == 2, "join_new of none: status %d rows %llu",
+          (int)st, (unsigned long long)rows);
+    if (st == MGPU_OK) {
+      fetch(ctx, ga, ia, sizeof ga);
+      fetch(ctx, gb, ib, sizeof gb);
+      CHECK(ga[0] == 0 && ga[1] == 0 && gb[0] == 1 && gb[1] == 2,
+            "join_new of none: (%d, %d) (%d, %d)", ga[0], gb[0], ga[1], gb[1]);
+      mgpu_free(ctx, ia, rows * sizeof(int32_t));
+      mgpu_free(ctx, ib, rows * sizeof(int32_t));
+    }
+    st = mgpu_join_new(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_INNER, db, N(b),
+                       NULL, 0, 1, &ia, &ib, &rows);
+    CHECK(st == MGPU_OK && rows == 0 && ia && ib,
+          "join_new with no rows: status %d rows %llu", (int)st,
+          (unsigned long long)rows);
+    mgpu_free(ctx, ia, 0);
+    mgpu_free(ctx, ib, 0);
+    release_buffers(ctx);
+  }
+  {
+    /* out of memory for the result, the first buffer or the second:
+     * nothing is left taken */
+    const size_t n = 100;
+    int32_t *host = calloc(n, sizeof *host);
+    if (!host) die(ctx, "calloc");
+    void *d = buffer(ctx, host, n * sizeof *host);
+    free(host);
+    mgpu_context_info before;
+    if (mgpu_context_info_get(ctx, &before) != MGPU_OK) die(ctx, "info");
+    const size_t room[] = {1000, n * n * sizeof(int32_t) + 4000};
+    for (size_t k = 0; k < N(room); k++) {
+      mgpu_context_set_memory_limit(ctx, before.in_use + room[k]);
+      int32_t *ia = NULL, *ib = NULL;
+      uint64_t rows = 0;
+      const mgpu_status st = mgpu_join_new(ctx, MGPU_I32, MGPU_LESS,
+                                           MGPU_JOIN_INNER, d, n, d, n, 1,
+                                           &ia, &ib, &rows);
+      mgpu_context_info after;
+      if (mgpu_context_info_get(ctx, &after) != MGPU_OK) die(ctx, "info");
+      CHECK(st == MGPU_ENOMEM && !ia && !ib && after.in_use == before.in_use,
+            "join_new with room for %zu: status %d, %zu bytes more in use",
+            room[k], (int)st, after.in_use - before.in_use);
+    }
+    mgpu_context_set_memory_limit(ctx, 0);
     release_buffers(ctx);
   }
   {
@@ -689,6 +764,13 @@ static void test_keyed(mgpu_context *ctx) {
                                      d, n, d, n, &rows);
     CHECK(st == MGPU_ETOOBIG && rows == (uint64_t)n * n,
           "join of 50000^2 rows: status %d rows %llu", (int)st,
+          (unsigned long long)rows);
+    int32_t *ia = NULL, *ib = NULL;
+    rows = 0;
+    st = mgpu_join_new(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_INNER, d, n, d, n, 1,
+                       &ia, &ib, &rows);
+    CHECK(st == MGPU_ETOOBIG && rows == (uint64_t)n * n && !ia && !ib,
+          "join_new of 50000^2 rows: status %d rows %llu", (int)st,
           (unsigned long long)rows);
     release_buffers(ctx);
   }

@@ -150,16 +150,24 @@ static void put_rows(mgpu_join_args *a, uint64_t at, size_t count, int32_t i0,
   }
 CPU_FOR_EACH_KEY(DEFINE_JOIN)
 
+/* With alloc_rows the loop runs twice, counting and then, once the result
+ * is sized, writing: no bounds kept between, and the same rows as one
+ * pass gives. */
 mgpu_status mgpu_cpu_join(mgpu_context *ctx, mgpu_join_args *a) {
-  (void)ctx;
+  void (*join)(mgpu_join_args *) = NULL;
   switch (a->type) {
-  case MGPU_I32: join_i32(a); break;
-  case MGPU_U32: join_u32(a); break;
-  case MGPU_I64: join_i64(a); break;
-  case MGPU_U64: join_u64(a); break;
-  case MGPU_F32: join_f32(a); break;
-  case MGPU_F64: join_f64(a); break;
-  default: break;
+  case MGPU_I32: join = join_i32; break;
+  case MGPU_U32: join = join_u32; break;
+  case MGPU_I64: join = join_i64; break;
+  case MGPU_U64: join = join_u64; break;
+  case MGPU_F32: join = join_f32; break;
+  case MGPU_F64: join = join_f64; break;
+  default: return mgpu_set_error(ctx, MGPU_EINVAL, "join: unknown dtype");
   }
+  join(a);
+  if (!a->alloc_rows) return MGPU_OK;
+  const mgpu_status s = a->alloc_rows(ctx, a);
+  if (s != MGPU_OK) return s;
+  if (a->ia && a->count > 0) join(a);
   return MGPU_OK;
 }
