@@ -43,7 +43,8 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   radix_plan *plan = reinterpret_cast<radix_plan *>(m + plan_at);
   CUDA_TRY(ctx, cudaMemsetAsync(m, 0, bytes, s));
 
-  const long long hist_tiles = (n + P::HIST_NT - 1) / P::HIST_NT;
+  const long long hist_tiles =
+      (n + P::HIST_NT * P::HIST_VT - 1) / (P::HIST_NT * P::HIST_VT);
   const long long hist_cap = (long long)st->sm_count * P::HIST_BLOCKS_PER_SM;
   radix_histogram_kernel<P, U, Code>
       <<<(unsigned)(hist_tiles < hist_cap ? hist_tiles : hist_cap), P::HIST_NT,

@@ -2,7 +2,7 @@
 -- stable sort and, byte for byte, mgpu.mergesort's on the same input: every
 -- dtype, both comparators, keys and pairs, NaN/±0/±inf mixes (bits kept:
 -- NaN payloads and signs, -0.0 against 0.0), 64-bit keys over their whole
--- range, sizes around the 4096-key tiles, inputs whose digits are shared
+-- range, sizes around the sweep's tiles, inputs whose digits are shared
 -- (skipped passes, an odd number of passes), and 10^6 random keys on cuda
 -- against cpu.
 
@@ -295,8 +295,8 @@ backends.each(function(ctx, device)
   end)
 
   describe("sizes", function()
-    -- 1..3 tiles of 4096 keys (both key widths), the 256-thread histogram
-    -- blocks, and odd sizes
+    -- 1..3 tiles of 4096 4-byte keys, sizes around the histogram's
+    -- 256-thread blocks, and odd sizes
     local sizes = { 3, 31, 32, 33, 255, 256, 257, 511, 512, 513, 777, 4095, 4096, 4097,
                     5000, 8191, 8192, 8193, 10007, 12287, 12288, 12289, 16385 }
     it("around tile boundaries: i32 and i64 keys, pairs and keys only", function()
@@ -309,6 +309,38 @@ backends.each(function(ctx, device)
         check_table(ctx, "i32", t, comp)
         check_table(ctx, "i64", t, comp, "f64")
         check_table(ctx, "f32", R.astype(t, "i32", "f32"), comp)
+      end
+    end)
+
+    -- The sweep's tiles (policy/radix.cuh: 4096 keys of 4 bytes, 2816 of
+    -- 8) at one and two tiles and a part, with the inputs that stress the
+    -- ranking (every lane of a warp on one counter) and the histogram's
+    -- shortcut for digits a warp's keys share.
+    it("around the sweep tiles of each key width: equal keys, top byte only, runs, 8-byte values", function()
+      local rng = R.rng(81)
+      for _, w in ipairs { { 4096, "i32", "u32", 24 }, { 2816, "i64", "u64", 56 } } do
+        local tile, sdt, udt, top = w[1], w[2], w[3], w[4]
+        for _, n in ipairs { tile - 1, tile, tile + 1, 2 * tile + 3 } do
+          local rand, equal, topb, runs = {}, {}, {}, {}
+          for i = 1, n do
+            rand[i] = rng:int(-n, n)
+            equal[i] = -5
+            topb[i] = (rng:int(0, 127) << top) | 99
+            runs[i] = ((i - 1) // 300) * 65793 + 1
+          end
+          local comp = (n % 2 == 0) and "less" or "greater"
+          local l = function(what, vdt)
+            return string.format("%s n=%d %s values %s", sdt, n, what, tostring(vdt))
+          end
+          for _, vdt in ipairs { "f64", "u64", "i32" } do
+            check_table(ctx, sdt, rand, comp, vdt, l("random", vdt))
+            check_table(ctx, sdt, equal, comp, vdt, l("all equal", vdt))
+            check_table(ctx, udt, topb, comp, vdt, l("top byte only", vdt))
+            check_table(ctx, sdt, runs, comp, vdt, l("runs of 300", vdt))
+          end
+          check_table(ctx, sdt, topb, "less", nil, l("top byte only", nil))
+          check_table(ctx, udt, runs, "greater", nil, l("runs of 300", nil))
+        end
       end
     end)
 

@@ -6,6 +6,10 @@
  * skipped), then one sweep launch a digit ranks each tile's keys by the
  * digit, learns where the tile's share of each digit bucket goes by
  * decoupled look-back per bucket, and scatters keys and values there.
+ * A tile publishes its bucket counts as soon as it has ranked (one walk
+ * over its keys) and looks back only after placing its keys in shared
+ * memory, so that successors never wait on its ranking and it rarely
+ * waits on its predecessors.
  *
  * Keys are sorted by their order code (element.h: unsigned words in the
  * order asked for, every NaN on one code and -0.0 on 0.0's), computed
@@ -70,27 +74,55 @@ template <typename P, typename U> struct radix_dims {
 };
 
 /* bins[p][b] += the keys whose digit p is b.  Shared-memory counters a
- * block, added to the global ones once.  Equal digits in a warp contend
- * for one counter (a run of equal keys: every pass's); not yet measured. */
+ * block, added to the global ones once.  Each thread takes HIST_VT keys an
+ * iteration, loaded warp-striped (coalesced, all in flight before the
+ * first count).  A digit every key of the warp's HIST_VT x 32 shares (a
+ * digit of small integers, a skipped pass) is counted by one atomic
+ * instead of 32 x HIST_VT on one counter, which would serialize. */
 template <typename P, typename U, typename Code>
 __global__ void __launch_bounds__(P::HIST_NT)
     radix_histogram_kernel(const U *keys, long long n, Code code,
                            unsigned *bins) {
   typedef radix_dims<P, U> D;
+  constexpr int NT = P::HIST_NT, VT = P::HIST_VT;
   __shared__ unsigned h[D::PASSES * D::RADIX];
-  for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += P::HIST_NT) h[i] = 0;
+  for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += NT) h[i] = 0;
   __syncthreads();
-  for (long long i = (long long)blockIdx.x * P::HIST_NT + threadIdx.x; i < n;
-       i += (long long)gridDim.x * P::HIST_NT) {
-    const U c = code(keys[i]);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const long long step = (long long)gridDim.x * NT * VT;
+  for (long long b = (long long)blockIdx.x * NT * VT; b < n; b += step) {
+    /* warp w's 32 VT keys from b + 32 VT w, item i of lane l at 32 i + l */
+    const long long first = b + (long long)warp * 32 * VT + lane;
+    U c[VT];
+    bool ok[VT];
 #pragma unroll
-    for (int p = 0; p < D::PASSES; ++p)
-      atomicAdd(&h[p * D::RADIX +
-                   (int)((c >> (p * P::DIGIT_BITS)) & (U)(D::RADIX - 1))],
-                1u);
+    for (int i = 0; i < VT; ++i) {
+      ok[i] = first + 32 * i < n;
+      c[i] = ok[i] ? keys[first + 32 * i] : (U)0;
+    }
+#pragma unroll
+    for (int i = 0; i < VT; ++i) c[i] = code(c[i]);
+    const bool full = __all_sync(0xffffffffu, ok[VT - 1]);
+#pragma unroll
+    for (int p = 0; p < D::PASSES; ++p) {
+      const auto dig = [&](int i) {
+        return (int)((c[i] >> (p * P::DIGIT_BITS)) & (U)(D::RADIX - 1));
+      };
+      const int d0 = dig(0);
+      bool same = full && d0 == __shfl_sync(0xffffffffu, d0, 0);
+#pragma unroll
+      for (int i = 1; i < VT; ++i) same = same && dig(i) == d0;
+      if (__all_sync(0xffffffffu, same)) {
+        if (lane == 0) atomicAdd(&h[p * D::RADIX + d0], 32u * VT);
+      } else {
+#pragma unroll
+        for (int i = 0; i < VT; ++i)
+          if (ok[i]) atomicAdd(&h[p * D::RADIX + dig(i)], 1u);
+      }
+    }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += P::HIST_NT)
+  for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += NT)
     if (h[i]) atomicAdd(&bins[i], h[i]);
 }
 
@@ -136,16 +168,23 @@ template <typename U, typename V> struct radix_sweep_args {
 template <typename P, bool HAS_V, typename U, typename V>
 struct radix_sweep_smem {
   static constexpr int W = P::NT / 32, RADIX = 1 << P::DIGIT_BITS;
-  static constexpr size_t hist_bytes = sizeof(unsigned) * W * RADIX;
   static constexpr size_t key_bytes = sizeof(U) * P::NV;
+  static constexpr size_t count_bytes = sizeof(unsigned) * W * RADIX;
   static constexpr size_t val_bytes = HAS_V ? sizeof(V) * P::NV : 0;
-  static constexpr size_t m1 = hist_bytes > key_bytes ? hist_bytes : key_bytes;
-  static constexpr size_t x_bytes = m1 > val_bytes ? m1 : val_bytes;
-  /* the warps' digit counters while ranking, then the tile's keys in
-   * digit order, then its values */
+  static constexpr size_t kc_bytes = key_bytes + count_bytes;
+  static constexpr size_t x_bytes = kc_bytes > val_bytes ? kc_bytes : val_bytes;
+  /* The tile's keys in digit order beside the warps' counters
+   * (warp_base), then its values over both.  The counters are apart from
+   * the keys, so that keys are stored while other warps still read them,
+   * with no barrier; the values come after one, and 8-byte values of a
+   * 4-byte-key tile fit in 48 KiB only over both. */
   alignas(16) unsigned char x[x_bytes];
-  int bucket_start[RADIX]; /* in the tile */
-  int global_off[RADIX];   /* output place = global_off[digit] + tile place */
+  /* [warp][bucket]: the warp's running count while ranking, then the tile
+   * place of the warp's first key of the bucket */
+  __device__ __forceinline__ unsigned *warp_base() {
+    return reinterpret_cast<unsigned *>(x + key_bytes);
+  }
+  int global_off[RADIX]; /* output place = global_off[digit] + tile place */
   unsigned warp_totals[W];
   unsigned char digit_of[HAS_V ? P::NV : 1]; /* the digit at each tile place */
   int tile;
@@ -154,10 +193,20 @@ struct radix_sweep_smem {
 /* One digit pass.  The tile is loaded warp-striped (warp w holds keys
  * 32 VT w .. 32 VT (w + 1) - 1, item i of lane l at 32 i + l), so that
  * ranking items in order, lanes in order within an item, with a counter
- * per (warp, bucket) ranks equal digits in input order.  A key's place in
- * the tile is its bucket's start, the earlier warps' keys of its bucket,
- * and its rank in its warp.  Tiles are numbered by a counter per pass, in
- * the order blocks start, so a tile waits only for running blocks. */
+ * per (warp, bucket) ranks equal digits in input order.
+ *
+ * Ranking is one walk over the items: the lanes sharing a digit
+ * (match_any) add their number to the warp's counter with one atomic by
+ * the lowest of them, whose old value is their base.  No item waits for
+ * the previous one's result (the atomics of one warp are performed in
+ * issue order, and the warp issues item i's before item i + 1's
+ * match_any), so the walk pipelines instead of a shared-memory round trip
+ * an item.  Then one thread a bucket sums the warps' counters and
+ * publishes the tile's count at once, before its places are final and
+ * long before its own look-back, which comes only after the keys are in
+ * shared memory: by then its predecessors have mostly published their
+ * inclusive prefixes.  Tiles are numbered by a counter per pass, in the
+ * order blocks start, so a tile waits only for running blocks. */
 template <typename P, bool HAS_V, typename U, typename V, typename Code>
 __global__ void
 __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
@@ -168,12 +217,11 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   __shared__ radix_sweep_smem<P, HAS_V, U, V> sm;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   if (tid == 0) sm.tile = atomicAdd(a.tile_counter + pass, 1);
-  unsigned *hist = reinterpret_cast<unsigned *>(sm.x);
-  for (int i = tid; i < W * RADIX; i += NT) hist[i] = 0;
+  for (int i = tid; i < W * RADIX; i += NT) sm.warp_base()[i] = 0;
   __syncthreads();
   const int tile = sm.tile;
   /* the buffers are chosen where used, so no pointer is held through
-   * the ranking (two blocks of 512 leave 64 registers a thread) */
+   * the ranking */
   const bool from_tmp = a.plan->from_tmp[pass] != 0;
   const long long base = (long long)tile * NV;
   const int count = (int)(a.n - base < NV ? a.n - base : NV);
@@ -184,7 +232,7 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   };
 
   U k[VT];
-  /* each item's place in the tile, two to a word (NV < 2^16) */
+  /* each item's place in the tile, two to a word (NV <= 2^16) */
   unsigned pos[(VT + 1) / 2] = {};
   const auto place = [&](int i) {
     return (int)((pos[i / 2] >> (16 * (i % 2))) & 0xffffu);
@@ -196,34 +244,29 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   for (int i = 0; i < VT; ++i)
     k[i] = first + 32 * i < count ? src[32 * i] : (U)0;
 
-  unsigned *my_hist = hist + warp * RADIX;
+  unsigned *my_count = sm.warp_base() + warp * RADIX;
   const unsigned before_me = (1u << lane) - 1u;
-  /* the items' digits, four to a word: needed again after the ranking,
-   * computed once and held in two registers rather than VT */
-  unsigned kd[(VT + 3) / 4] = {};
-#pragma unroll
-  for (int i = 0; i < VT; ++i)
-    kd[i / 4] |= (unsigned)digit(k[i], first + 32 * i) << (8 * (i % 4));
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
-    const int d = (kd[i / 4] >> (8 * (i % 4))) & 0xff;
+    const int d = digit(k[i], first + 32 * i);
     const unsigned peers = __match_any_sync(0xffffffffu, d);
-    const unsigned h = my_hist[d];
-    __syncwarp();
-    if ((peers & before_me) == 0) my_hist[d] = h + __popc(peers);
-    __syncwarp();
-    pos[i / 2] |= (h + __popc(peers & before_me)) << (16 * (i % 2));
+    const int leader = __ffs(peers) - 1;
+    unsigned old = 0;
+    if (lane == leader) old = atomicAdd(my_count + d, (unsigned)__popc(peers));
+    old = __shfl_sync(0xffffffffu, old, leader);
+    pos[i / 2] |= (old + __popc(peers & before_me)) << (16 * (i % 2));
   }
   __syncthreads();
 
-  /* bucket tid: the warps' counts to exclusive prefixes, and the tile's
-   * count, published at once */
+  /* bucket tid: the tile's count, published at once; then the bucket's
+   * start in the tile, and each warp's start within it */
+  unsigned wc[W];
   unsigned bucket_count = 0;
   if (tid < RADIX) {
+#pragma unroll
     for (int w = 0; w < W; ++w) {
-      const unsigned c = hist[w * RADIX + tid];
-      hist[w * RADIX + tid] = bucket_count;
-      bucket_count += c;
+      wc[w] = sm.warp_base()[w * RADIX + tid];
+      bucket_count += wc[w];
     }
     if (tid == RADIX - 1) bucket_count -= NV - count;
     bucket_publish_count(a.status + tid, RADIX, tile, pass + 1, bucket_count);
@@ -231,33 +274,35 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   unsigned tile_total;
   const unsigned start = block_exclusive_sum<NT>(
       tid < RADIX ? bucket_count : 0u, sm.warp_totals, &tile_total);
-  if (tid < RADIX) sm.bucket_start[tid] = (int)start;
-  __syncthreads();
+  if (tid < RADIX) {
+    unsigned run = start;
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int d = (kd[i / 4] >> (8 * (i % 4))) & 0xff;
-    pos[i / 2] += (unsigned)(sm.bucket_start[d] + (int)hist[warp * RADIX + d])
-                  << (16 * (i % 2));
+    for (int w = 0; w < W; ++w) {
+      sm.warp_base()[w * RADIX + tid] = run;
+      run += wc[w];
+    }
   }
-  __syncthreads(); /* the counters are read: the keys take their place */
+  __syncthreads();
 
   U *xk = reinterpret_cast<U *>(sm.x);
 #pragma unroll
-  for (int i = 0; i < VT; ++i)
+  for (int i = 0; i < VT; ++i) {
+    const int d = digit(k[i], first + 32 * i);
+    pos[i / 2] += my_count[d] << (16 * (i % 2));
     if (first + 32 * i < count) xk[place(i)] = k[i];
+  }
   if (tid < RADIX) {
     const long long before = bucket_exclusive_prefix(
         a.status + tid, RADIX, tile, pass + 1, bucket_count);
     sm.global_off[tid] =
-        (int)((long long)a.bins[pass * RADIX + tid] + before) -
-        sm.bucket_start[tid];
+        (int)((long long)a.bins[pass * RADIX + tid] + before) - (int)start;
   }
   __syncthreads();
 
   /* Stores in tile order (striped, so that neighbours in a bucket store
    * to neighbouring words).  The loops hold no register arrays: the
    * values find their digit in shared memory, so the compiler overlaps
-   * as many items as the 64 registers allow. */
+   * as many items as the registers allow. */
   U *dst = from_tmp ? a.keys : a.tmp_keys;
 #pragma unroll 4
   for (int j = tid; j < count; j += NT) {
@@ -271,11 +316,10 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   /* loaded only now, so that they take no registers through the
    * ranking */
   V *xv = reinterpret_cast<V *>(sm.x);
+  const V *srcv = (from_tmp ? a.tmp_vals : a.vals) + base + first;
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const V *srcv = (from_tmp ? a.tmp_vals : a.vals) + base + first;
+  for (int i = 0; i < VT; ++i)
     if (first + 32 * i < count) xv[place(i)] = srcv[32 * i];
-  }
   __syncthreads();
   V *dstv = from_tmp ? a.vals : a.tmp_vals;
 #pragma unroll 4
