@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Plot bench/group_sort.lua's CSV: bench/plot_group.py RESULTS-group.csv
+
+One bar group per (keys or pairs, n): the whole array's mergesort on one
+GPU, the group's distributed sort, and the group's local sorts alone (what
+the group call spends beyond them is sampling, exchange and merge), in ms.
+Writes the PNG next to the CSV, with the same stem.
+"""
+import csv
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main():
+    path = sys.argv[1]
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    labels, one, group, local = [], [], [], []
+    for r in rows:
+        labels.append("%s 2^%d\n%s GPUs, %.2fx" % (
+            r["what"], int(r["n"]).bit_length() - 1, r["gpus"],
+            float(r["speedup"] or "nan")))
+        one.append(float(r["one_gpu_ms"] or "nan"))
+        group.append(float(r["group_ms"]))
+        local.append(float(r["local_sort_ms"]))
+    x = range(len(rows))
+    w = 0.27
+    fig, ax = plt.subplots(figsize=(2.2 * len(rows) + 2, 4.5))
+    ax.bar([i - w for i in x], one, w, label="mergesort, one GPU")
+    ax.bar(list(x), group, w, label="group mergesort")
+    ax.bar([i + w for i in x], local, w, label="group's local sorts alone")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel("ms")
+    ax.set_yscale("log")
+    ax.set_title("%s: distributed mergesort (i32), %s" % (
+        rows[0]["device"], rows[0]["commit"]))
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    out = os.path.splitext(path)[0] + ".png"
+    fig.savefig(out, dpi=110)
+    print("plot:", out)
+
+
+if __name__ == "__main__":
+    main()
