@@ -13,7 +13,7 @@ setup:
 	@tools/setup.sh
 
 build: setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMGPU_WERROR=ON -DMGPU_BUILD_CTESTS=ON $(CMAKE_FLAGS) >/dev/null
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMGPU_WERROR=ON -DMGPU_WCONVERSION=ON -DMGPU_BUILD_CTESTS=ON $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
 demo: build

@@ -26,6 +26,20 @@
     }                                                                          \
   } while (0)
 
+/* The total as mgpu_scalar carries it: u64 as its two's-complement bits in
+ * .i, spelled out because converting a u64 past INT64_MAX to int64_t is
+ * implementation-defined. */
+static inline int64_t total_bits_u64(uint64_t x) {
+  return x <= (uint64_t)INT64_MAX ? (int64_t)x
+                                  : (int64_t)(x - (uint64_t)INT64_MAX - 1) + INT64_MIN;
+}
+#define TOTAL_i32(x) (x)
+#define TOTAL_u32(x) (x)
+#define TOTAL_i64(x) (x)
+#define TOTAL_u64(x) total_bits_u64(x)
+#define TOTAL_f32(x) (x)
+#define TOTAL_f64(x) (x)
+
 #define DEFINE_REDUCE(SUF, T, U, MIN, MAX, TMIN, TMAX, FIELD)                  \
   static void reduce_##SUF(mgpu_reduce_args *a) {                              \
     const T *src = a->src;                                                     \
@@ -39,7 +53,7 @@
     case MGPU_REDUCE_MAX: REDUCE_LOOP(T, TMIN, cpu_max_##SUF); break;              \
     default: break;                                                            \
     }                                                                          \
-    a->total.FIELD = acc;                                                      \
+    a->total.FIELD = TOTAL_##SUF(acc);                                         \
   }
 CPU_FOR_EACH_REDUCE(DEFINE_REDUCE)
 
