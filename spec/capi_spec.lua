@@ -2,7 +2,9 @@
 --   capi_test.c   the index preparations and interval operations at the
 --                 edges of their integer ranges (limit = INT64_MAX, lo =
 --                 INT64_MIN, starts and bases next to INT32_MAX and
---                 INT64_MAX), called from C;
+--                 INT64_MAX), called from C, and on cpu the backend's
+--                 search, unique and join past 2^31 elements (an unbacked
+--                 8 GiB mapping);
 --   embed_test.c  a C host that embeds Lua and shares arrays with a script
 --                 through mgpu_lua.h (a lent buffer sorted in place, an
 --                 array read back, the lent buffer's release).

@@ -5,7 +5,8 @@
  * Expected values are written out here (or, for the sweep of
  * mgpu_prepare_starts, computed in 128 bits), not taken from the library.
  * Also a host's own memory and stream for a context
- * (mgpu_context_create_with).
+ * (mgpu_context_create_with), and the cpu backend's loops and index
+ * outputs past 2^31 elements, called below the C API's limit.
  *
  *   mgpu_capi_test [device...]   (default: cpu, and cuda when there is one)
  *   mgpu_capi_test --devices     (lists the default's devices)
@@ -14,12 +15,17 @@
  * with -fsanitize=undefined -fno-sanitize-recover=all, an overflow in the
  * library aborts it instead.
  */
+/* mmap's MAP_ANONYMOUS and MAP_NORESERVE, outside C11 and POSIX */
+#define _DEFAULT_SOURCE
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+
+#include "cpu/cpu.h"
 #include "mgpu.h"
 #ifdef MGPU_CTEST_CUDA
 #include <cuda_runtime_api.h>
@@ -955,6 +961,92 @@ static void test_groups(mgpu_context *ctx, const char *dev) {
   }
 }
 
+/* ---- the cpu backend past 2^31 elements ---------------------------------
+ * The C API still stops at MGPU_MAX_COUNT, so these call the backend's
+ * functions themselves.  The keys are 2^31 + 5 i32 (8 GiB) in an
+ * anonymous mapping that is never backed: unwritten pages read as 0 from
+ * the shared zero page, and only the last page is written, so the test
+ * costs page tables and one pass of reads, not 8 GiB of memory. */
+
+#define WIDE_N (((size_t)1 << 31) + 5)
+
+static void *wide_map(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static void test_cpu_wide(mgpu_context *ctx) {
+  const size_t n = WIDE_N, bytes = n * sizeof(int32_t);
+  const int64_t big = (int64_t)1 << 31, last = (int64_t)n - 1;
+  int32_t *keys = wide_map(bytes), *out = wide_map(bytes);
+  if (!keys || !out) {
+    /* a 32-bit host or a strict overcommit policy: nothing to test */
+    printf("capi: no 8 GiB mapping, the cpu checks past 2^31 skipped\n");
+    if (keys) munmap(keys, bytes);
+    if (out) munmap(out, bytes);
+    return;
+  }
+  /* 0 up to 2^31, then 5 5 5 5 7: sorted, three runs */
+  for (size_t i = (size_t)1 << 31; i < n - 1; i++) keys[i] = 5;
+  keys[n - 1] = 7;
+
+  mgpu_reduce_args r = {MGPU_I32, MGPU_REDUCE_ADD, keys, n, NULL, 0, {0}};
+  CHECK(mgpu_cpu_reduce(ctx, &r) == MGPU_OK && r.total.i == 27,
+        "reduce of 2^31 + 5: %" PRId64 ", want 27", r.total.i);
+
+  int64_t counts[4] = {0};
+  mgpu_unique_args u = {MGPU_I32, 0, keys, NULL, n, out, NULL, NULL, 0};
+  mgpu_cpu_unique_into(&u, MGPU_I64, counts);
+  CHECK(u.count == 3 && out[0] == 0 && out[1] == 5 && out[2] == 7 &&
+            counts[0] == big && counts[1] == 4 && counts[2] == 1,
+        "unique of 2^31 + 5: %zu runs, keys %d %d %d, counts %" PRId64
+        " %" PRId64 " %" PRId64,
+        u.count, out[0], out[1], out[2], counts[0], counts[1], counts[2]);
+
+  const int32_t needles[5] = {0, 5, 6, 7, 8};
+  /* 1-based lower and upper bounds */
+  const int64_t lower[5] = {1, big + 1, last + 1, last + 1, last + 2};
+  const int64_t upper[5] = {big + 1, last + 1, last + 1, last + 2, last + 2};
+  for (int right = 0; right < 2; right++) {
+    int64_t pos[5] = {0};
+    mgpu_search_args s = {MGPU_I32, MGPU_LESS, needles, 5, keys, n,
+                          right,    1,         NULL};
+    mgpu_cpu_search_into(&s, MGPU_I64, pos);
+    const int64_t *want = right ? upper : lower;
+    for (int i = 0; i < 5; i++)
+      CHECK(pos[i] == want[i],
+            "sorted_search right=%d in 2^31 + 5: pos[%d] = %" PRId64
+            ", want %" PRId64, right, i, pos[i], want[i]);
+  }
+
+  /* a = {5, 7} joined with the keys: b indices past INT32_MAX */
+  const int32_t ka[2] = {5, 7};
+  for (int left = 0; left < 2; left++) {
+    int64_t ia[8] = {0}, ib[8] = {0};
+    mgpu_join_args j = {MGPU_I32, MGPU_LESS, left ? MGPU_JOIN_LEFT : MGPU_JOIN_INNER,
+                        ka, 2, keys, n, 0, NULL, NULL, 8, NULL, 0};
+    mgpu_cpu_join_into(&j, MGPU_I64, ia, ib);
+    const int64_t want_a[5] = {0, 0, 0, 0, 1};
+    const int64_t want_b[5] = {big, big + 1, big + 2, big + 3, last};
+    int same = j.count == 5;
+    for (int i = 0; same && i < 5; i++)
+      same = ia[i] == want_a[i] && ib[i] == want_b[i];
+    CHECK(same, "join (%s) with 2^31 + 5 keys: %" PRIu64 " rows, the last (%"
+          PRId64 ", %" PRId64 ")", left ? "left" : "inner", j.count,
+          j.count ? ia[(j.count < 8 ? j.count : 8) - 1] : -1,
+          j.count ? ib[(j.count < 8 ? j.count : 8) - 1] : -1);
+  }
+
+  /* the C API keeps its limit until the CUDA backend is wide too */
+  mgpu_scalar total;
+  CHECK(mgpu_reduce(ctx, MGPU_I32, keys, n, MGPU_REDUCE_ADD, &total) ==
+            MGPU_ETOOBIG,
+        "mgpu_reduce of 2^31 + 5 elements: not MGPU_ETOOBIG");
+  munmap(keys, bytes);
+  munmap(out, bytes);
+}
+
 static void run_on(const char *dev) {
   char err[256] = "";
   mgpu_context *ctx;
@@ -972,6 +1064,7 @@ static void run_on(const char *dev) {
   test_keyed(ctx);
   test_host_memory(dev);
   test_groups(ctx, dev);
+  if (strcmp(dev, "cpu") == 0) test_cpu_wide(ctx);
   mgpu_context_info info;
   if (mgpu_context_info_get(ctx, &info) == MGPU_OK)
     CHECK(info.in_use == 0, "%zu bytes still in use", info.in_use);

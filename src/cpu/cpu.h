@@ -2,6 +2,7 @@
 #ifndef MGPU_CPU_H
 #define MGPU_CPU_H
 
+#include <assert.h>
 #include <string.h>
 
 #include "../backend.h"
@@ -11,6 +12,18 @@
 #define CPU_DECLARE_OP(name, type) MGPU_DECLARE_OP(mgpu_cpu_, name, type)
 MGPU_BACKEND_OPS(CPU_DECLARE_OP)
 #undef CPU_DECLARE_OP
+
+/* sorted_search, unique and join with their index outputs (positions,
+ * run lengths, rows) of dtype MGPU_I32 or MGPU_I64: the table's entries
+ * give the C API's i32, the i64 form is for counts past INT32_MAX
+ * (docs/WIDE.md).  The join counts the rows and writes up to a->capacity
+ * of them (ia NULL: counts only), without a->alloc_rows. */
+void mgpu_cpu_search_into(const mgpu_search_args *a, mgpu_dtype pos_type,
+                          void *pos);
+void mgpu_cpu_unique_into(mgpu_unique_args *a, mgpu_dtype counts_type,
+                          void *counts);
+void mgpu_cpu_join_into(mgpu_join_args *a, mgpu_dtype index_type, void *ia,
+                        void *ib);
 
 /* mergesort's pieces that segsort reuses. */
 void mgpu_cpu_sort_range(const mgpu_sort_args *s, size_t lo, size_t hi,
@@ -80,6 +93,27 @@ CPU_FOR_EACH_KEY(CPU_DEFINE_BOUND)
   static inline T cpu_max_##SUF(T acc, T x) { return MAX(acc, x); }
 CPU_FOR_EACH_REDUCE(CPU_DEFINE_COMBINE)
 #undef CPU_DEFINE_COMBINE
+
+/* An index as the index outputs hold it.  Sizes of memory stay below
+ * INT64_MAX, so the check is for debug builds. */
+static inline int64_t cpu_index_of(size_t x) {
+  assert(x <= (size_t)INT64_MAX);
+  return (int64_t)x;
+}
+
+/* Stores index v as element i of dst, of dtype t (MGPU_I32 or MGPU_I64).
+ * The caller chose t to hold every value it stores (an i32 output only
+ * under the C API's limit), so an i32 out of range is a bug that debug
+ * builds catch rather than a truncation. */
+static inline void cpu_put_index(void *dst, mgpu_dtype t, size_t i,
+                                 int64_t v) {
+  if (t == MGPU_I64) {
+    ((int64_t *)dst)[i] = v;
+    return;
+  }
+  assert(v >= INT32_MIN && v <= INT32_MAX);
+  ((int32_t *)dst)[i] = (int32_t)v;
+}
 
 /* Values are only moved: copy element j of src to element i of dst. */
 static inline void cpu_move_value(void *dst, size_t i, const void *src,

@@ -103,45 +103,50 @@ mgpu_status mgpu_cpu_segreduce(mgpu_context *ctx, mgpu_segreduce_args *a) {
  * bounds in b, so the b rows between are [hi_{s-1}, lo_s).  Every index
  * comes from a search over [0, nb] or from s, so unsorted inputs stay in
  * range too. */
-/* Rows at, at + 1, ... (count of them): (i0 + k * di, j0 + k * dj), those
- * past the capacity left out; nothing when only counting. */
-static void put_rows(mgpu_join_args *a, uint64_t at, size_t count, int32_t i0,
-                     int32_t di, int32_t j0, int32_t dj) {
-  if (!a->ia || at >= a->capacity) return;
+/* Rows at, at + 1, ... (count of them): (i0 + k * di, j0 + k * dj) into
+ * ia and ib of index dtype t, those past the capacity left out; nothing
+ * when only counting (ia NULL). */
+static void put_rows(const mgpu_join_args *a, mgpu_dtype t, void *ia,
+                     void *ib, uint64_t at, size_t count, int64_t i0,
+                     int64_t di, int64_t j0, int64_t dj) {
+  if (!ia || at >= a->capacity) return;
   if (count > a->capacity - at) count = (size_t)(a->capacity - at);
   for (size_t k = 0; k < count; k++) {
-    a->ia[at + k] = i0 + (int32_t)k * di;
-    a->ib[at + k] = j0 + (int32_t)k * dj;
+    const int64_t kk = cpu_index_of(k);
+    cpu_put_index(ia, t, (size_t)at + k, i0 + kk * di);
+    cpu_put_index(ib, t, (size_t)at + k, j0 + kk * dj);
   }
 }
 
 #define DEFINE_JOIN(SUF, T, LESS)                                              \
-  static void join_##SUF(mgpu_join_args *a) {                                  \
+  static void join_##SUF(mgpu_join_args *a, mgpu_dtype t, void *ia,            \
+                         void *ib) {                                           \
     const T *ka = a->a, *kb = a->b;                                            \
     const size_t na = a->na, nb = a->nb;                                       \
     const int g = a->order == MGPU_GREATER;                                    \
     const int left = a->kind == MGPU_JOIN_LEFT || a->kind == MGPU_JOIN_OUTER;  \
     const int right = a->kind == MGPU_JOIN_RIGHT || a->kind == MGPU_JOIN_OUTER;\
-    const int32_t base = a->base, none = base - 1;                             \
+    const int64_t base = a->base, none = base - 1;                             \
     uint64_t rows = 0;                                                         \
     size_t prev_hi = 0;                                                        \
     for (size_t s = 0; s <= na; s++) {                                         \
       size_t lo = nb, hi = nb;                                                 \
       if (s < na) {                                                            \
-        lo = cpu_bound_##SUF(kb, nb, ka[s], g, 0);                                 \
-        hi = cpu_bound_##SUF(kb, nb, ka[s], g, 1);                                 \
+        lo = cpu_bound_##SUF(kb, nb, ka[s], g, 0);                             \
+        hi = cpu_bound_##SUF(kb, nb, ka[s], g, 1);                             \
         if (hi < lo) hi = lo;                                                  \
       }                                                                        \
       if (right && lo > prev_hi) {                                             \
-        put_rows(a, rows, lo - prev_hi, none, 0, base + (int32_t)prev_hi, 1);  \
+        put_rows(a, t, ia, ib, rows, lo - prev_hi, none, 0,                    \
+                 base + cpu_index_of(prev_hi), 1);                             \
         rows += lo - prev_hi;                                                  \
       }                                                                        \
       if (s < na && hi > lo) {                                                 \
-        put_rows(a, rows, hi - lo, base + (int32_t)s, 0, base + (int32_t)lo,   \
-                 1);                                                           \
+        put_rows(a, t, ia, ib, rows, hi - lo, base + cpu_index_of(s), 0,       \
+                 base + cpu_index_of(lo), 1);                                  \
         rows += hi - lo;                                                       \
       } else if (s < na && left) {                                             \
-        put_rows(a, rows, 1, base + (int32_t)s, 0, none, 0);                   \
+        put_rows(a, t, ia, ib, rows, 1, base + cpu_index_of(s), 0, none, 0);   \
         rows++;                                                                \
       }                                                                        \
       prev_hi = hi;                                                            \
@@ -150,24 +155,36 @@ static void put_rows(mgpu_join_args *a, uint64_t at, size_t count, int32_t i0,
   }
 CPU_FOR_EACH_KEY(DEFINE_JOIN)
 
+typedef void (*join_fn)(mgpu_join_args *, mgpu_dtype, void *, void *);
+
+static join_fn join_of(mgpu_dtype t) {
+  switch (t) {
+  case MGPU_I32: return join_i32;
+  case MGPU_U32: return join_u32;
+  case MGPU_I64: return join_i64;
+  case MGPU_U64: return join_u64;
+  case MGPU_F32: return join_f32;
+  case MGPU_F64: return join_f64;
+  default: return NULL;
+  }
+}
+
+void mgpu_cpu_join_into(mgpu_join_args *a, mgpu_dtype index_type, void *ia,
+                        void *ib) {
+  const join_fn join = join_of(a->type);
+  if (join) join(a, index_type, ia, ib);
+}
+
 /* With alloc_rows the loop runs twice, counting and then, once the result
  * is sized, writing: no bounds kept between, and the same rows as one
  * pass gives. */
 mgpu_status mgpu_cpu_join(mgpu_context *ctx, mgpu_join_args *a) {
-  void (*join)(mgpu_join_args *) = NULL;
-  switch (a->type) {
-  case MGPU_I32: join = join_i32; break;
-  case MGPU_U32: join = join_u32; break;
-  case MGPU_I64: join = join_i64; break;
-  case MGPU_U64: join = join_u64; break;
-  case MGPU_F32: join = join_f32; break;
-  case MGPU_F64: join = join_f64; break;
-  default: return mgpu_set_error(ctx, MGPU_EINVAL, "join: unknown dtype");
-  }
-  join(a);
+  const join_fn join = join_of(a->type);
+  if (!join) return mgpu_set_error(ctx, MGPU_EINVAL, "join: unknown dtype");
+  join(a, MGPU_I32, a->ia, a->ib);
   if (!a->alloc_rows) return MGPU_OK;
   const mgpu_status s = a->alloc_rows(ctx, a);
   if (s != MGPU_OK) return s;
-  if (a->ia && a->count > 0) join(a);
+  if (a->ia && a->count > 0) join(a, MGPU_I32, a->ia, a->ib);
   return MGPU_OK;
 }

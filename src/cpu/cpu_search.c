@@ -83,26 +83,33 @@ mgpu_status mgpu_cpu_reduce(mgpu_context *ctx, mgpu_reduce_args *a) {
 
 /* A binary search per needle (cpu_bound_*, cpu.h). */
 #define DEFINE_SEARCH(SUF, T, LESS)                                            \
-  static void search_##SUF(const mgpu_search_args *a, int g) {                 \
+  static void search_##SUF(const mgpu_search_args *a, int g,                   \
+                           mgpu_dtype pos_type, void *pos) {                   \
     const T *needles = a->needles, *hay = a->haystack;                         \
     for (size_t i = 0; i < a->n; i++)                                          \
-      a->pos[i] = a->base + (int32_t)cpu_bound_##SUF(hay, a->m, needles[i], g, \
-                                                     a->right);                \
+      cpu_put_index(pos, pos_type, i,                                          \
+                    a->base + cpu_index_of(cpu_bound_##SUF(                    \
+                                  hay, a->m, needles[i], g, a->right)));       \
   }
 CPU_FOR_EACH_KEY(DEFINE_SEARCH)
 
-mgpu_status mgpu_cpu_sorted_search(mgpu_context *ctx, mgpu_search_args *a) {
-  (void)ctx;
+void mgpu_cpu_search_into(const mgpu_search_args *a, mgpu_dtype pos_type,
+                          void *pos) {
   int g = a->order == MGPU_GREATER;
   switch (a->type) {
-  case MGPU_I32: search_i32(a, g); break;
-  case MGPU_U32: search_u32(a, g); break;
-  case MGPU_I64: search_i64(a, g); break;
-  case MGPU_U64: search_u64(a, g); break;
-  case MGPU_F32: search_f32(a, g); break;
-  case MGPU_F64: search_f64(a, g); break;
+  case MGPU_I32: search_i32(a, g, pos_type, pos); break;
+  case MGPU_U32: search_u32(a, g, pos_type, pos); break;
+  case MGPU_I64: search_i64(a, g, pos_type, pos); break;
+  case MGPU_U64: search_u64(a, g, pos_type, pos); break;
+  case MGPU_F32: search_f32(a, g, pos_type, pos); break;
+  case MGPU_F64: search_f64(a, g, pos_type, pos); break;
   default: break;
   }
+}
+
+mgpu_status mgpu_cpu_sorted_search(mgpu_context *ctx, mgpu_search_args *a) {
+  (void)ctx;
+  mgpu_cpu_search_into(a, MGPU_I32, a->pos);
   return MGPU_OK;
 }
 
@@ -110,10 +117,10 @@ mgpu_status mgpu_cpu_sorted_search(mgpu_context *ctx, mgpu_search_args *a) {
  * run's first key is kept apart before its output is written, so the
  * outputs may even be the inputs. */
 #define DEFINE_UNIQUE(SUF, T, LESS)                                            \
-  static size_t unique_##SUF(const mgpu_unique_args *a) {                      \
+  static size_t unique_##SUF(const mgpu_unique_args *a,                        \
+                             mgpu_dtype counts_type, void *counts) {           \
     const T *keys = a->keys;                                                   \
     T *out = a->out_keys;                                                      \
-    int32_t *counts = a->counts;                                               \
     const size_t n = a->n, vs = a->value_size;                                 \
     size_t runs = 0, start = 0;                                                \
     T head = keys[0];                                                          \
@@ -124,7 +131,8 @@ mgpu_status mgpu_cpu_sorted_search(mgpu_context *ctx, mgpu_search_args *a) {
       const T next = i < n ? keys[i] : head;                                   \
       cpu_move_value(a->out_vals, runs, a->vals, start, vs);                   \
       out[runs] = head;                                                        \
-      if (counts) counts[runs] = (int32_t)(i - start);                         \
+      if (counts)                                                              \
+        cpu_put_index(counts, counts_type, runs, cpu_index_of(i - start));     \
       runs++;                                                                  \
       head = next;                                                             \
       start = i;                                                               \
@@ -133,18 +141,23 @@ mgpu_status mgpu_cpu_sorted_search(mgpu_context *ctx, mgpu_search_args *a) {
   }
 CPU_FOR_EACH_KEY(DEFINE_UNIQUE)
 
-mgpu_status mgpu_cpu_unique(mgpu_context *ctx, mgpu_unique_args *a) {
-  (void)ctx;
+void mgpu_cpu_unique_into(mgpu_unique_args *a, mgpu_dtype counts_type,
+                          void *counts) {
   size_t *count = &a->count;
   switch (a->type) {
-  case MGPU_I32: *count = unique_i32(a); break;
-  case MGPU_U32: *count = unique_u32(a); break;
-  case MGPU_I64: *count = unique_i64(a); break;
-  case MGPU_U64: *count = unique_u64(a); break;
-  case MGPU_F32: *count = unique_f32(a); break;
-  case MGPU_F64: *count = unique_f64(a); break;
+  case MGPU_I32: *count = unique_i32(a, counts_type, counts); break;
+  case MGPU_U32: *count = unique_u32(a, counts_type, counts); break;
+  case MGPU_I64: *count = unique_i64(a, counts_type, counts); break;
+  case MGPU_U64: *count = unique_u64(a, counts_type, counts); break;
+  case MGPU_F32: *count = unique_f32(a, counts_type, counts); break;
+  case MGPU_F64: *count = unique_f64(a, counts_type, counts); break;
   default: break;
   }
+}
+
+mgpu_status mgpu_cpu_unique(mgpu_context *ctx, mgpu_unique_args *a) {
+  (void)ctx;
+  mgpu_cpu_unique_into(a, MGPU_I32, a->counts);
   return MGPU_OK;
 }
 
