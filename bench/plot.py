@@ -135,7 +135,7 @@ def main():
     fig.suptitle(f"mgpu vs CUB/Thrust - {', '.join(devices)} - {date} - commit {', '.join(commits)}",
                  fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.96))
-    fig.savefig(out, dpi=120)
+    fig.savefig(out, dpi=80)
     print(f"plot: {out}")
 
 
