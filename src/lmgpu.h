@@ -107,6 +107,11 @@ typedef struct l_frame {
 
 l_frame *lmgpu_begin(lua_State *L, const char *fn);
 void lmgpu_frame_register(lua_State *L);
+/* Registers metatable `name` for a to-be-closed guard: `close` runs as
+ * __close and again as __gc (a guard left in a coroutine that died by an
+ * error is closed only when collected); `hide` sets __metatable. */
+void lmgpu_closer_register(lua_State *L, const char *name, lua_CFunction close,
+                           int hide);
 
 /* Argument idx as a live array of the call; `arg` names it in errors. */
 l_array *lmgpu_arg_array(l_frame *f, int idx, const char *arg);

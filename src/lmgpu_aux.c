@@ -24,18 +24,23 @@ static int frame_close(lua_State *L) {
   return 0;
 }
 
-void lmgpu_frame_register(lua_State *L) {
-  if (luaL_newmetatable(L, LMGPU_FRAME)) {
-    lua_pushcfunction(L, frame_close);
+void lmgpu_closer_register(lua_State *L, const char *name, lua_CFunction close,
+                           int hide) {
+  if (luaL_newmetatable(L, name)) {
+    lua_pushcfunction(L, close);
     lua_setfield(L, -2, "__close");
-    /* A frame left in a coroutine that died by an error is closed only when
-     * it is collected. */
-    lua_pushcfunction(L, frame_close);
+    lua_pushcfunction(L, close);
     lua_setfield(L, -2, "__gc");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
+    if (hide) {
+      lua_pushboolean(L, 0);
+      lua_setfield(L, -2, "__metatable");
+    }
   }
   lua_pop(L, 1);
+}
+
+void lmgpu_frame_register(lua_State *L) {
+  lmgpu_closer_register(L, LMGPU_FRAME, frame_close, 1);
 }
 
 l_frame *lmgpu_begin(lua_State *L, const char *fn) {

@@ -998,20 +998,8 @@ static const luaL_Reg sharded_methods[] = {
 };
 
 void lmgpu_group_register(lua_State *L) {
-  if (luaL_newmetatable(L, LMGPU_PINS)) {
-    lua_pushcfunction(L, pins_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, pins_close);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_pop(L, 1);
-  if (luaL_newmetatable(L, LMGPU_PENDING)) {
-    lua_pushcfunction(L, pending_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, pending_close);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_pop(L, 1);
+  lmgpu_closer_register(L, LMGPU_PINS, pins_close, 0);
+  lmgpu_closer_register(L, LMGPU_PENDING, pending_close, 0);
   if (luaL_newmetatable(L, LMGPU_GROUP)) {
     luaL_newlib(L, group_methods);
     lua_setfield(L, -2, "__index");

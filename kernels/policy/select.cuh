@@ -1,5 +1,5 @@
 /*
- * select.cuh - the compactions' policy (unique, compact) per key width,
+ * select.cuh - the compactions' policies (compact; unique its own) per key width,
  * Hopper (sm_90).  A tile stages its keys and its list of kept places in
  * shared memory (agent/select_tile.cuh).
  */
