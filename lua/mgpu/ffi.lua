@@ -267,15 +267,20 @@ local function inside_call(level)
   end
 end
 
+-- An entry is the array itself (a:free()), or a context object's C
+-- context (ctx:close()).  The array is read when it goes, not when it was
+-- freed: the call under way may since have cut a view of it, which then
+-- shares the allocation.
 local function flush_deferred()
   local list, n = deferred, ndeferred
   deferred, ndeferred = {}, 0
   for i = 1, n do
     local d = list[i]
-    if d[1] then
-      release_storage(d[1], d[2], d[3], d[4])
-    else -- a context object's reference (ctx:close())
-      C.mgpu_context_release(d[3])
+    if istype(Array, d) then
+      d._p = NULL
+      release_storage(d._base, d._bytes, d._ctx, d._shared)
+    else
+      C.mgpu_context_release(d)
     end
   end
 end
@@ -814,7 +819,7 @@ function ctx_methods.close(c)
     c._c = NULL
     if inside_call(3) then
       ndeferred = ndeferred + 1
-      deferred[ndeferred] = { false, 0, ctx, 0 }
+      deferred[ndeferred] = ctx
     else
       C.mgpu_context_release(ctx)
     end
@@ -1260,7 +1265,7 @@ function methods.free(a)
     -- _p stays: the call under way may read it yet; later calls see _live
     a._live = 0
     ndeferred = ndeferred + 1
-    deferred[ndeferred] = { a._base, a._bytes, a._ctx, a._shared }
+    deferred[ndeferred] = a
     return
   end
   array_release(a)

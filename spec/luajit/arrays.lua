@@ -228,6 +228,76 @@ T.test("a finalizer that frees an argument mid-call", function()
   T.ok(freed_errors > 0 and results > 0, freed_errors .. " errors, " .. results .. " results")
 end)
 
+-- The same, deterministically: a line hook frees the array at each line in
+-- turn that the binding runs during the call (as a finalizer could).  The
+-- allocation must outlive every view the call cut of it, and go with the
+-- last of them.
+T.test("a:free() at each line of a call that uses the array or cuts a view of it", function()
+  local binding = package.searchpath("mgpu.ffi", package.path)
+  local function in_binding(info) return info.source == "@" .. binding end
+  local other = ctx:iota(1000)
+  local calls = {
+    slice = function(v) return v:slice(3, 4) end,
+    copy = function(v) return v:copy() end,
+    bulk_remove = function(v) return mgpu.bulk_remove(other, v:slice(1, 2)) end,
+    merge = function(v) return mgpu.merge(v:slice(1, 10), other) end,
+    interval_expand = function(v)
+      return mgpu.interval_expand(other:slice(1, 2), v:slice(1, 2))
+    end,
+  }
+  local want = {
+    slice = { 3, 4 },
+    copy = ctx:iota(1000):totable(),
+    bulk_remove = other:slice(3, 1000):totable(),
+    merge = mgpu.merge(ctx:iota(10), other):totable(),
+    interval_expand = { 1, 2, 2 },
+  }
+  collectgarbage()
+  local base = ctx:info().in_use
+  -- hooks do not run in compiled code
+  jit.flush()
+  jit.off()
+  for name, call in pairs(calls) do
+    -- the lines of the binding this call runs, in order
+    local steps = 0
+    local victim = ctx:iota(1000)
+    debug.sethook(function()
+      if in_binding(debug.getinfo(2, "S")) then steps = steps + 1 end
+    end, "l")
+    call(victim)
+    debug.sethook()
+    T.ok(steps > 5, name .. ": " .. steps .. " lines")
+    for k = 1, steps do
+      victim = ctx:iota(1000)
+      local seen = 0
+      debug.sethook(function()
+        if in_binding(debug.getinfo(2, "S")) then
+          seen = seen + 1
+          if seen == k then victim:free() end
+        end
+      end, "l")
+      local ok, r = pcall(call, victim)
+      debug.sethook()
+      local what = name .. ", freed at line " .. k .. " of " .. steps
+      if ok then
+        T.eq(r:totable(), want[name], what)
+        -- a view of the victim holds its allocation; a copy does not
+        if name == "slice" then
+          T.eq(ctx:info().in_use, base + 4000, what .. ": bytes in use")
+        end
+      else
+        T.ok(tostring(r):find("freed", 1, true), what .. ": " .. tostring(r))
+      end
+      r = nil
+      collectgarbage()
+      collectgarbage()
+      ctx:sync()
+      T.eq(ctx:info().in_use, base, what .. ": bytes in use after collection")
+    end
+  end
+  jit.on()
+end)
+
 T.test("a finalizer that closes a context mid-call", function()
   collectgarbage("setpause", 50)
   local closed_errors, results = 0, 0
