@@ -18,10 +18,12 @@
 namespace mgpu {
 namespace {
 
-template <typename P, bool HAS_V, typename U, typename V, typename Code>
+template <bool HAS_V, typename U, typename V, typename Code>
 mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
                            Code code) {
-  typedef radix_dims<P, U> D;
+  typedef radix_sweep_policy<sizeof(U), HAS_V ? sizeof(V) : 0> P;
+  typedef radix_histogram_policy<sizeof(U)> H;
+  typedef radix_dims<kRadixDigitBits, U> D;
   cuda_state *st = cuda_of(ctx);
   cudaStream_t s = st->stream;
   const int tiles = tiles_of(n, P::NV);
@@ -43,14 +45,13 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   radix_plan *plan = reinterpret_cast<radix_plan *>(m + plan_at);
   CUDA_TRY(ctx, cudaMemsetAsync(m, 0, bytes, s));
 
-  const long long hist_tiles =
-      (n + P::HIST_NT * P::HIST_VT - 1) / (P::HIST_NT * P::HIST_VT);
-  const long long hist_cap = (long long)st->sm_count * P::HIST_BLOCKS_PER_SM;
-  radix_histogram_kernel<P, U, Code>
-      <<<(unsigned)(hist_tiles < hist_cap ? hist_tiles : hist_cap), P::HIST_NT,
-         0, s>>>(keys, n, code, bins);
+  const long long hist_tiles = (n + H::NT * H::VT - 1) / (H::NT * H::VT);
+  const long long hist_cap = (long long)st->sm_count * H::BLOCKS_PER_SM;
+  radix_histogram_kernel<H, U, Code>
+      <<<(unsigned)(hist_tiles < hist_cap ? hist_tiles : hist_cap), H::NT, 0,
+         s>>>(keys, n, code, bins);
   CUDA_LAUNCHED(ctx, "radix histogram kernel");
-  radix_scan_kernel<P, U><<<1, D::RADIX, 0, s>>>(bins, n, plan);
+  radix_scan_kernel<kRadixDigitBits, U><<<1, D::RADIX, 0, s>>>(bins, n, plan);
   CUDA_LAUNCHED(ctx, "radix scan kernel");
 
   radix_sweep_args<U, V> g;
@@ -78,18 +79,17 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
 template <typename U, typename Code>
 mgpu_status radix_sort_values(mgpu_context *ctx, const mgpu_sort_args *a,
                               Code code) {
-  typedef radix_policy<sizeof(U)> P;
   U *keys = static_cast<U *>(a->keys);
   const long long n = (long long)a->n;
   switch (a->value_size) {
   case 0:
-    return radix_sort_run<P, false, U, uint32_t>(ctx, keys, (uint32_t *)nullptr,
-                                                 n, code);
+    return radix_sort_run<false, U, uint32_t>(ctx, keys, (uint32_t *)nullptr, n,
+                                              code);
   case 4:
-    return radix_sort_run<P, true, U, uint32_t>(
+    return radix_sort_run<true, U, uint32_t>(
         ctx, keys, static_cast<uint32_t *>(a->vals), n, code);
   case 8:
-    return radix_sort_run<P, true, U, uint64_t>(
+    return radix_sort_run<true, U, uint64_t>(
         ctx, keys, static_cast<uint64_t *>(a->vals), n, code);
   }
   return mgpu_set_error(ctx, MGPU_EINVAL, "value size must be 0, 4 or 8");

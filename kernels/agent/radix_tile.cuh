@@ -62,29 +62,26 @@ struct radix_plan {
   int final_in_tmp;
 };
 
-template <typename P, typename U> struct radix_dims {
-  static constexpr int RADIX = 1 << P::DIGIT_BITS;
-  static constexpr int PASSES = 8 * (int)sizeof(U) / P::DIGIT_BITS;
-  static_assert(PASSES * P::DIGIT_BITS == 8 * (int)sizeof(U),
-                "digits tile the key");
+template <int BITS, typename U> struct radix_dims {
+  static constexpr int RADIX = 1 << BITS;
+  static constexpr int PASSES = 8 * (int)sizeof(U) / BITS;
+  static_assert(PASSES * BITS == 8 * (int)sizeof(U), "digits tile the key");
   static_assert(PASSES <= kRadixMaxPasses, "the plan has room");
-  static_assert(RADIX <= P::NT, "a thread a bucket");
-  static_assert(P::DIGIT_BITS <= 8, "a digit in a byte");
-  static_assert(P::NV <= 65536, "a place in the tile in 16 bits");
+  static_assert(BITS <= 8, "a digit in a byte");
 };
 
 /* bins[p][b] += the keys whose digit p is b.  Shared-memory counters a
- * block, added to the global ones once.  Each thread takes HIST_VT keys an
+ * block, added to the global ones once.  Each thread takes H::VT keys an
  * iteration, loaded warp-striped (coalesced, all in flight before the
- * first count).  A digit every key of the warp's HIST_VT x 32 shares (a
+ * first count).  A digit every key of the warp's VT x 32 shares (a
  * digit of small integers, a skipped pass) is counted by one atomic
- * instead of 32 x HIST_VT on one counter, which would serialize. */
-template <typename P, typename U, typename Code>
-__global__ void __launch_bounds__(P::HIST_NT)
+ * instead of 32 x VT on one counter, which would serialize. */
+template <typename H, typename U, typename Code>
+__global__ void __launch_bounds__(H::NT)
     radix_histogram_kernel(const U *keys, long long n, Code code,
                            unsigned *bins) {
-  typedef radix_dims<P, U> D;
-  constexpr int NT = P::HIST_NT, VT = P::HIST_VT;
+  typedef radix_dims<H::DIGIT_BITS, U> D;
+  constexpr int NT = H::NT, VT = H::VT;
   __shared__ unsigned h[D::PASSES * D::RADIX];
   for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += NT) h[i] = 0;
   __syncthreads();
@@ -106,7 +103,7 @@ __global__ void __launch_bounds__(P::HIST_NT)
 #pragma unroll
     for (int p = 0; p < D::PASSES; ++p) {
       const auto dig = [&](int i) {
-        return (int)((c[i] >> (p * P::DIGIT_BITS)) & (U)(D::RADIX - 1));
+        return (int)((c[i] >> (p * H::DIGIT_BITS)) & (U)(D::RADIX - 1));
       };
       const int d0 = dig(0);
       bool same = full && d0 == __shfl_sync(0xffffffffu, d0, 0);
@@ -128,10 +125,10 @@ __global__ void __launch_bounds__(P::HIST_NT)
 
 /* One block of RADIX threads: each digit's histogram to its exclusive
  * scan (the buckets' global starts), and the plan. */
-template <typename P, typename U>
-__global__ void __launch_bounds__(1 << P::DIGIT_BITS)
+template <int BITS, typename U>
+__global__ void __launch_bounds__(1 << BITS)
     radix_scan_kernel(unsigned *bins, long long n, radix_plan *plan) {
-  typedef radix_dims<P, U> D;
+  typedef radix_dims<BITS, U> D;
   __shared__ unsigned warp_totals[D::RADIX / 32];
   __shared__ int active[D::PASSES];
   const int t = threadIdx.x;
@@ -155,6 +152,30 @@ __global__ void __launch_bounds__(1 << P::DIGIT_BITS)
   plan->final_in_tmp = in_tmp;
 }
 
+/* The lanes of the warp whose digit equals this lane's: one ballot a bit
+ * (all 32 lanes take part).  match.any does the same in one instruction,
+ * but a slow one in the pipe that the ranking's shared-memory traffic
+ * already fills. */
+template <int BITS>
+__device__ __forceinline__ unsigned match_digit(unsigned d) {
+  unsigned peers = 0xffffffffu;
+#pragma unroll
+  for (int b = 0; b < BITS; ++b) {
+    /* the lanes that share bit b with this one: the ballot of the bit,
+     * complemented where the bit is clear */
+    unsigned same;
+    asm("{\n\t.reg .pred p;\n\t"
+        "and.b32 %0, %1, %2;\n\t"
+        "setp.ne.u32 p, %0, 0;\n\t"
+        "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+        "@!p not.b32 %0, %0;\n\t}"
+        : "=r"(same)
+        : "r"(d), "r"(1u << b));
+    peers &= same;
+  }
+  return peers;
+}
+
 template <typename U, typename V> struct radix_sweep_args {
   U *keys, *tmp_keys;
   V *vals, *tmp_vals;
@@ -168,6 +189,8 @@ template <typename U, typename V> struct radix_sweep_args {
 template <typename P, bool HAS_V, typename U, typename V>
 struct radix_sweep_smem {
   static constexpr int W = P::NT / 32, RADIX = 1 << P::DIGIT_BITS;
+  static_assert(RADIX <= P::NT, "a thread a bucket");
+  static_assert(P::NV <= 65536, "a place in the tile in 16 bits");
   static constexpr size_t key_bytes = sizeof(U) * P::NV;
   static constexpr size_t count_bytes = sizeof(unsigned) * W * RADIX;
   static constexpr size_t val_bytes = HAS_V ? sizeof(V) * P::NV : 0;
@@ -190,45 +213,25 @@ struct radix_sweep_smem {
   int tile;
 };
 
-/* One digit pass.  The tile is loaded warp-striped (warp w holds keys
- * 32 VT w .. 32 VT (w + 1) - 1, item i of lane l at 32 i + l), so that
- * ranking items in order, lanes in order within an item, with a counter
- * per (warp, bucket) ranks equal digits in input order.
- *
- * Ranking is one walk over the items: the lanes sharing a digit
- * (match_any) add their number to the warp's counter with one atomic by
- * the lowest of them, whose old value is their base.  No item waits for
- * the previous one's result (the atomics of one warp are performed in
- * issue order, and the warp issues item i's before item i + 1's
- * match_any), so the walk pipelines instead of a shared-memory round trip
- * an item.  Then one thread a bucket sums the warps' counters and
- * publishes the tile's count at once, before its places are final and
- * long before its own look-back, which comes only after the keys are in
- * shared memory: by then its predecessors have mostly published their
- * inclusive prefixes.  Tiles are numbered by a counter per pass, in the
- * order blocks start, so a tile waits only for running blocks. */
-template <typename P, bool HAS_V, typename U, typename V, typename Code>
-__global__ void
-__launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
-    radix_sweep_kernel(radix_sweep_args<U, V> a, int pass, Code code) {
+/* One tile of the sweep; FULL: it has NV keys, so no item is checked
+ * against the end. */
+template <typename P, bool HAS_V, bool FULL, typename U, typename V,
+          typename Code>
+__device__ __forceinline__ void
+radix_sweep_tile(const radix_sweep_args<U, V> &a, int pass, Code code,
+                 radix_sweep_smem<P, HAS_V, U, V> &sm, int tile, int count) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
-  if (!a.plan->active[pass]) return;
-  __shared__ radix_sweep_smem<P, HAS_V, U, V> sm;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  if (tid == 0) sm.tile = atomicAdd(a.tile_counter + pass, 1);
-  for (int i = tid; i < W * RADIX; i += NT) sm.warp_base()[i] = 0;
-  __syncthreads();
-  const int tile = sm.tile;
   /* the buffers are chosen where used, so no pointer is held through
    * the ranking */
   const bool from_tmp = a.plan->from_tmp[pass] != 0;
   const long long base = (long long)tile * NV;
-  const int count = (int)(a.n - base < NV ? a.n - base : NV);
   const int shift = pass * P::DIGIT_BITS;
+  const auto in = [&](int j) { return FULL || j < count; };
   /* keys past the end rank last, in the last bucket, after its keys */
   const auto digit = [&](U k, int j) {
-    return j < count ? (int)((code(k) >> shift) & (U)(RADIX - 1)) : RADIX - 1;
+    return in(j) ? (int)((code(k) >> shift) & (U)(RADIX - 1)) : RADIX - 1;
   };
 
   U k[VT];
@@ -242,14 +245,14 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   const U *src = (from_tmp ? a.tmp_keys : a.keys) + base + first;
 #pragma unroll
   for (int i = 0; i < VT; ++i)
-    k[i] = first + 32 * i < count ? src[32 * i] : (U)0;
+    k[i] = in(first + 32 * i) ? src[32 * i] : (U)0;
 
   unsigned *my_count = sm.warp_base() + warp * RADIX;
   const unsigned before_me = (1u << lane) - 1u;
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int d = digit(k[i], first + 32 * i);
-    const unsigned peers = __match_any_sync(0xffffffffu, d);
+    const unsigned peers = match_digit<P::DIGIT_BITS>((unsigned)d);
     const int leader = __ffs(peers) - 1;
     unsigned old = 0;
     if (lane == leader) old = atomicAdd(my_count + d, (unsigned)__popc(peers));
@@ -289,7 +292,7 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   for (int i = 0; i < VT; ++i) {
     const int d = digit(k[i], first + 32 * i);
     pos[i / 2] += my_count[d] << (16 * (i % 2));
-    if (first + 32 * i < count) xk[place(i)] = k[i];
+    if (in(first + 32 * i)) xk[place(i)] = k[i];
   }
   if (tid < RADIX) {
     const long long before = bucket_exclusive_prefix(
@@ -305,7 +308,7 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
    * as many items as the registers allow. */
   U *dst = from_tmp ? a.keys : a.tmp_keys;
 #pragma unroll 4
-  for (int j = tid; j < count; j += NT) {
+  for (int j = tid; j < (FULL ? NV : count); j += NT) {
     const U key = xk[j];
     const int d = (int)((code(key) >> shift) & (U)(RADIX - 1));
     dst[sm.global_off[d] + j] = key;
@@ -319,12 +322,50 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   const V *srcv = (from_tmp ? a.tmp_vals : a.vals) + base + first;
 #pragma unroll
   for (int i = 0; i < VT; ++i)
-    if (first + 32 * i < count) xv[place(i)] = srcv[32 * i];
+    if (in(first + 32 * i)) xv[place(i)] = srcv[32 * i];
   __syncthreads();
   V *dstv = from_tmp ? a.vals : a.tmp_vals;
 #pragma unroll 4
-  for (int j = tid; j < count; j += NT)
+  for (int j = tid; j < (FULL ? NV : count); j += NT)
     dstv[sm.global_off[sm.digit_of[HAS_V ? j : 0]] + j] = xv[j];
+}
+
+/* One digit pass.  The tile is loaded warp-striped (warp w holds keys
+ * 32 VT w .. 32 VT (w + 1) - 1, item i of lane l at 32 i + l), so that
+ * ranking items in order, lanes in order within an item, with a counter
+ * per (warp, bucket) ranks equal digits in input order.
+ *
+ * Ranking is one walk over the items: the lanes sharing a digit
+ * (match_digit) add their number to the warp's counter with one atomic by
+ * the lowest of them, whose old value is their base.  No item waits for
+ * the previous one's result (the atomics of one warp are performed in
+ * issue order, and the warp issues item i's before item i + 1's
+ * ballots), so the walk pipelines instead of a shared-memory round trip
+ * an item.  Then one thread a bucket sums the warps' counters and
+ * publishes the tile's count at once, before its places are final and
+ * long before its own look-back, which comes only after the keys are in
+ * shared memory: by then its predecessors have mostly published their
+ * inclusive prefixes.  Tiles are numbered by a counter per pass, in the
+ * order blocks start, so a tile waits only for running blocks. */
+template <typename P, bool HAS_V, typename U, typename V, typename Code>
+__global__ void
+__launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
+    radix_sweep_kernel(radix_sweep_args<U, V> a, int pass, Code code) {
+  constexpr int NT = P::NT, NV = P::NV;
+  constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
+  if (!a.plan->active[pass]) return;
+  __shared__ radix_sweep_smem<P, HAS_V, U, V> sm;
+  const int tid = threadIdx.x;
+  if (tid == 0) sm.tile = atomicAdd(a.tile_counter + pass, 1);
+  for (int i = tid; i < W * RADIX; i += NT) sm.warp_base()[i] = 0;
+  __syncthreads();
+  const int tile = sm.tile;
+  const long long base = (long long)tile * NV;
+  const int count = (int)(a.n - base < NV ? a.n - base : NV);
+  if (count == NV)
+    radix_sweep_tile<P, HAS_V, true>(a, pass, code, sm, tile, count);
+  else
+    radix_sweep_tile<P, HAS_V, false>(a, pass, code, sm, tile, count);
 }
 
 /* After an odd number of passes the sorted keys are in the scratch

@@ -1,36 +1,43 @@
 /*
- * radix.cuh - the radix sort's policy (mgpu_sort) per key width: the
- * sweep's tile (NT threads, VT keys each, warp-striped), the digit width,
- * and the upfront histogram's block (HIST_NT threads, HIST_VT keys each an
- * iteration).
+ * radix.cuh - the radix sort's policies (mgpu_sort): the upfront
+ * histogram's block per key width (NT threads, VT keys each an
+ * iteration), and the sweep's tile per key and value width (NT threads,
+ * VT keys each, warp-striped; MIN_BLOCKS resident a SM).  Digits are 8
+ * bits (Onesweep's): 256 buckets, a sweep thread each in the look-back.
+ * VT may be even: tiles load warp-striped, not in thread order.
  */
 #ifndef MGPU_POLICY_RADIX_CUH
 #define MGPU_POLICY_RADIX_CUH
 
 namespace mgpu {
 
-template <int KEY_BYTES> struct radix_policy;
+constexpr int kRadixDigitBits = 8;
 
-/* 8-bit digits (Onesweep's): 256 buckets, a thread each in the look-back,
- * so NT = 256 leaves no thread idle there.  VT may be even: tiles load
- * warp-striped, not in thread order. */
+template <int KEY_BYTES> struct radix_histogram_policy {
+  static constexpr int DIGIT_BITS = kRadixDigitBits;
+  static constexpr int NT = 256, VT = KEY_BYTES == 4 ? 8 : 4;
+  static constexpr int BLOCKS_PER_SM = 4;
+};
 
-/* chosen by: to be measured */
-template <> struct radix_policy<4> {
-  static constexpr int NT = 256, VT = 16, NV = NT * VT; /* 4096 keys */
-  static constexpr int DIGIT_BITS = 8;
-  static constexpr int MIN_BLOCKS = 3;
-  static constexpr int HIST_NT = 256, HIST_VT = 8;
-  static constexpr int HIST_BLOCKS_PER_SM = 4;
+template <int KEY_BYTES, int VALUE_BYTES> struct radix_sweep_policy;
+
+template <int NT_, int VT_, int MIN_BLOCKS_> struct radix_tile_shape {
+  static constexpr int DIGIT_BITS = kRadixDigitBits;
+  static constexpr int NT = NT_, VT = VT_, NV = NT_ * VT_;
+  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
 };
-/* chosen by: to be measured */
-template <> struct radix_policy<8> {
-  static constexpr int NT = 256, VT = 11, NV = NT * VT; /* 2816 keys */
-  static constexpr int DIGIT_BITS = 8;
-  static constexpr int MIN_BLOCKS = 3;
-  static constexpr int HIST_NT = 256, HIST_VT = 4;
-  static constexpr int HIST_BLOCKS_PER_SM = 4;
-};
+
+/* Chosen by: the H200 same-run sweep of eight shapes (TUNING.md, "Radix
+ * sort"): 384 x 18 at 2 blocks led keys (0.80x CUB at 2^26) and pairs
+ * (0.88x); 8-byte values do not fit its tile in 48 KiB. */
+template <> struct radix_sweep_policy<4, 0> : radix_tile_shape<384, 18, 2> {};
+template <> struct radix_sweep_policy<4, 4> : radix_tile_shape<384, 18, 2> {};
+template <> struct radix_sweep_policy<4, 8> : radix_tile_shape<256, 16, 3> {};
+/* Same sweep: 256 x 11 at 4 blocks for 8-byte keys alone (0.90x CUB);
+ * with values it was not run against 3 blocks, which stays. */
+template <> struct radix_sweep_policy<8, 0> : radix_tile_shape<256, 11, 4> {};
+template <> struct radix_sweep_policy<8, 4> : radix_tile_shape<256, 11, 3> {};
+template <> struct radix_sweep_policy<8, 8> : radix_tile_shape<256, 11, 3> {};
 
 } // namespace mgpu
 
