@@ -2,7 +2,7 @@
 """bench/anchors.py [--out DIR] [--sizes 20,24,26,28] [--dtypes i32,i64]
 
 Times the PyTorch and CuPy calls that do what mgpu's scan, reduce,
-sorted_search, unique and compact do, on CUDA device 0, the way mgpu_bench
+sorted_search, unique, compact and sort (pairs) do, on CUDA device 0, the way mgpu_bench
 times its anchors: inputs made untimed, L2 flushed (a memset over twice its
 size) before each rep, CUDA events around the one call, 3 warmup reps, the
 median of 15.  Writes OUT/<YYYY-MM-DD>-<device>-anchors.csv with
@@ -112,6 +112,12 @@ def torch_rows(timer, dt, n):
     rows.append(("compact", "two_thirds", "torch.masked_select",
                  timer.time(lambda: torch.masked_select(data, mask))))
     del data, mask
+    # sort: random keys, stable, with their positions (int64 indices); mgpu's
+    # match is sort/pairs (keys with i32 values, both moved)
+    keys = rand(n)
+    rows.append(("sort", "pairs", "torch.sort(stable)",
+                 timer.time(lambda: torch.sort(keys, stable=True))))
+    del keys
     return rows
 
 
