@@ -38,12 +38,16 @@ def main():
     ax.set_xticklabels(labels, fontsize=8)
     ax.set_ylabel("ms")
     ax.set_yscale("log")
+    commits = []
+    for r in rows:
+        if r["commit"] not in commits:
+            commits.append(r["commit"])
     ax.set_title("%s: distributed mergesort (i32), %s" % (
-        rows[0]["device"], rows[0]["commit"]))
+        rows[0]["device"], ", ".join(commits)))
     ax.legend(fontsize=8)
     fig.tight_layout()
     out = os.path.splitext(path)[0] + ".png"
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=80)
     print("plot:", out)
 
 
