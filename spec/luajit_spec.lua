@@ -10,7 +10,7 @@ local build_dir = shell.build_dir
 local exists = shell.exists
 local backends = require "helpers.backends"
 
-local SCRIPTS = { "arrays", "sort_merge", "setop", "search_bulk", "keyed", "hostile", "groups" }
+local SCRIPTS = { "arrays", "midcall", "sort_merge", "setop", "search_bulk", "keyed", "hostile", "groups" }
 
 describe("lua/mgpu/ffi_cdef.lua", function()
   -- declarations alone, whitespace-insensitive
