@@ -19,8 +19,8 @@ local G = require "helpers.group"
 local size_bound, check_sizes, index_values = G.size_bound, G.check_sizes, G.index_values
 
 -- Each distributed result against mergesort on one cpu context.
-local function check_sort(g, s, dt, comp, pairs, label)
-  return G.check_sort(g, s, dt, comp, pairs, label, "cpu")
+local function check_sort(g, s, dt, comp, pairs, label, sort)
+  return G.check_sort(g, s, dt, comp, pairs, label, "cpu", sort)
 end
 
 describe("mgpu.group", function()
@@ -180,6 +180,30 @@ describe("distributed mergesort", function()
         end
       end
     end
+  end)
+
+  it("mgpu.sort of a sharded array: the radix sort a shard, the same results", function()
+    local rng = R.rng(61)
+    for _, dt in ipairs(R.dtypes) do
+      for _, comp in ipairs { "less", "greater" } do
+        for _, pairs in ipairs { false, true } do
+          local g = cpu_group(3)
+          local label = string.format("sort %s %s pairs=%s", dt, comp, tostring(pairs))
+          check_sort(g, g:shard(rng:values(2000, dt), dt), dt, comp, pairs, label, mgpu.sort)
+        end
+      end
+    end
+    local g = cpu_group(4)
+    local keys, c = {}, g:contexts()
+    for i = 1, 3001 do keys[i] = i % 3 end
+    check_sort(g, g:shard(keys, "i32"), "i32", "less", true, "sort, three keys", mgpu.sort)
+    local s = g:sharded { c[1]:array({}, "u64"), c[2]:array({}, "u64"),
+      c[3]:array(rng:values(3000, "u64"), "u64"), c[4]:array({}, "u64") }
+    check_sort(g, s, "u64", "greater", false, "sort, all on one shard", mgpu.sort)
+    C.raises(function() return mgpu.sort(s, { out = s }) end, "mgpu.sort",
+      "unknown option 'out'")
+    C.raises(function() return mgpu.sort(s, { values = g:shard { 1, 2 } }) end,
+      "mgpu.sort", "values's shard 1 has %d+ elements, keys's has %d+")
   end)
 
   it("splits small inputs exactly: every shard floor or ceil of n/p", function()

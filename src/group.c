@@ -590,11 +590,16 @@ static mgpu_status redistribute(mgpu_group *g, mgpu_dtype t, mgpu_order o,
   return st;
 }
 
-mgpu_status mgpu_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
-                                 mgpu_order order, size_t value_size,
-                                 void *const *keys, void *const *vals,
-                                 const size_t *counts, void **out_keys,
-                                 void **out_vals, size_t *out_counts) {
+typedef mgpu_status (*local_sort_fn)(mgpu_context *, mgpu_dtype, mgpu_order,
+                                     void *, size_t, size_t, void *);
+
+/* Sorts each shard on its context with local_sort, then redistributes. */
+static mgpu_status group_sort_with(mgpu_group *g, local_sort_fn local_sort,
+                                   mgpu_dtype key_type, mgpu_order order,
+                                   size_t value_size, void *const *keys,
+                                   void *const *vals, const size_t *counts,
+                                   void **out_keys, void **out_vals,
+                                   size_t *out_counts) {
   mgpu_status st = check_call(g, key_type, order, value_size);
   if (st == MGPU_OK) st = check_counts(g, counts);
   if (st != MGPU_OK) return st;
@@ -603,8 +608,8 @@ mgpu_status mgpu_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
   if (!runs) return group_error(g, MGPU_ENOMEM, "out of host memory");
   for (size_t k = 0; k < p && st == MGPU_OK; k++) {
     runs[k] = (run){k, keys[k], value_size ? vals[k] : NULL, counts[k]};
-    st = mgpu_mergesort(g->ctxs[k], key_type, order, keys[k], counts[k],
-                        value_size, value_size ? vals[k] : NULL);
+    st = local_sort(g->ctxs[k], key_type, order, keys[k], counts[k],
+                    value_size, value_size ? vals[k] : NULL);
     if (st != MGPU_OK) st = shard_error(g, k, st);
   }
   if (st == MGPU_OK)
@@ -612,6 +617,24 @@ mgpu_status mgpu_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
                       out_vals, out_counts);
   free(runs);
   return st;
+}
+
+mgpu_status mgpu_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
+                                 mgpu_order order, size_t value_size,
+                                 void *const *keys, void *const *vals,
+                                 const size_t *counts, void **out_keys,
+                                 void **out_vals, size_t *out_counts) {
+  return group_sort_with(g, mgpu_mergesort, key_type, order, value_size, keys,
+                         vals, counts, out_keys, out_vals, out_counts);
+}
+
+mgpu_status mgpu_group_sort(mgpu_group *g, mgpu_dtype key_type,
+                            mgpu_order order, size_t value_size,
+                            void *const *keys, void *const *vals,
+                            const size_t *counts, void **out_keys,
+                            void **out_vals, size_t *out_counts) {
+  return group_sort_with(g, mgpu_sort, key_type, order, value_size, keys,
+                         vals, counts, out_keys, out_vals, out_counts);
 }
 
 mgpu_status mgpu_group_merge(mgpu_group *g, mgpu_dtype key_type,

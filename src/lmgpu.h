@@ -266,6 +266,7 @@ int lmgpu_group_new(lua_State *L);
 /* mgpu.mergesort, mgpu.merge and mgpu.segsort when their first argument
  * is a sharded array. */
 int lmgpu_sharded_mergesort(lua_State *L);
+int lmgpu_sharded_sort(lua_State *L);
 int lmgpu_sharded_merge(lua_State *L);
 int lmgpu_sharded_segsort(lua_State *L);
 

@@ -765,11 +765,17 @@ static void io_set(void **keys, void **vals, size_t *counts, const l_array *k,
   }
 }
 
-static mgpu_status sort_op(mgpu_group *g, void *arg) {
+static mgpu_status mergesort_op(mgpu_group *g, void *arg) {
   sort_io *io = arg;
   return mgpu_group_mergesort(g, io->t, io->order, io->vs, io->keys,
                               io->vals, io->counts, io->okeys, io->ovals,
                               io->ocounts);
+}
+
+static mgpu_status sort_op(mgpu_group *g, void *arg) {
+  sort_io *io = arg;
+  return mgpu_group_sort(g, io->t, io->order, io->vs, io->keys, io->vals,
+                         io->counts, io->okeys, io->ovals, io->ocounts);
 }
 
 static mgpu_status merge_op(mgpu_group *g, void *arg) {
@@ -809,13 +815,13 @@ static void point_outputs(sort_io *io, l_pending *pend, mgpu_group *g, int p) {
   }
 }
 
-/* mgpu.mergesort(s [, {values = sv, comp}]) on a sharded array: s (and
- * sv) are given new shards, the k-th range of the sorted order in shard
- * k. */
-int lmgpu_sharded_mergesort(lua_State *L) {
+/* mgpu.mergesort or mgpu.sort (fn, by op) (s [, {values = sv, comp}]) on
+ * a sharded array: s (and sv) are given new shards, the k-th range of the
+ * sorted order in shard k. */
+static int sharded_sort_run(lua_State *L, const char *fn, group_op op) {
   static const char *const names[] = {"values", "comp", NULL};
   lua_settop(L, 2);
-  l_frame *f = lmgpu_begin(L, "mgpu.mergesort");
+  l_frame *f = lmgpu_begin(L, fn);
   l_pins *pins = push_pins(L, 2 * sharded_parts(L, 1));
   mgpu_group *g = NULL;
   l_array *k = pin_shards(f, 1, "keys", pins, &g);
@@ -839,7 +845,7 @@ int lmgpu_sharded_mergesort(lua_State *L) {
   lmgpu_heap_before_alloc(L, lmgpu_heap(L),
                           n * (mgpu_dtype_size(io.t) + io.vs));
   l_pending *pend = push_pending(L, 2 * p);
-  run_group(f, g, sort_op, &io);
+  run_group(f, g, op, &io);
   point_outputs(&io, pend, g, p);
   lua_getiuservalue(L, 1, 1);
   int g_idx = lua_gettop(L);
@@ -853,6 +859,14 @@ int lmgpu_sharded_mergesort(lua_State *L) {
   if (!v) return 1;
   lua_pushvalue(L, vals_idx);
   return 2;
+}
+
+int lmgpu_sharded_mergesort(lua_State *L) {
+  return sharded_sort_run(L, "mgpu.mergesort", mergesort_op);
+}
+
+int lmgpu_sharded_sort(lua_State *L) {
+  return sharded_sort_run(L, "mgpu.sort", sort_op);
 }
 
 /* mgpu.merge(a, b [, {values = {av, bv}, comp}]) of sorted sharded arrays

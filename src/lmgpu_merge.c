@@ -138,4 +138,7 @@ int lmgpu_mergesort(lua_State *L) {
   return sort_call_run(L, "mgpu.mergesort", mergesort_op);
 }
 
-int lmgpu_sort(lua_State *L) { return sort_call_run(L, "mgpu.sort", sort_op); }
+int lmgpu_sort(lua_State *L) {
+  if (luaL_testudata(L, 1, LMGPU_SHARDED)) return lmgpu_sharded_sort(L);
+  return sort_call_run(L, "mgpu.sort", sort_op);
+}

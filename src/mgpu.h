@@ -525,6 +525,14 @@ mgpu_status mgpu_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
                                  const size_t *counts, void **out_keys,
                                  void **out_vals, size_t *out_counts);
 
+/* mgpu_group_mergesort with each shard's own sort by mgpu_sort (the radix
+ * sort) instead of mgpu_mergesort: the same results, bit for bit. */
+mgpu_status mgpu_group_sort(mgpu_group *g, mgpu_dtype key_type,
+                            mgpu_order order, size_t value_size,
+                            void *const *keys, void *const *vals,
+                            const size_t *counts, void **out_keys,
+                            void **out_vals, size_t *out_counts);
+
 /* Stable merge of two sorted sharded arrays a and b (ties take a first),
  * into new shards as mgpu_group_mergesort gives them.  The inputs are not
  * changed. */

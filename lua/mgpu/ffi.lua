@@ -159,7 +159,7 @@ end
 -- segsort hand them to.
 local group_state = setmetatable({}, { __mode = "k" })
 local sharded_state = setmetatable({}, { __mode = "k" })
-local sharded_mergesort, sharded_merge, sharded_segsort
+local sharded_mergesort, sharded_sort, sharded_merge, sharded_segsort
 
 local function typename(v, none)
   if none then return "no value" end
@@ -1442,6 +1442,7 @@ function core.mergesort(keys, opts)
 end
 
 function core.sort(keys, opts)
+  if sharded_state[keys] then return sharded_sort(keys, opts) end
   return sort_call("mgpu.sort", C.mgpu_sort, keys, opts)
 end
 
@@ -2659,8 +2660,9 @@ local function adopt(gs, out, counts, t)
   return shards
 end
 
-sharded_mergesort = function(keys, opts)
-  local fn = "mgpu.mergesort"
+-- mgpu.mergesort and mgpu.sort (fn, by the C function sort) of a sharded
+-- array.
+local function sharded_sort_call(fn, sort, keys, opts)
   local ks, gs = sharded_arg(fn, keys, "keys")
   check_options(fn, opts, SORT_OPTS)
   local order = check_order(fn, opt_field(opts, "comp"))
@@ -2671,12 +2673,19 @@ sharded_mergesort = function(keys, opts)
   local vsize = vs and DTYPE_SIZE[vs.t] or 0
   local ok_, ov, oc = ptrs_ct(gs.p), ptrs_ct(gs.p), sizes_ct(gs.p)
   before_alloc(sharded_length(ks, gs) * (DTYPE_SIZE[ks.t] + vsize))
-  group_call(fn, gs, C.mgpu_group_mergesort, gs.g, ks.t, order, vsize, kp, vp,
-    cnt, ok_, ov, oc)
+  group_call(fn, gs, sort, gs.g, ks.t, order, vsize, kp, vp, cnt, ok_, ov, oc)
   ks.shards = adopt(gs, ok_, oc, ks.t)
   if not vs then return keys end
   vs.shards = adopt(gs, ov, oc, vs.t)
   return keys, vals
+end
+
+sharded_mergesort = function(keys, opts)
+  return sharded_sort_call("mgpu.mergesort", C.mgpu_group_mergesort, keys, opts)
+end
+
+sharded_sort = function(keys, opts)
+  return sharded_sort_call("mgpu.sort", C.mgpu_group_sort, keys, opts)
 end
 
 local SHARDED_MERGE_OPTS = { values = true, comp = true }

@@ -216,6 +216,11 @@ mgpu_status mgpu_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
                                  void *const *keys, void *const *vals,
                                  const size_t *counts, void **out_keys,
                                  void **out_vals, size_t *out_counts);
+mgpu_status mgpu_group_sort(mgpu_group *g, mgpu_dtype key_type,
+                            mgpu_order order, size_t value_size,
+                            void *const *keys, void *const *vals,
+                            const size_t *counts, void **out_keys,
+                            void **out_vals, size_t *out_counts);
 mgpu_status mgpu_group_merge(mgpu_group *g, mgpu_dtype key_type,
                              mgpu_order order, size_t value_size,
                              const void *const *a_keys,

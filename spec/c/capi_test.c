@@ -830,10 +830,17 @@ static void test_keyed(mgpu_context *ctx) {
 
 /* ---- groups: the C host's view of a distributed sort --------------------- */
 
+typedef mgpu_status (*group_sort_fn)(mgpu_group *, mgpu_dtype, mgpu_order,
+                                     size_t, void *const *, void *const *,
+                                     const size_t *, void **, void **,
+                                     size_t *);
+
 /* Sorts n int64 keys with many ties (values: their positions) across the
- * group's p contexts of dev and checks the whole: sorted, stable, every
- * shard near n / p, nothing left allocated. */
-static void group_sort_case(mgpu_context **ctxs, size_t p, size_t n) {
+ * group's p contexts of dev with sort (mgpu_group_mergesort or
+ * mgpu_group_sort) and checks the whole: sorted, stable, every shard near
+ * n / p, nothing left allocated. */
+static void group_sort_with(mgpu_context **ctxs, size_t p, size_t n,
+                            group_sort_fn sort) {
   char err[256] = "";
   mgpu_group *g = NULL;
   CHECK(mgpu_group_create(ctxs, p, &g, err, sizeof err) == MGPU_OK,
@@ -857,8 +864,8 @@ static void group_sort_case(mgpu_context **ctxs, size_t p, size_t n) {
     free(hk);
     free(hv);
   }
-  mgpu_status st = mgpu_group_mergesort(g, MGPU_I64, MGPU_LESS, 4, keys, vals,
-                                        counts, ok_, ov, oc);
+  mgpu_status st =
+      sort(g, MGPU_I64, MGPU_LESS, 4, keys, vals, counts, ok_, ov, oc);
   CHECK(st == MGPU_OK, "group sort of %zu on %zu: %s", n, p,
         mgpu_group_error(g));
   if (st == MGPU_OK) {
@@ -895,8 +902,7 @@ static void group_sort_case(mgpu_context **ctxs, size_t p, size_t n) {
    * no elements nothing needs memory) */
   if (n > 0) {
     mgpu_context_set_memory_limit(ctxs[p - 1], 1);
-    st = mgpu_group_mergesort(g, MGPU_I64, MGPU_LESS, 4, keys, vals, counts,
-                              ok_, ov, oc);
+    st = sort(g, MGPU_I64, MGPU_LESS, 4, keys, vals, counts, ok_, ov, oc);
     CHECK(st == MGPU_ENOMEM && strstr(mgpu_group_error(g), "shard") != NULL,
           "out of memory: %d %s", (int)st, mgpu_group_error(g));
     mgpu_context_set_memory_limit(ctxs[p - 1], 0);
@@ -909,8 +915,7 @@ static void group_sort_case(mgpu_context **ctxs, size_t p, size_t n) {
       mgpu_context_info_get(ctxs[p - 1], &info) == MGPU_OK) {
     mgpu_context_set_memory_limit(ctxs[p - 1],
                                   info.in_use + 13 * counts[p - 1] + 4096);
-    st = mgpu_group_mergesort(g, MGPU_I64, MGPU_LESS, 4, keys, vals, counts,
-                              ok_, ov, oc);
+    st = sort(g, MGPU_I64, MGPU_LESS, 4, keys, vals, counts, ok_, ov, oc);
     CHECK(st == MGPU_ENOMEM && strstr(mgpu_group_error(g), "shard") != NULL,
           "out of memory after the local sort: %d %s", (int)st,
           mgpu_group_error(g));
@@ -924,6 +929,12 @@ static void group_sort_case(mgpu_context **ctxs, size_t p, size_t n) {
             info.in_use);
   }
   mgpu_group_release(g);
+}
+
+/* Both distributed sorts give that. */
+static void group_sort_case(mgpu_context **ctxs, size_t p, size_t n) {
+  group_sort_with(ctxs, p, n, mgpu_group_mergesort);
+  group_sort_with(ctxs, p, n, mgpu_group_sort);
 }
 
 static void test_groups(mgpu_context *ctx, const char *dev) {

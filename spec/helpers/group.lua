@@ -40,10 +40,12 @@ function G.index_values(n)
   return v
 end
 
--- Sorts the sharded s (keys of dt; values 1..n when pairs) and checks the
--- result against mgpu.mergesort of the same data on one context and
--- against the reference's stable sort.
-function G.check_sort(g, s, dt, comp, pairs, label, one_device)
+-- Sorts the sharded s (keys of dt; values 1..n when pairs) with sort
+-- (mgpu.mergesort unless given: mgpu.sort) and checks the result against
+-- mgpu.mergesort of the same data on one context and against the
+-- reference's stable sort.
+function G.check_sort(g, s, dt, comp, pairs, label, one_device, sort)
+  sort = sort or mgpu.mergesort
   local keys = s:totable()
   local n, p = #keys, #g
   local n_max = G.max_of(s:counts())
@@ -55,7 +57,7 @@ function G.check_sort(g, s, dt, comp, pairs, label, one_device)
     one_v = v:to(one_ctx)
   end
   mgpu.mergesort(one, { values = one_v, comp = comp })
-  local rk, rv = mgpu.mergesort(s, { values = v, comp = comp })
+  local rk, rv = sort(s, { values = v, comp = comp })
   assert.is_true(rawequal(rk, s), label .. ": keys not returned")
   if pairs then assert.is_true(rawequal(rv, v), label .. ": values not returned") end
   local got = s:totable()

@@ -1,6 +1,6 @@
 -- Groups and sharded arrays under LuaJIT (the FFI binding's own objects):
--- the distributed mergesort, merge and segsort against the stable sort
--- and merge of spec/luajit/ref.lua and against one context, with ties,
+-- the distributed mergesort and sort, merge and segsort against the stable
+-- sort and merge of spec/luajit/ref.lua and against one context, with ties,
 -- empty shards, every dtype and both orders.  (parity.lua prints the same
 -- calls' results and errors under both interpreters.)
 local T = require "luajit.harness"
@@ -20,7 +20,8 @@ local function index_values(n)
   return v
 end
 
-T.test("mergesort of every dtype, both orders, keys and pairs", function()
+for _, sort in ipairs { "mergesort", "sort" } do
+T.test(sort .. " of every dtype, both orders, keys and pairs", function()
   for _, dt in ipairs(mgpu.dtypes) do
     for _, comp in ipairs { "less", "greater" } do
       for _, n in ipairs { 0, 2, 40, 3000 } do
@@ -29,10 +30,10 @@ T.test("mergesort of every dtype, both orders, keys and pairs", function()
         local keys = R.random_ints(rng, n, lo, 50)
         local s, v = g:shard(keys, dt), g:shard(index_values(n), "i64")
         local one = mgpu.mergesort(s:to("cpu"), { comp = comp })
-        local rk, rv = mgpu.mergesort(s, { values = v, comp = comp })
+        local rk, rv = mgpu[sort](s, { values = v, comp = comp })
         T.ok(rk == s and rv == v, "the sharded arrays are returned")
         local wk, wv = R.sort(keys, comp, index_values(n))
-        local what = dt .. " " .. comp .. " n=" .. n
+        local what = sort .. " " .. dt .. " " .. comp .. " n=" .. n
         T.eq(s:totable(), wk, what .. " keys")
         T.eq(v:totable(), wv, what .. " values (stable)")
         T.eq(s:totable(), one:totable(), what .. " against one context")
@@ -48,6 +49,7 @@ T.test("mergesort of every dtype, both orders, keys and pairs", function()
     end
   end
 end)
+end
 
 T.test("all keys equal, an empty shard, everything on one shard", function()
   local g = group(4)
