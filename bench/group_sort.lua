@@ -1,6 +1,8 @@
--- bench/group_sort.lua [OUT_DIR [EXPONENTS [REPS]]]: the distributed
--- mergesort over every GPU (mgpu.group{}) against mergesort of the whole
--- array on one GPU, in the same run.
+-- bench/group_sort.lua [OUT_DIR [EXPONENTS [REPS [SORTS]]]]: the
+-- distributed sorts over every GPU (mgpu.group{}) against the same sort of
+-- the whole array on one GPU, in the same run: mgpu.mergesort (rows
+-- "keys", "pairs") and mgpu.sort, each shard sorted by radix (rows
+-- "keys-sort", "pairs-sort"); SORTS (default "mergesort,sort") picks.
 --
 -- Keys i32 and pairs i32/i32 (values: the positions), uniform random over
 -- the whole i32 range, n = 2^e for e in EXPONENTS (default "28,30").  The
@@ -24,6 +26,8 @@ local out_dir = arg and arg[1] or "bench/results"
 local exps = {}
 for e in ((arg and arg[2]) or "28,30"):gmatch("%d+") do exps[#exps + 1] = tonumber(e) end
 local REPS = tonumber(arg and arg[3]) or 5
+local SORTS = {}
+for name in ((arg and arg[4]) or "mergesort,sort"):gmatch("%a+") do SORTS[#SORTS + 1] = name end
 local commit = os.getenv("MGPU_COMMIT") or "unknown"
 
 local g = mgpu.group()
@@ -42,14 +46,14 @@ end
 local LO, HI = -(1 << 31), (1 << 31) - 1
 
 -- the median ms of REPS timed calls of sort(keys, vals) on fresh data
-local function time_group(n, pairs)
+local function time_group(sort, n, pairs)
   local t, counts = {}, nil
   for rep = 0, REPS do
     local s = g:random(n, LO, HI, "i32", 1000 + rep)
     local v = pairs and g:iota(n, 0, 1, "i32") or nil
     sync_all()
     local t0 = mgpu.clock()
-    mgpu.mergesort(s, { values = v })
+    sort(s, { values = v })
     sync_all()
     if rep > 0 then t[rep] = (mgpu.clock() - t0) * 1e3 end
     counts = s:counts()
@@ -63,7 +67,7 @@ end
 
 -- the same data's shards each sorted on its own GPU, all at once, with no
 -- exchange or merge: what the group call spends beyond it is its own
-local function time_local(n, pairs)
+local function time_local(sort, n, pairs)
   local t = {}
   for rep = 0, REPS do
     local s = g:random(n, LO, HI, "i32", 1000 + rep)
@@ -71,7 +75,7 @@ local function time_local(n, pairs)
     local ks, vs = s:shards(), v and v:shards() or {}
     sync_all()
     local t0 = mgpu.clock()
-    for k = 1, p do mgpu.mergesort(ks[k], { values = vs[k] }) end
+    for k = 1, p do sort(ks[k], { values = vs[k] }) end
     sync_all()
     if rep > 0 then t[rep] = (mgpu.clock() - t0) * 1e3 end
     s, v, ks, vs = nil, nil, nil, nil
@@ -80,7 +84,7 @@ local function time_local(n, pairs)
   return median(t)
 end
 
-local function time_one(n, pairs)
+local function time_one(sort, n, pairs)
   local ctx = ctxs[1]
   local t = {}
   for rep = 0, REPS do
@@ -89,7 +93,7 @@ local function time_one(n, pairs)
     local v = pairs and ctx:iota(n, 0, 1, "i32") or nil
     ctx:sync()
     local t0 = mgpu.clock()
-    local done = pcall(mgpu.mergesort, a, { values = v })
+    local done = pcall(sort, a, { values = v })
     ctx:sync()
     if not done then return nil end
     if rep > 0 then t[rep] = (mgpu.clock() - t0) * 1e3 end
@@ -110,17 +114,20 @@ if fresh then
 end
 for _, e in ipairs(exps) do
   local n = 1 << e
+  for _, name in ipairs(SORTS) do
+  local sort = assert(({ mergesort = mgpu.mergesort, sort = mgpu.sort })[name], name)
   for _, pairs in ipairs { false, true } do
-    local what = pairs and "pairs" or "keys"
-    local gm, lo, hi = time_group(n, pairs)
-    local om = time_one(n, pairs)
-    local lm = time_local(n, pairs)
+    local what = (pairs and "pairs" or "keys") .. (name == "sort" and "-sort" or "")
+    local gm, lo, hi = time_group(sort, n, pairs)
+    local om = time_one(sort, n, pairs)
+    local lm = time_local(sort, n, pairs)
     local row = string.format("%s,i32,%d,%d,%.3f,%s,%s,%.3f,%d,%d,%s,%s", what, n, p, gm,
       om and string.format("%.3f", om) or "", om and string.format("%.3f", om / gm) or "",
       lm, lo, hi, device, commit)
     print(row)
     f:write(row, "\n")
     f:flush()
+  end
   end
 end
 f:close()
