@@ -1318,20 +1318,25 @@ hrow { name = "g:size,contexts,#g,tostring", weight = 0.3, foreign = true,
   call = function(grp) return GROUP_METHODS.size(grp), #GROUP_METHODS.contexts(grp), #grp, tostring(grp) end,
   args = function(g) return { group_self(g) }, 1 end }
 
+-- mergesort's and sort's arguments on sharded arrays.
+local function sharded_sort_args(g)
+  local dt = g:dtype()
+  local keys, shards = g:sharded(dt, nil, nil, true)
+  local fields = { comp = g:comp() }
+  if g:chance(0.5) then
+    local r = g:int(1, 10)
+    if r <= 7 then fields.values = g:sharded(g:dtype(), sharded_counts(shards), nil, true)
+    elseif r == 8 then fields.values = keys
+    elseif r == 9 then fields.values = g:sharded(g:dtype(), nil, nil, true)
+    else fields.values = g:array() end
+  end
+  return { keys, g:options(fields) }, 2
+end
+
 hrow { name = "mergesort(sharded)", weight = 2, call = mgpu.mergesort,
-  args = function(g)
-    local dt = g:dtype()
-    local keys, shards = g:sharded(dt, nil, nil, true)
-    local fields = { comp = g:comp() }
-    if g:chance(0.5) then
-      local r = g:int(1, 10)
-      if r <= 7 then fields.values = g:sharded(g:dtype(), sharded_counts(shards), nil, true)
-      elseif r == 8 then fields.values = keys
-      elseif r == 9 then fields.values = g:sharded(g:dtype(), nil, nil, true)
-      else fields.values = g:array() end
-    end
-    return { keys, g:options(fields) }, 2
-  end }
+  args = sharded_sort_args }
+hrow { name = "sort(sharded)", weight = 1, call = mgpu.sort,
+  args = sharded_sort_args }
 
 hrow { name = "merge(sharded)", weight = 2, call = mgpu.merge,
   args = function(g)
@@ -2026,7 +2031,8 @@ local function diff_group(d)
   return DIFF_GROUP[p], p
 end
 
-drow("mergesort(sharded)", function(d)
+for _, sort in ipairs { "mergesort", "sort" } do
+drow(sort .. "(sharded)", function(d)
   local grp, p = diff_group(d)
   local dt, comp, n = d:dtype(), d:comp(), d:size()
   local keys = d:values(n, dt)
@@ -2035,7 +2041,7 @@ drow("mergesort(sharded)", function(d)
   local s = grp:shard(keys, dt)
   local vals = vdt and GEN.index_values(n, vdt)
   local v = vdt and grp:shard(vals, vdt)
-  mgpu.mergesort(s, { comp = comp, values = v })
+  mgpu[sort](s, { comp = comp, values = v })
   local wk, wv = R.mergesort(keys, dt, comp, vals)
   local bad = R.diff(s:totable(), wk, dt) or (vdt and R.diff(v:totable(), wv, vdt))
   if bad then return bad end
@@ -2045,6 +2051,7 @@ drow("mergesort(sharded)", function(d)
     end
   end
 end)
+end
 
 drow("merge(sharded)", function(d)
   local grp, p = diff_group(d)
