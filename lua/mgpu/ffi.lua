@@ -28,6 +28,35 @@ typedef struct mgpu_lj_array {
 } mgpu_lj_array;
 typedef struct mgpu_lj_context { mgpu_context *_c; int32_t _id; } mgpu_lj_context;
 ]]
+-- The calls that allocate what an array will own, returning their status
+-- as an int: an enum result is a cdata, made after the call has
+-- allocated, and making it can run a finalizer (see "arrays: storage and
+-- lifetime").
+pcall(ffi.cdef, [[
+int mgpu_lj_alloc(mgpu_context *ctx, size_t bytes, void **out) __asm__("mgpu_alloc");
+int mgpu_lj_join_new(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                     mgpu_join_kind kind, const void *a, size_t na,
+                     const void *b, size_t nb, int32_t base, int32_t **ia,
+                     int32_t **ib, uint64_t *count) __asm__("mgpu_join_new");
+int mgpu_lj_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
+                            mgpu_order order, size_t value_size,
+                            void *const *keys, void *const *vals,
+                            const size_t *counts, void **out_keys,
+                            void **out_vals, size_t *out_counts)
+    __asm__("mgpu_group_mergesort");
+int mgpu_lj_group_sort(mgpu_group *g, mgpu_dtype key_type, mgpu_order order,
+                       size_t value_size, void *const *keys,
+                       void *const *vals, const size_t *counts,
+                       void **out_keys, void **out_vals, size_t *out_counts)
+    __asm__("mgpu_group_sort");
+int mgpu_lj_group_merge(mgpu_group *g, mgpu_dtype key_type, mgpu_order order,
+                        size_t value_size, const void *const *a_keys,
+                        const void *const *a_vals, const size_t *a_counts,
+                        const void *const *b_keys, const void *const *b_vals,
+                        const size_t *b_counts, void **out_keys,
+                        void **out_vals, size_t *out_counts)
+    __asm__("mgpu_group_merge");
+]])
 
 local function load_library()
   local env = os.getenv("MGPU_LIB")
@@ -224,11 +253,35 @@ end
 
 local function base_key(a) return tonumber(cast("uintptr_t", a._base)) end
 
--- Drops one array's hold on an allocation (base, bytes) of C context ctx;
--- shared: whether views share it.
-local function release_storage(base, bytes, ctx, shared)
-  if shared ~= 0 then
-    local key = tonumber(cast("uintptr_t", base))
+-- An array holds its share of an allocation while its _base is set; _live
+-- says only whether it may be used (an array freed inside a call keeps
+-- its share until the call is over).  A share changes hands with nothing
+-- allocated between the allocation's address landing in _base (or
+-- leaving it) and the books following (the context reference, heap_live,
+-- shared_refs): an allocation can run a finalizer, and under LuaJIT a
+-- finalizer's error propagates from there.  So the C calls that allocate
+-- write the address straight into _base (base_slot), and everything the
+-- books need is read beforehand.
+local u32p_t = ffi.typeof("uint32_t *")
+local LO32 = ffi.abi("le") and 0 or 1 -- the low half of a 64-bit count
+
+local base_slot -- a's _base, as a void ** for a C call to write
+do
+  local off, voidpp_t = ffi.offsetof("mgpu_lj_array", "_base"), ffi.typeof("void **")
+  base_slot = function(a) return cast(voidpp_t, cast("char *", a) + off) end
+end
+
+-- The books of a share taken: a context reference and the bytes.
+local function take_share(ctx, bytes)
+  C.mgpu_context_retain(ctx)
+  heap_live = heap_live + bytes
+  heap_since = heap_since + bytes
+end
+
+-- Gives up a share of the allocation (base, bytes) of C context ctx, which
+-- goes with the last one; key: its shared_refs key when views share it.
+local function release_storage(base, key, bytes, ctx)
+  if key then
     local refs = shared_refs[key] - 1
     if refs > 0 then
       shared_refs[key] = refs
@@ -236,18 +289,21 @@ local function release_storage(base, bytes, ctx, shared)
     end
     shared_refs[key] = nil
   end
-  bytes = tonumber(bytes)
   C.mgpu_free(ctx, base, bytes)
   heap_live = heap_live - bytes
   C.mgpu_context_release(ctx)
 end
 
--- __gc, a:free() outside a call, and the binding's own temporaries.
+-- __gc, a:free() outside a call, the releases deferred to a call's end and
+-- the binding's own temporaries.
 local function array_release(a)
-  if a._live == 0 then return end
-  a._live = 0 -- first, so that a second release is a no-op
+  if a._base == NULL then return end
+  local base, bytes, ctx = a._base, tonumber(a._bytes), a._ctx
+  local key = a._shared ~= 0 and tonumber(cast("uintptr_t", base)) or nil
+  a._live = 0
   a._p = NULL
-  release_storage(a._base, a._bytes, a._ctx, a._shared)
+  a._base = NULL
+  release_storage(base, key, bytes, ctx)
 end
 
 -- Releases that a:free() made while a call of this binding was under way
@@ -277,8 +333,7 @@ local function flush_deferred()
   for i = 1, n do
     local d = list[i]
     if istype(Array, d) then
-      d._p = NULL
-      release_storage(d._base, d._bytes, d._ctx, d._shared)
+      array_release(d)
     else
       C.mgpu_context_release(d)
     end
@@ -301,27 +356,6 @@ local function before_alloc(bytes)
   heap_threshold = heap_live > HEAP_MIN and heap_live or HEAP_MIN
 end
 
-local alloc_box = voidpp()
-
--- Gives the empty array a the allocation p (from mgpu_alloc on ctx) of n
--- elements of dtype t; cid: ctx's context object id.  Field stores only,
--- so nothing raises between the call that took p and a owning it.
-local function own_alloc(a, ctx, cid, p, n, t)
-  local bytes = n * DTYPE_SIZE[t]
-  C.mgpu_context_retain(ctx)
-  heap_live = heap_live + bytes
-  heap_since = heap_since + bytes
-  a._p = p
-  a._base = p
-  a._bytes = bytes
-  a._ctx = ctx
-  a._n = n
-  a._t = t
-  a._cid = cid
-  a._live = 1
-  return a
-end
-
 -- A new array of n elements of dtype t on C context ctx (whose context
 -- object has id cid).
 local function alloc_array(fn, ctx, cid, n, t)
@@ -331,14 +365,23 @@ local function alloc_array(fn, ctx, cid, n, t)
   local bytes = n * DTYPE_SIZE[t]
   before_alloc(bytes)
   local a = Array()
-  local s = C.mgpu_alloc(ctx, bytes, alloc_box)
+  local slot = base_slot(a)
+  a._bytes = bytes
+  a._ctx = ctx
+  local s = C.mgpu_lj_alloc(ctx, bytes, slot)
   if s == ENOMEM then
     collectgarbage()
     C.mgpu_context_reclaim(ctx)
-    s = C.mgpu_alloc(ctx, bytes, alloc_box)
+    s = C.mgpu_lj_alloc(ctx, bytes, slot)
   end
+  if s == 0 then take_share(ctx, bytes) end
   check_status(fn, ctx, s)
-  return own_alloc(a, ctx, cid, alloc_box[0], n, t)
+  a._p = a._base
+  a._n = n
+  a._t = t
+  a._cid = cid
+  a._live = 1
+  return a
 end
 
 -- On a context object (or anything with its _c and _id).
@@ -818,8 +861,8 @@ function ctx_methods.close(c)
     local ctx = c._c
     c._c = NULL
     if inside_call(3) then
+      deferred[ndeferred + 1] = ctx
       ndeferred = ndeferred + 1
-      deferred[ndeferred] = ctx
     else
       C.mgpu_context_release(ctx)
     end
@@ -1171,21 +1214,21 @@ function methods.slice(a, i, j)
   if i == nil then fail(fn, "i is missing") end
   local start, count = check_range(fn, tonumber(a._n), i, j)
   local key = base_key(a)
-  if a._shared == 0 then
-    a._shared = 1
-    shared_refs[key] = 1
-  end
-  shared_refs[key] = shared_refs[key] + 1
+  local base = a._base
   local v = Array()
   v._p = a._p + start * DTYPE_SIZE[a._t]
-  v._base = a._base
   v._bytes = a._bytes
   v._ctx = a._ctx
   v._n = count
   v._t = a._t
   v._cid = a._cid
-  v._live = 1
+  -- the share: the count first (the one store that may allocate), then
+  -- the flags and v's _base, which allocate nothing
+  shared_refs[key] = (a._shared ~= 0 and shared_refs[key] or 1) + 1
+  a._shared = 1
   v._shared = 1
+  v._base = base
+  v._live = 1
   return v
 end
 
@@ -1264,8 +1307,8 @@ function methods.free(a)
   if inside_call(3) then
     -- _p stays: the call under way may read it yet; later calls see _live
     a._live = 0
+    deferred[ndeferred + 1] = a -- (growing the list can raise)
     ndeferred = ndeferred + 1
-    deferred[ndeferred] = a
     return
   end
   array_release(a)
@@ -2149,7 +2192,6 @@ end
 local JOIN_OPTS = { kind = true, comp = true }
 local JOIN_KINDS = { inner = 0, left = 1, right = 2, outer = 3 }
 local u64p = ffi.typeof("uint64_t[1]")
-local i32pp = ffi.typeof("int32_t *[1]")
 
 function core.join(a, b, opts)
   if ndeferred > 0 then settle() end
@@ -2175,19 +2217,37 @@ function core.join(a, b, opts)
     end
   end
   local ctx = a._ctx
-  -- the results exist before the call allocates what they will own
+  -- the results exist before the call allocates what they will own, and
+  -- the call writes the addresses into them
   local ia, ib = Array(), Array()
-  local pa, pb, rows = i32pp(), i32pp(), u64p()
-  local s = retry(ctx, C.mgpu_join_new, ctx, a._t, order, kind, a._p, a._n,
-    b._p, b._n, 1, pa, pb, rows)
+  local rows = u64p()
+  local rows32 = cast(u32p_t, rows)
+  ia._ctx = ctx
+  ib._ctx = ctx
+  local s = retry(ctx, C.mgpu_lj_join_new, ctx, a._t, order, kind, a._p, a._n,
+    b._p, b._n, 1, cast("int32_t **", base_slot(ia)),
+    cast("int32_t **", base_slot(ib)), rows)
+  if s == 0 then
+    -- at most MAX_COUNT rows when the call succeeds
+    local bytes = rows32[LO32] * 4
+    ia._bytes = bytes
+    ib._bytes = bytes
+    take_share(ctx, bytes)
+    take_share(ctx, bytes)
+  end
   if s == 3 and rows[0] > MAX_COUNT then -- MGPU_ETOOBIG
     fail(fn, "the result would have %s rows, past the limit of %d",
       int64_digits(rows[0]), MAX_COUNT)
   end
   check_status(fn, ctx, s)
   local n = tonumber(rows[0])
-  own_alloc(ia, ctx, a._cid, cast("char *", pa[0]), n, I32)
-  own_alloc(ib, ctx, a._cid, cast("char *", pb[0]), n, I32)
+  for _, r in ipairs { ia, ib } do
+    r._p = r._base
+    r._n = n
+    r._t = I32
+    r._cid = a._cid
+    r._live = 1
+  end
   before_alloc(0) -- alloc_array's collection, after the fact
   return ia, ib
 end
@@ -2636,28 +2696,48 @@ local function group_call(fn, gs, f, ...)
   if s ~= 0 then fail(fn, "%s", ffistring(C.mgpu_group_error(gs.g))) end
 end
 
--- Arrays over the buffers a group call allocated (out[k] on context k).
-local function adopt(gs, out, counts, t)
-  local shards = {}
+-- The arrays that will own the buffers a group call allocates (out[k] on
+-- context k, counts[k] elements of dtype t), made before the call with
+-- every pointer their taking needs, so that shard_receivers.take allocates
+-- nothing (see "arrays: storage and lifetime").
+local shard_receivers = {}
+function shard_receivers.new(gs, out, counts, t)
+  local r = { p = gs.p, t = t, counts = cast(u32p_t, counts), arrays = {},
+    slots = {}, srcs = {}, ctxs = {}, ptr = ffi.sizeof("void *") }
   for k = 1, gs.p do
-    local n = tonumber(counts[k - 1])
-    local bytes = n * DTYPE_SIZE[t]
-    local ctx = C.mgpu_group_context(gs.g, k - 1)
-    C.mgpu_context_retain(ctx)
-    heap_live = heap_live + bytes
-    heap_since = heap_since + bytes
     local a = Array()
-    a._p = out[k - 1]
-    a._base = a._p
-    a._bytes = bytes
+    local ctx = C.mgpu_group_context(gs.g, k - 1)
     a._ctx = ctx
-    a._n = n
-    a._t = t
+    r.arrays[k], r.ctxs[k] = a, ctx
+    r.slots[k], r.srcs[k] = base_slot(a), out + (k - 1)
+  end
+  return r
+end
+
+-- After the group call succeeded: the buffers' addresses into the
+-- arrays' _base and the shares' books (no shard past MAX_COUNT).  The
+-- table lookups and ffi.copy of ready pointers allocate nothing.
+function shard_receivers.take(r)
+  local w = DTYPE_SIZE[r.t]
+  for k = 1, r.p do
+    ffi.copy(r.slots[k], r.srcs[k], r.ptr)
+    local bytes = r.counts[2 * (k - 1) + LO32] * w
+    r.arrays[k]._bytes = bytes
+    take_share(r.ctxs[k], bytes)
+  end
+end
+
+-- Then the rest of each array: the shards.
+function shard_receivers.arrays(gs, r)
+  for k = 1, r.p do
+    local a = r.arrays[k]
+    a._p = a._base
+    a._n = r.counts[2 * (k - 1) + LO32]
+    a._t = r.t
     a._cid = gs.ctxs[k]._id
     a._live = 1
-    shards[k] = a
   end
-  return shards
+  return r.arrays
 end
 
 -- mgpu.mergesort and mgpu.sort (fn, by the C function sort) of a sharded
@@ -2673,19 +2753,23 @@ local function sharded_sort_call(fn, sort, keys, opts)
   local vsize = vs and DTYPE_SIZE[vs.t] or 0
   local ok_, ov, oc = ptrs_ct(gs.p), ptrs_ct(gs.p), sizes_ct(gs.p)
   before_alloc(sharded_length(ks, gs) * (DTYPE_SIZE[ks.t] + vsize))
+  local SR = shard_receivers
+  local rk, rv = SR.new(gs, ok_, oc, ks.t), vs and SR.new(gs, ov, oc, vs.t)
   group_call(fn, gs, sort, gs.g, ks.t, order, vsize, kp, vp, cnt, ok_, ov, oc)
-  ks.shards = adopt(gs, ok_, oc, ks.t)
+  SR.take(rk)
+  if rv then SR.take(rv) end
+  ks.shards = SR.arrays(gs, rk)
   if not vs then return keys end
-  vs.shards = adopt(gs, ov, oc, vs.t)
+  vs.shards = SR.arrays(gs, rv)
   return keys, vals
 end
 
 sharded_mergesort = function(keys, opts)
-  return sharded_sort_call("mgpu.mergesort", C.mgpu_group_mergesort, keys, opts)
+  return sharded_sort_call("mgpu.mergesort", C.mgpu_lj_group_mergesort, keys, opts)
 end
 
 sharded_sort = function(keys, opts)
-  return sharded_sort_call("mgpu.sort", C.mgpu_group_sort, keys, opts)
+  return sharded_sort_call("mgpu.sort", C.mgpu_lj_group_sort, keys, opts)
 end
 
 local SHARDED_MERGE_OPTS = { values = true, comp = true }
@@ -2720,12 +2804,16 @@ sharded_merge = function(a, b, opts)
   before_alloc((sharded_length(as, gs) + sharded_length(bs, gs))
     * (DTYPE_SIZE[as.t] + vsize))
   local cpp = ffi.typeof("const void *const *")
-  group_call(fn, gs, C.mgpu_group_merge, gs.g, as.t, order, vsize, cast(cpp, ap),
+  local SR = shard_receivers
+  local rk, rv = SR.new(gs, ok_, oc, as.t), avs and SR.new(gs, ov, oc, avs.t)
+  group_call(fn, gs, C.mgpu_lj_group_merge, gs.g, as.t, order, vsize, cast(cpp, ap),
     cast(cpp, avp), an, cast(cpp, bp), cast(cpp, bvp), bn, ok_, ov, oc)
+  SR.take(rk)
+  if rv then SR.take(rv) end
   local g = as.group
-  local c = new_sharded(g, adopt(gs, ok_, oc, as.t), as.t)
+  local c = new_sharded(g, SR.arrays(gs, rk), as.t)
   if not avs then return c end
-  return c, new_sharded(g, adopt(gs, ov, oc, avs.t), avs.t)
+  return c, new_sharded(g, SR.arrays(gs, rv), avs.t)
 end
 
 local SHARDED_SEGSORT_OPTS = { values = true, comp = true, stable = true }

@@ -7,9 +7,11 @@
 -- the context's pool are back where they were (nothing freed twice, read
 -- after its release, or kept).
 local T = require "luajit.harness"
+local ffi = require "ffi"
 local mgpu = require "mgpu"
 
 local binding = "@" .. package.searchpath("mgpu.ffi", package.path)
+local Array = ffi.typeof(mgpu.context("cpu"):iota(1))
 
 -- A call's results as plain values (arrays read back), inside the pcall:
 -- an in-place result that was freed raises "freed" there.
@@ -17,7 +19,7 @@ local function plain(...)
   local out = { n = select("#", ...) }
   for i = 1, out.n do
     local v = select(i, ...)
-    if type(v) == "cdata" and tostring(v):find("^mgpu%.array") then
+    if ffi.istype(Array, v) then
       v = v:totable()
     end
     out[i] = v
@@ -222,6 +224,99 @@ T.test("ctx:close() at each line of each call", function()
   end
   T.ok(runs > 300, runs .. " runs")
   print(runs .. " runs with the context closed")
+end)
+
+-- Under LuaJIT an error in a finalizer propagates from the allocation
+-- that ran it.  With the collector stopped, the Lua heap grows between
+-- two of the hook's calls only where the binding allocated (or ran the
+-- collector itself): there, the error is raised as the next line starts.
+local function run_failing(f, at)
+  local seen, firsts, lines, last = 0, {}, {}, nil
+  collectgarbage("stop")
+  debug.sethook(function(_, line)
+    local now = collectgarbage("count")
+    if debug.getinfo(2, "S").source == binding then
+      if last and now ~= last then
+        seen = seen + 1
+        if seen == at then
+          debug.sethook()
+          collectgarbage("restart")
+          error("finalizer failed", 0)
+        end
+        if not lines[line] then
+          lines[line] = true
+          firsts[#firsts + 1] = seen
+        end
+      end
+    end
+    last = collectgarbage("count")
+  end, "l")
+  local ok, r = pcall(function() return plain(f()) end)
+  debug.sethook()
+  collectgarbage("restart")
+  return ok, r, firsts
+end
+
+T.test("an error after each allocation of each call", function()
+  local c = mgpu.context { device = T.device }
+  local runs = 0
+  for _, name in ipairs(names) do
+    local _, f = cases[name](c)
+    local _, _, steps = run_failing(f)
+    f = nil
+    local live, in_use = settled(c)
+    for _, k in ipairs(steps) do
+      local args
+      args, f = cases[name](c)
+      local ok, r = run_failing(f, k)
+      T.ok(not ok and r == "finalizer failed",
+        name .. ", error at allocation " .. k .. ": " .. tostring(r))
+      -- the arguments still work
+      for i, a in ipairs(args) do
+        T.eq(#a:totable(), #a, name .. ", error at allocation " .. k .. ": argument " .. i)
+      end
+      args, f, r = nil, nil, nil
+      runs = runs + 1
+    end
+    local live2, in_use2 = settled(c)
+    T.eq(live2, live, name .. ", an error after each allocation: bytes the arrays hold")
+    T.eq(in_use2, in_use, name .. ", an error after each allocation: bytes in use")
+  end
+  T.ok(runs > 100, runs .. " runs")
+  print(runs .. " runs with an error")
+end)
+
+T.test("an error after each allocation of the sharded sorts and merge", function()
+  local g = mgpu.group { devices = { T.device, T.device } }
+  local c = g:contexts()[1]
+  local group_cases = {
+    mergesort = function()
+      local s, v = g:random(500, 0, 30, "i32", 3), g:iota(500)
+      return function() return mgpu.mergesort(s, { values = v }) end
+    end,
+    sort = function()
+      local s, v = g:random(500, 0, 30, "i32", 3), g:iota(500)
+      return function() return mgpu.sort(s, { values = v, comp = "greater" }) end
+    end,
+    merge = function()
+      local a, b = g:shard(c:iota(300):totable()), g:shard(c:iota(200, 2, 2):totable())
+      local av, bv = g:iota(300), g:iota(200)
+      return function() return mgpu.merge(a, b, { values = { av, bv } }) end
+    end,
+  }
+  local runs = 0
+  for name, make in pairs(group_cases) do
+    local _, _, steps = run_failing(make())
+    local live = settled(c)
+    for _, k in ipairs(steps) do
+      local ok, r = run_failing(make(), k)
+      T.ok(not ok and r == "finalizer failed",
+        name .. ", error at allocation " .. k .. ": " .. tostring(r))
+      runs = runs + 1
+    end
+    T.eq(settled(c), live, name .. ", an error after each allocation: bytes the arrays hold")
+  end
+  T.ok(runs > 20, runs .. " runs")
 end)
 
 jit.on()
