@@ -7,9 +7,11 @@
 --                 8 GiB mapping);
 --   embed_test.c  a C host that embeds Lua and shares arrays with a script
 --                 through mgpu_lua.h (a lent buffer sorted in place, an
---                 array read back, the lent buffer's release).
--- `make build` builds them (-DMGPU_BUILD_CTESTS=ON; the second where a Lua
--- library is there to link); elsewhere they are skipped.  They are taken
+--                 array read back, the lent buffer's release);
+--   oom_test.c    a host whose Lua allocator refuses memory from each
+--                 allocation of some twenty-five calls on in turn.
+-- `make build` builds them (-DMGPU_BUILD_CTESTS=ON; the last two where a
+-- Lua library is there to link); elsewhere they are skipped.  They are taken
 -- from the build whose module the specs load: the directory of the first
 -- package.cpath entry (busted's cpath, "build/?.so" by default).
 local shell = require "helpers.shell"
@@ -35,6 +37,7 @@ end
 local programs = {
   { "mgpu_capi_test", "capi", "index preparations and interval operations at their integer edges" },
   { "mgpu_embed_test", "embed", "a host lends a buffer to a script, reads one back, and gets its release" },
+  { "mgpu_oom_test", "oom", "Lua out of memory at each allocation of a call: it raises, nothing is lost" },
 }
 
 for _, prog in ipairs(programs) do
