@@ -9,7 +9,7 @@
 --                 through mgpu_lua.h (a lent buffer sorted in place, an
 --                 array read back, the lent buffer's release);
 --   oom_test.c    a host whose Lua allocator refuses memory from each
---                 allocation of some twenty-five calls on in turn.
+--                 allocation of some forty calls on in turn.
 -- `make build` builds them (-DMGPU_BUILD_CTESTS=ON; the last two where a
 -- Lua library is there to link); elsewhere they are skipped.  They are taken
 -- from the build whose module the specs load: the directory of the first
