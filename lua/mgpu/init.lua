@@ -75,17 +75,26 @@ local function rows_tostring(header, n, dtype, fetch)
   return table.concat(lines, "\n")
 end
 
+-- #a of a freed array raises "... freed"; any other error (a finalizer's,
+-- under LuaJIT) goes on.
+local function length_or_freed(x)
+  local ok, n = pcall(function() return #x end)
+  if ok then return n end
+  if not tostring(n):find("freed", 1, true) then error(n, 0) end
+  return nil
+end
+
 local function array_tostring(a)
-  local ok, n = pcall(function() return #a end)
-  if not ok then return string.format("mgpu.array<%s> (freed)", a.dtype) end
+  local n = length_or_freed(a)
+  if not n then return string.format("mgpu.array<%s> (freed)", a.dtype) end
   return rows_tostring(string.format("mgpu.array<%s>[%d] %s", a.dtype, n,
     a.device), n, a.dtype, function(i, j) return a:totable(i, j) end)
 end
 
 -- A sharded array prints as the whole, its header naming the shards.
 local function sharded_tostring(s)
-  local ok, n = pcall(function() return #s end)
-  if not ok then return string.format("mgpu.sharded<%s> (a shard freed)", s.dtype) end
+  local n = length_or_freed(s)
+  if not n then return string.format("mgpu.sharded<%s> (a shard freed)", s.dtype) end
   local header = string.format("mgpu.sharded<%s>[%d] over %s, shards of %s",
     s.dtype, n, tostring(s.group), table.concat(s:counts(), " "))
   return rows_tostring(header, n, s.dtype,

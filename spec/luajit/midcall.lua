@@ -319,5 +319,25 @@ T.test("an error after each allocation of the sharded sorts and merge", function
   T.ok(runs > 20, runs .. " runs")
 end)
 
+T.test("an error while an array prints is raised, not taken for a free", function()
+  local v = mgpu.context({ device = T.device }):iota(3)
+  -- the second line of the binding that tostring reaches: __len, inside
+  -- the printer's check for a freed array
+  local seen = 0
+  debug.sethook(function()
+    if debug.getinfo(2, "S").source == binding then
+      seen = seen + 1
+      if seen == 2 then
+        debug.sethook()
+        error("finalizer failed", 0)
+      end
+    end
+  end, "l")
+  local ok, r = pcall(tostring, v)
+  debug.sethook()
+  T.ok(not ok and r == "finalizer failed", tostring(r))
+  T.ok(tostring(v):find("^mgpu%.array<i32>%[3%]"), tostring(v))
+end)
+
 jit.on()
 T.done()
