@@ -299,7 +299,7 @@ end
 local function array_release(a)
   if a._base == NULL then return end
   local base, bytes, ctx = a._base, tonumber(a._bytes), a._ctx
-  local key = a._shared ~= 0 and tonumber(cast("uintptr_t", base)) or nil
+  local key = a._shared ~= 0 and base_key(a) or nil
   a._live = 0
   a._p = NULL
   a._base = NULL
