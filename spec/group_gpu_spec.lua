@@ -1,4 +1,4 @@
--- mgpu.group over CUDA devices: the distributed mergesort, merge and
+-- mgpu.group over CUDA devices: the distributed mergesort and sort, merge and
 -- segsort through NCCL, each result compared with the same primitive on
 -- one GPU and with the Lua reference; the skewed inputs of group_spec.lua
 -- (all keys equal, sorted, reverse sorted, an empty shard, n below the
@@ -52,8 +52,8 @@ local function gpu_group(p)
   return mgpu.group { devices = d }
 end
 
-local function check_sort(g, s, dt, comp, pairs, label)
-  return G.check_sort(g, s, dt, comp, pairs, label, devices[1])
+local function check_sort(g, s, dt, comp, pairs, label, sort)
+  return G.check_sort(g, s, dt, comp, pairs, label, devices[1], sort)
 end
 
 if why_not then
@@ -94,17 +94,45 @@ for _, p in ipairs(sizes) do
 
     it("sorts a million keys as one GPU does", function()
       for _, dt in ipairs { "i32", "f64" } do
-        local g = gpu_group(p)
-        local n = 1000003
-        local s = g:random(n, -100000, 100000, dt, 77)
-        local v = g:iota(n, "u32")
-        local one = s:to(devices[1])
-        local one_v = v:to(devices[1])
-        mgpu.mergesort(one, { values = one_v })
-        mgpu.mergesort(s, { values = v })
-        C.no_diff(R.diff(s:totable(), one:totable(), dt), dt .. ": keys vs one GPU")
-        C.no_diff(R.diff(v:totable(), one_v:totable(), "u32"), dt .. ": values vs one GPU")
-        G.check_sizes(s:counts(), n, p, math.ceil(n / p), dt)
+        for _, sort in ipairs { "mergesort", "sort" } do
+          local g = gpu_group(p)
+          local n = 1000003
+          local s = g:random(n, -100000, 100000, dt, 77)
+          local v = g:iota(n, "u32")
+          local one = s:to(devices[1])
+          local one_v = v:to(devices[1])
+          mgpu.mergesort(one, { values = one_v })
+          mgpu[sort](s, { values = v })
+          local label = dt .. " " .. sort
+          C.no_diff(R.diff(s:totable(), one:totable(), dt), label .. ": keys vs one GPU")
+          C.no_diff(R.diff(v:totable(), one_v:totable(), "u32"), label .. ": values vs one GPU")
+          G.check_sizes(s:counts(), n, p, math.ceil(n / p), label)
+        end
+      end
+    end)
+
+    it("mgpu.sort of a sharded array: every dtype, both comps, skewed shards", function()
+      local rng = R.rng(700 + p)
+      for _, dt in ipairs(R.dtypes) do
+        for _, comp in ipairs { "less", "greater" } do
+          for _, pairs in ipairs { false, true } do
+            local g = gpu_group(p)
+            check_sort(g, g:shard(rng:values(5000, dt), dt), dt, comp, pairs,
+              string.format("sort p=%d %s %s pairs=%s", p, dt, comp, tostring(pairs)), mgpu.sort)
+          end
+        end
+      end
+      local g = gpu_group(p)
+      local equal = {}
+      for i = 1, 6001 do equal[i] = 7 end
+      check_sort(g, g:shard(equal, "i32"), "i32", "less", true, "sort, equal", mgpu.sort)
+      local c = g:contexts()
+      local arrays = {}
+      for k = 1, p do arrays[k] = c[k]:array({}, "f32") end
+      arrays[p] = c[p]:array(rng:values(3000, "f32"), "f32")
+      check_sort(g, g:sharded(arrays), "f32", "less", false, "sort, all on the last shard", mgpu.sort)
+      for n = 0, p - 1 do
+        check_sort(g, g:shard(rng:values(n, "i64"), "i64"), "i64", "less", true, "sort, n=" .. n, mgpu.sort)
       end
     end)
 
