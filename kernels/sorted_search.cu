@@ -3,10 +3,12 @@
  * into the haystack (agent/search_tile.cuh), a partition launch for the
  * tiles' Merge Path points (mended by one small block where unsorted
  * inputs broke their order), then one block a tile.  A call of one tile
- * launches only its tile: no partition, no scratch.
+ * launches only its tile: no partition, no scratch.  Few needles in a long
+ * haystack get a binary search each instead (agent/search_bisect.cuh).
  */
 #include <stdint.h>
 
+#include "agent/search_bisect.cuh"
 #include "agent/search_tile.cuh"
 #include "dispatch.cuh"
 #include "launch.cuh"
@@ -27,6 +29,15 @@ mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a,
   const long long tiles_ll = (n + m + P::NV - 1) / P::NV;
   const int tiles = (int)tiles_ll;
   const hay_first<K, Order> first = {order, a->right != 0};
+  if (m / search_bisect_policy::MIN_RATIO >= n) {
+    typedef search_bisect_policy B;
+    search_bisect_kernel<K, hay_first<K, Order>>
+        <<<grid_for((size_t)n, B::NT), B::NT, 0, s>>>(
+            (const K *)a->needles, n, (const K *)a->haystack, m, a->base,
+            a->pos, first);
+    CUDA_LAUNCHED(ctx, "sorted_search bisect kernel");
+    return MGPU_OK;
+  }
   search_tiles<K> t = {(const K *)a->needles, n, (const K *)a->haystack, m,
                        nullptr, a->base, a->pos};
   cuda_scratch points;

@@ -668,6 +668,23 @@ backends.each(function(ctx, device)
       end)
     end
 
+    -- The cuda backend searches needle by needle once the haystack holds
+    -- 256 elements a needle or more, by a merge below that: both sides of
+    -- the switch, with ties, and the mixed values in a long haystack.
+    it("few needles in a long haystack: both sides of the search's switch", function()
+      local rng = R.rng(320)
+      for _, dt in ipairs(R.dtypes) do
+        local m = 25600
+        local hay = G.sorted_keys(rng, m, 300, dt, "less")
+        for _, n in ipairs { 1, 7, 99, 100, 101, 130 } do
+          local needles = G.sorted_keys(rng, n, 302, dt, "less")
+          check_search_all(ctx, dt, needles, hay, string.format("%s long haystack n=%d m=%d", dt, n, m))
+        end
+        check_search_all(ctx, dt, rng:values(40, dt), rng:values(20000, dt),
+          dt .. " mixed, long haystack", true)
+      end
+    end)
+
     it("all haystack elements equal", function()
       for _, dt in ipairs(R.dtypes) do
         local f = G.order_map(dt, 10)

@@ -22,6 +22,19 @@ template <> struct search_policy<8> {
   typedef tile_shape<256, 11, 4> tile; /* 2816 items, 33 KB */
 };
 
+/* A binary search per needle (agent/search_bisect.cuh) instead of the
+ * merge when the haystack holds at least MIN_RATIO elements a needle: it
+ * then touches about log2(m) sectors a needle, most of them in L2, where
+ * the merge reads all m keys.  The bound is where the two moved sectors
+ * cross for 4-byte keys at 2^28 (about ten DRAM sectors a needle below
+ * the L2-resident levels, against m / n keys of 4 bytes), halved for
+ * margin; the crossing was measured on an H200 (TUNING.md, "sorted_search
+ * with few needles"). */
+struct search_bisect_policy {
+  static constexpr int NT = 256;
+  static constexpr long long MIN_RATIO = 256;
+};
+
 } // namespace mgpu
 
 #endif
