@@ -27,17 +27,20 @@ template <int NT_, int VT_, int MIN_BLOCKS_> struct radix_tile_shape {
   static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
 };
 
-/* Chosen by: the H200 same-run sweep of eight shapes (TUNING.md, "Radix
- * sort"): 384 x 18 at 2 blocks led keys (0.80x CUB at 2^26) and pairs
- * (0.88x); 8-byte values do not fit its tile in 48 KiB. */
-template <> struct radix_sweep_policy<4, 0> : radix_tile_shape<384, 18, 2> {};
-template <> struct radix_sweep_policy<4, 4> : radix_tile_shape<384, 18, 2> {};
+/* Chosen by two H200 same-run sweeps of eight shapes each, 2^24-2^28
+ * (TUNING.md, "Radix sort"): 384 x 18 at 3 blocks for 4-byte keys alone
+ * (0.93x CUB at 2^26; 2 blocks 0.80x), 256 x 24 at 3 blocks with 4-byte
+ * values (0.92x; 384 x 18 at 2 blocks 0.88x); 8-byte values do not fit
+ * those tiles in 48 KiB. */
+template <> struct radix_sweep_policy<4, 0> : radix_tile_shape<384, 18, 3> {};
+template <> struct radix_sweep_policy<4, 4> : radix_tile_shape<256, 24, 3> {};
 template <> struct radix_sweep_policy<4, 8> : radix_tile_shape<256, 16, 3> {};
-/* Same sweep: 256 x 11 at 4 blocks for 8-byte keys alone (0.90x CUB);
- * with values it was not run against 3 blocks, which stays. */
+/* Same sweeps: 256 x 11 at 4 blocks for 8-byte keys alone (0.90x CUB)
+ * and with 8-byte values (0.82x; 3 blocks 0.76x); with 4-byte values it
+ * was not run, and 3 blocks stay. */
 template <> struct radix_sweep_policy<8, 0> : radix_tile_shape<256, 11, 4> {};
 template <> struct radix_sweep_policy<8, 4> : radix_tile_shape<256, 11, 3> {};
-template <> struct radix_sweep_policy<8, 8> : radix_tile_shape<256, 11, 3> {};
+template <> struct radix_sweep_policy<8, 8> : radix_tile_shape<256, 11, 4> {};
 
 } // namespace mgpu
 
