@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Plot bench/group_sort.lua's CSV: bench/plot_group.py RESULTS-group.csv
 
-One bar group per (keys or pairs, n): the whole array's mergesort on one
-GPU, the group's distributed sort, and the group's local sorts alone (what
-the group call spends beyond them is sampling, exchange and merge), in ms.
+One bar group per row (keys or pairs, mergesort or sort, n, GPUs): the
+same sort of the whole array on one GPU, the group's distributed sort, and
+the group's local sorts alone (what the group call spends beyond them is
+sampling, exchange and merge), in ms.  Rows "keys"/"pairs" are
+mgpu.mergesort, "keys-sort"/"pairs-sort" mgpu.sort.
 Writes the PNG next to the CSV, with the same stem.
 """
 import csv
@@ -30,19 +32,19 @@ def main():
         local.append(float(r["local_sort_ms"]))
     x = range(len(rows))
     w = 0.27
-    fig, ax = plt.subplots(figsize=(2.2 * len(rows) + 2, 4.5))
-    ax.bar([i - w for i in x], one, w, label="mergesort, one GPU")
-    ax.bar(list(x), group, w, label="group mergesort")
+    fig, ax = plt.subplots(figsize=(1.2 * len(rows) + 2, 4.5))
+    ax.bar([i - w for i in x], one, w, label="the same sort, one GPU")
+    ax.bar(list(x), group, w, label="group")
     ax.bar([i + w for i in x], local, w, label="group's local sorts alone")
     ax.set_xticks(list(x))
-    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xticklabels(labels, fontsize=7)
     ax.set_ylabel("ms")
     ax.set_yscale("log")
     commits = []
     for r in rows:
         if r["commit"] not in commits:
             commits.append(r["commit"])
-    ax.set_title("%s: distributed mergesort (i32), %s" % (
+    ax.set_title("%s: distributed sorts of i32 (-sort: mgpu.sort, else mgpu.mergesort), %s" % (
         rows[0]["device"], ", ".join(commits)))
     ax.legend(fontsize=8)
     fig.tight_layout()
