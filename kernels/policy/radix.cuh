@@ -28,7 +28,7 @@ template <int NT_, int VT_, int MIN_BLOCKS_> struct radix_tile_shape {
 };
 
 /* Chosen by two H200 same-run sweeps of eight shapes each, 2^24-2^28
- * (TUNING.md, "Radix sort"): 384 x 18 at 3 blocks for 4-byte keys alone
+ * (TUNING.md, "Sort (radix)"): 384 x 18 at 3 blocks for 4-byte keys alone
  * (0.93x CUB at 2^26; 2 blocks 0.80x), 256 x 24 at 3 blocks with 4-byte
  * values (0.92x; 384 x 18 at 2 blocks 0.88x); 8-byte values do not fit
  * those tiles in 48 KiB. */
