@@ -2,7 +2,8 @@
 -- primitives, run as a user runs it (lua5.4, a device argument) on every
 -- backend; its summary checked against the same job done here with Lua
 -- loops over the same data (mgpu.random gives the same data on every
--- backend for a seed).  examples/demo.lua and examples/tables.lua run in
+-- backend for a seed).  examples/group.lua, the sort across a group, on
+-- three cpu contexts.  examples/demo.lua and examples/tables.lua run in
 -- spec/luajit_spec.lua.
 
 local mgpu = require "mgpu"
@@ -58,5 +59,33 @@ backends.each(function(_, device)
     -- starts is exclusive (0-based): the last run ends where the live end
     assert.are.equal(want.live, tonumber(last_end))
     assert.is_true(out:find("on " .. device, 1, true) ~= nil, out)
+  end)
+end)
+
+describe("examples/group.lua", function()
+  it("sorts a million keys across three cpu contexts", function()
+    local p = assert(io.popen(string.format(
+      "LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' lua5.4 examples/group.lua cpu 3 2>&1",
+      shell.build_dir())))
+    local out = p:read("a")
+    assert(p:close(), out)
+    local n, shards = out:match("(%d+) keys sorted on 3 cpu contexts in [%d.]+ ms; shards of ([%d, ]+)\n")
+    assert(n, out)
+    local total = 0
+    for c in shards:gmatch("%d+") do total = total + tonumber(c) end
+    assert.are.equal(1000000, tonumber(n))
+    assert.are.equal(1000000, total)
+    local smallest, largest = out:match(
+      "ordered across shards: true; ids kept: true; smallest (%d+), largest (%d+)")
+    assert(smallest, out)
+    -- the same keys, made here, and their extremes by a Lua loop
+    local g = mgpu.group { devices = { "cpu", "cpu", "cpu" } }
+    local lo, hi = math.huge, -math.huge
+    for _, x in ipairs(g:random(1000000, 0, 999999, "i32", 7):totable()) do
+      if x < lo then lo = x end
+      if x > hi then hi = x end
+    end
+    assert.are.equal(lo, tonumber(smallest))
+    assert.are.equal(hi, tonumber(largest))
   end)
 end)
