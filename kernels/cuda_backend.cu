@@ -304,6 +304,9 @@ namespace {
 mgpu_backend make_backend() {
   mgpu_backend b = {};
   b.name = "cuda";
+  /* the kernels still hold global coordinates in 32-bit offsets
+   * (docs/WIDE.md) */
+  b.max_count = MGPU_MAX_COUNT;
   b.context_init = cuda_context_init;
   b.context_destroy = cuda_context_destroy;
   b.stream = cuda_stream;

@@ -314,6 +314,10 @@ typedef struct mgpu_exchange_args {
 
 typedef struct mgpu_backend {
   const char *name;
+  /* The most elements an array or a call's count may have on this
+   * backend (mgpu_context_max_count); at most SIZE_MAX / 2, so that the
+   * sum of two counts (merge, setop capacity) cannot wrap. */
+  size_t max_count;
   /* Set up ctx->impl for device number `device` (ignored by cpu). */
   mgpu_status (*context_init)(mgpu_context *ctx, int device);
   void (*context_destroy)(mgpu_context *ctx);

@@ -37,6 +37,9 @@ const char *mgpu_context_backend(const mgpu_context *ctx) {
   return ctx->be->name;
 }
 const char *mgpu_context_error(const mgpu_context *ctx) { return ctx->error; }
+size_t mgpu_context_max_count(const mgpu_context *ctx) {
+  return ctx->be->max_count;
+}
 void *mgpu_context_stream(const mgpu_context *ctx) {
   return ctx->be->stream(ctx);
 }

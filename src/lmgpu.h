@@ -165,8 +165,9 @@ l_array *lmgpu_opt_field_array(l_frame *f, int opts, const char *field,
 mgpu_order lmgpu_check_order(l_frame *f, int idx);
 
 mgpu_dtype lmgpu_check_dtype(l_frame *f, int idx, const char *arg);
-/* A count argument: a non-negative integer up to MGPU_MAX_COUNT. */
-size_t lmgpu_check_count(l_frame *f, int idx, const char *arg);
+/* A count argument: a non-negative integer up to limit (a context's
+ * mgpu_context_max_count, or MGPU_MAX_COUNT). */
+size_t lmgpu_check_count(l_frame *f, int idx, const char *arg, size_t limit);
 /* Converts the Lua value at idx to one element of dtype t at out; errors
  * name `what` (followed by pos when pos > 0: "element 7"). */
 void lmgpu_to_element(l_frame *f, int idx, mgpu_dtype t, void *out,

@@ -140,9 +140,9 @@ static int ctor_array(lua_State *L) {
     lmgpu_error(f, "t must be a table of numbers (got %s)",
                 c.base > c.top ? "no value" : lmgpu_typename(L, c.base));
   size_t n = lua_rawlen(L, c.base);
-  if (n > MGPU_MAX_COUNT)
+  if (n > mgpu_context_max_count(c.ctx))
     lmgpu_error(f, "%I elements is past the limit of %I", (lua_Integer)n,
-                (lua_Integer)MGPU_MAX_COUNT);
+                (lua_Integer)mgpu_context_max_count(c.ctx));
   mgpu_dtype t;
   if (has_arg(L, &c, c.base + 1)) {
     t = lmgpu_check_dtype(f, c.base + 1, "dtype");
@@ -177,7 +177,7 @@ static int ctor_array(lua_State *L) {
 /* mgpu.empty(n [, dtype]) */
 static int ctor_empty(lua_State *L) {
   ctor_args c = ctor_begin(L, "mgpu.empty");
-  size_t n = lmgpu_check_count(c.f, c.base, "n");
+  size_t n = lmgpu_check_count(c.f, c.base, "n", mgpu_context_max_count(c.ctx));
   new_array(&c, n, opt_dtype(&c, c.base + 1));
   return 1;
 }
@@ -185,7 +185,7 @@ static int ctor_empty(lua_State *L) {
 /* mgpu.zeros(n [, dtype]) */
 static int ctor_zeros(lua_State *L) {
   ctor_args c = ctor_begin(L, "mgpu.zeros");
-  size_t n = lmgpu_check_count(c.f, c.base, "n");
+  size_t n = lmgpu_check_count(c.f, c.base, "n", mgpu_context_max_count(c.ctx));
   l_array *a = new_array(&c, n, opt_dtype(&c, c.base + 1));
   uint64_t zero = 0;
   fill_array(c.f, a, &zero);
@@ -196,7 +196,7 @@ static int ctor_zeros(lua_State *L) {
 static int ctor_fill(lua_State *L) {
   ctor_args c = ctor_begin(L, "mgpu.fill");
   l_frame *f = c.f;
-  size_t n = lmgpu_check_count(f, c.base, "n");
+  size_t n = lmgpu_check_count(f, c.base, "n", mgpu_context_max_count(c.ctx));
   if (c.base + 1 > c.top || lua_type(L, c.base + 1) != LUA_TNUMBER)
     lmgpu_error(f, "v must be a number (got %s)",
                 c.base + 1 > c.top ? "no value" : lmgpu_typename(L, c.base + 1));
@@ -248,7 +248,7 @@ static int number_or_default(const ctor_args *c, int idx, const char *what,
 static int ctor_iota(lua_State *L) {
   ctor_args c = ctor_begin(L, "mgpu.iota");
   l_frame *f = c.f;
-  size_t n = lmgpu_check_count(f, c.base, "n");
+  size_t n = lmgpu_check_count(f, c.base, "n", mgpu_context_max_count(c.ctx));
   int dtype_idx = 0, last = c.base;
   for (int i = c.base + 1; i <= c.top && i <= c.base + 3; i++) {
     if (lua_type(L, i) == LUA_TSTRING) {
@@ -312,7 +312,7 @@ static int scalar_le(mgpu_scalar a, mgpu_scalar b, mgpu_dtype t) {
 static l_array *make_random(const ctor_args *c) {
   l_frame *f = c->f;
   lua_State *L = f->L;
-  size_t n = lmgpu_check_count(f, c->base, "n");
+  size_t n = lmgpu_check_count(f, c->base, "n", mgpu_context_max_count(c->ctx));
   int lo_idx = c->base + 1, hi_idx = c->base + 2;
   for (int k = lo_idx; k <= hi_idx; k++)
     if (k > c->top || lua_type(L, k) != LUA_TNUMBER)
@@ -724,7 +724,8 @@ static int pairs_next(lua_State *L) {
   check_object(L);
   int ok = 0;
   lua_Integer i = lua_tointegerx(L, 2, &ok);
-  if (!ok || i < 0 || (lua_Unsigned)i > MGPU_MAX_COUNT) return 0;
+  /* any array's length is below LUA_MAXINTEGER: i + 1 cannot wrap */
+  if (!ok || i < 0 || i == LUA_MAXINTEGER) return 0;
   i++;
   lua_pushinteger(L, i);
   if (lua_geti(L, 1, i) == LUA_TNIL) return 1;

@@ -93,10 +93,12 @@ l_array *lmgpu_opt_array(l_frame *f, int idx, const char *arg) {
   return lmgpu_arg_array(f, idx, arg);
 }
 
-static size_t checked_bytes(l_frame *f, size_t n, mgpu_dtype t) {
-  if (n > MGPU_MAX_COUNT)
-    lmgpu_error(f, "%I elements is past the limit of %I per array",
-                (lua_Integer)n, (lua_Integer)MGPU_MAX_COUNT);
+static size_t checked_bytes(l_frame *f, mgpu_context *ctx, size_t n,
+                            mgpu_dtype t) {
+  const size_t limit = mgpu_context_max_count(ctx);
+  if (n > limit)
+    lmgpu_error(f, "%I elements is past the limit of %I per array on %s",
+                (lua_Integer)n, (lua_Integer)limit, mgpu_context_device(ctx));
   return n * mgpu_dtype_size(t);
 }
 
@@ -114,7 +116,7 @@ l_array *lmgpu_new_array(l_frame *f, int ctx_idx, mgpu_context *ctx, size_t n,
                          mgpu_dtype t) {
   lua_State *L = f->L;
   ctx_idx = lua_absindex(L, ctx_idx);
-  size_t bytes = checked_bytes(f, n, t);
+  size_t bytes = checked_bytes(f, ctx, n, t);
   /* The object exists, empty, before any memory is taken: a failure below
    * leaves only an empty object for the collector. */
   l_array *a = lmgpu_push_array_object(L, ctx_idx, t);
@@ -301,7 +303,7 @@ mgpu_dtype lmgpu_check_dtype(l_frame *f, int idx, const char *arg) {
   return t;
 }
 
-size_t lmgpu_check_count(l_frame *f, int idx, const char *arg) {
+size_t lmgpu_check_count(l_frame *f, int idx, const char *arg, size_t limit) {
   lua_State *L = f->L;
   if (idx > f->top || lua_isnil(L, idx))
     lmgpu_error(f, "%s is missing (expected a non-negative integer)", arg);
@@ -314,15 +316,15 @@ size_t lmgpu_check_count(l_frame *f, int idx, const char *arg) {
     lua_Number d = lua_tonumber(L, idx);
     if (d == floor(d) && d > 0) /* an integral float past 2^63 */
       lmgpu_error(f, "%s = %s is past the limit of %I elements", arg,
-                  lmgpu_describe(L, idx), (lua_Integer)MGPU_MAX_COUNT);
+                  lmgpu_describe(L, idx), (lua_Integer)limit);
     lmgpu_error(f, "%s must be an integer (got %s)", arg,
                 lmgpu_describe(L, idx));
   }
   if (n < 0)
     lmgpu_error(f, "%s must not be negative (got %I)", arg, n);
-  if ((lua_Unsigned)n > MGPU_MAX_COUNT)
+  if ((lua_Unsigned)n > limit)
     lmgpu_error(f, "%s = %I is past the limit of %I elements", arg, n,
-                (lua_Integer)MGPU_MAX_COUNT);
+                (lua_Integer)limit);
   return (size_t)n;
 }
 

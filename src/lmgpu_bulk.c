@@ -45,8 +45,8 @@ static l_array *index_argument(const call *c, int idx, const char *arg) {
   if (lua_istable(L, idx)) {
     size_t m = lua_rawlen(L, idx);
     if (m > MGPU_MAX_COUNT)
-      lmgpu_error(c->f, "%s has %I elements, past the limit of %I", arg,
-                  (lua_Integer)m, (lua_Integer)MGPU_MAX_COUNT);
+      lmgpu_error(c->f, "%s has %I elements, past the 32-bit index limit of "
+                        "%I", arg, (lua_Integer)m, (lua_Integer)MGPU_MAX_COUNT);
     int64_t *host = lua_newuserdatauv(L, m * sizeof *host, 0);
     for (size_t i = 0; i < m; i++) {
       lua_rawgeti(L, idx, (lua_Integer)(i + 1));
@@ -77,6 +77,12 @@ static l_array *index_argument(const call *c, int idx, const char *arg) {
  * (pushed).  `rule` completes "<arg> must be ...". */
 static l_array *positions(const call *c, int idx, const char *arg, int64_t lo,
                           int64_t hi, int unique, const char *rule) {
+  /* the positions become int32: an array past the 32-bit limit (a cpu
+   * context's may be) has places they cannot name */
+  if (hi > (int64_t)MGPU_MAX_COUNT + 1)
+    lmgpu_error(c->f, "%s may reach %I, past the 32-bit index limit of %I "
+                      "(the positions are int32)",
+                arg, (lua_Integer)hi, (lua_Integer)MGPU_MAX_COUNT);
   l_array *src = index_argument(c, idx, arg);
   l_array *dst = new_array(c, src->n, MGPU_I32);
   int64_t bad = -1, bad_value = 0;
@@ -165,6 +171,10 @@ static int64_t element_i32(const call *c, const l_array *a, size_t i) {
 static l_array *starts(const call *c, int idx, const char *arg,
                        const l_array *scan, int64_t total, int64_t limit,
                        const char *target, int64_t *max_end) {
+  if (limit > (int64_t)MGPU_MAX_COUNT)
+    lmgpu_error(c->f, "%s has %I elements, past the 32-bit index limit of %I "
+                      "(the starts are int32)",
+                target, (lua_Integer)limit, (lua_Integer)MGPU_MAX_COUNT);
   l_array *src = index_argument(c, idx, arg);
   if (src->n != scan->n)
     lmgpu_error(c->f, "%s has %I elements, counts has %I", arg,
@@ -303,7 +313,8 @@ int lmgpu_bulk_insert(lua_State *L) {
     lmgpu_error(c.f, "values has %I elements, positions has %I",
                 (lua_Integer)r.values->n, (lua_Integer)r.index->n);
   if (r.data->n + r.values->n > MGPU_MAX_COUNT)
-    lmgpu_error(c.f, "the result would have %I elements, past the limit of %I",
+    lmgpu_error(c.f, "the result would have %I elements, past the 32-bit "
+                     "index limit of %I",
                 (lua_Integer)(r.data->n + r.values->n),
                 (lua_Integer)MGPU_MAX_COUNT);
   r.out = new_array(&c, r.data->n + r.values->n, r.data->dtype);

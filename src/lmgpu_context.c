@@ -257,6 +257,7 @@ static int ctx_info(lua_State *L) {
   set_size_field(L, "memory_free", info.memory_free);
   set_size_field(L, "pool_reserved", info.pool_reserved);
   set_size_field(L, "in_use", info.in_use);
+  set_size_field(L, "max_count", mgpu_context_max_count(ctx));
   if (info.memory_limit) set_size_field(L, "memory_limit", info.memory_limit);
   return 1;
 }

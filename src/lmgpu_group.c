@@ -591,7 +591,7 @@ static int g_random(lua_State *L) {
   l_frame *f = lmgpu_begin(L, "mgpu.group:random");
   l_group *g = group_self(f);
   size_t p = mgpu_group_size(g->g);
-  size_t n = lmgpu_check_count(f, 2, "n");
+  size_t n = lmgpu_check_count(f, 2, "n", MGPU_MAX_COUNT);
   for (int i = 3; i <= 4; i++)
     if (lua_type(L, i) != LUA_TNUMBER)
       lmgpu_error(f, "%s must be a number (got %s)", i == 3 ? "lo" : "hi",
@@ -634,7 +634,7 @@ static int g_iota(lua_State *L) {
   l_frame *f = lmgpu_begin(L, "mgpu.group:iota");
   l_group *g = group_self(f);
   size_t p = mgpu_group_size(g->g);
-  size_t n = lmgpu_check_count(f, 2, "n");
+  size_t n = lmgpu_check_count(f, 2, "n", MGPU_MAX_COUNT);
   int dtype_idx = 0;
   for (int i = 3; i <= 5 && !dtype_idx; i++)
     if (lua_type(L, i) == LUA_TSTRING) dtype_idx = i;

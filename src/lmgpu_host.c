@@ -27,9 +27,9 @@ void mgpu_lua_push_array(lua_State *L, mgpu_context *ctx, void *ptr, size_t n,
   ensure_open(L);
   if ((unsigned)t >= MGPU_DTYPE_COUNT)
     luaL_error(L, "mgpu_lua_push_array: unknown dtype %d", (int)t);
-  if (n > MGPU_MAX_COUNT)
+  if (n > mgpu_context_max_count(ctx))
     luaL_error(L, "mgpu_lua_push_array: %I elements is past the limit of %I",
-               (lua_Integer)n, (lua_Integer)MGPU_MAX_COUNT);
+               (lua_Integer)n, (lua_Integer)mgpu_context_max_count(ctx));
   lmgpu_push_context_object(L, ctx);
   l_array *a = lmgpu_push_array_object(L, -1, t);
   lua_remove(L, -2); /* the array object holds it */

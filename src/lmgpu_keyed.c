@@ -165,7 +165,8 @@ int lmgpu_join(lua_State *L) {
     free(st[0]);
     free(st[1]);
     if (r == MGPU_ETOOBIG && s.rows > MGPU_MAX_COUNT)
-      lmgpu_error(f, "the result would have %I rows, past the limit of %I",
+      lmgpu_error(f, "the result would have %I rows, past the 32-bit index "
+                     "limit of %I",
                   (lua_Integer)s.rows, (lua_Integer)MGPU_MAX_COUNT);
     lmgpu_check_status(f, ctx, r);
   }

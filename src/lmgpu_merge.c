@@ -49,10 +49,10 @@ int lmgpu_merge(lua_State *L) {
   m.order = lmgpu_check_order(f, -1);
   if (lmgpu_opt_field(f, opts, "values") != LUA_TNIL)
     lmgpu_value_pair(f, m.a, m.b, &m.av, &m.bv);
-  size_t n = m.a->n + m.b->n;
-  if (n > MGPU_MAX_COUNT)
+  size_t n = m.a->n + m.b->n, limit = mgpu_context_max_count(lmgpu_ctx(m.a));
+  if (n > limit)
     lmgpu_error(f, "the result would have %I elements, past the limit of %I",
-                (lua_Integer)n, (lua_Integer)MGPU_MAX_COUNT);
+                (lua_Integer)n, (lua_Integer)limit);
   l_array *out = lmgpu_opt_field_array(f, opts, "out", "out");
   if (out) {
     lmgpu_check_same_context(f, m.a, out, "a", "out");

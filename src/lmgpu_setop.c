@@ -48,9 +48,10 @@ static int setop_call_at(lua_State *L, int first, mgpu_setop_kind op,
   if (lmgpu_opt_field(f, opts, "values") != LUA_TNIL)
     lmgpu_value_pair(f, s.a, s.b, &s.av, &s.bv);
   size_t cap = mgpu_setop_capacity(op, s.a->n, s.b->n);
-  if (cap > MGPU_MAX_COUNT)
+  const size_t limit = mgpu_context_max_count(lmgpu_ctx(s.a));
+  if (cap > limit)
     lmgpu_error(f, "the result could have %I elements, past the limit of %I",
-                (lua_Integer)cap, (lua_Integer)MGPU_MAX_COUNT);
+                (lua_Integer)cap, (lua_Integer)limit);
   s.c = lmgpu_new_like(f, first, s.a, cap, s.a->dtype);
   int c_idx = lua_gettop(L);
   int cv_idx = 0;

@@ -114,11 +114,24 @@ static mgpu_status check_type(mgpu_context *ctx, mgpu_dtype t) {
   return MGPU_OK;
 }
 
+/* A plain element count: the backend's limit. */
 static mgpu_status check_count(mgpu_context *ctx, size_t n) {
-  if (n > MGPU_MAX_COUNT)
+  if (n > ctx->be->max_count)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "%zu elements is past the limit of %zu", n,
-                          MGPU_MAX_COUNT);
+                          ctx->be->max_count);
+  return MGPU_OK;
+}
+
+/* A count in a call that takes or gives int32 index arrays: they address
+ * at most MGPU_MAX_COUNT elements, on every backend, until those calls
+ * have int64 forms (docs/WIDE.md). */
+static mgpu_status check_index_count(mgpu_context *ctx, size_t n) {
+  if (n > MGPU_MAX_COUNT)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%zu elements is past the 32-bit index limit of "
+                          "%zu (this call's index arrays are int32)",
+                          n, MGPU_MAX_COUNT);
   return MGPU_OK;
 }
 
@@ -205,11 +218,12 @@ mgpu_status mgpu_merge(mgpu_context *ctx, mgpu_dtype key_type,
   TRY(check_keys(ctx, key_type, order, value_size));
   TRY(check_count(ctx, na));
   TRY(check_count(ctx, nb));
-  if (na + nb > MGPU_MAX_COUNT)
+  /* no wrap: each count is at most max_count <= SIZE_MAX / 2 */
+  if (na + nb > ctx->be->max_count)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "the result would have %zu elements, past the "
                           "limit of %zu",
-                          na + nb, MGPU_MAX_COUNT);
+                          na + nb, ctx->be->max_count);
   if (na + nb == 0) return MGPU_OK;
   mgpu_merge_args args = {key_type, order, value_size, a_keys, a_vals, na,
                           b_keys, b_vals, nb, out_keys, out_vals};
@@ -239,7 +253,7 @@ static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   mgpu_sort_args *s = &a->sort;
   TRY(check_keys(ctx, s->key_type, s->order, s->value_size));
   TRY(check_count(ctx, s->n));
-  TRY(check_count(ctx, a->m));
+  TRY(check_index_count(ctx, a->m));
   if (a->stats) memset(a->stats, 0, sizeof *a->stats);
   if (s->n < 2) return MGPU_OK;
   if (!ctx->be->segsort)
@@ -304,11 +318,11 @@ mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
   TRY(check_count(ctx, na));
   TRY(check_count(ctx, nb));
   size_t cap = mgpu_setop_capacity(op, na, nb);
-  if (cap > MGPU_MAX_COUNT)
+  if (cap > ctx->be->max_count)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "the result may have %zu elements, past the limit "
                           "of %zu",
-                          cap, MGPU_MAX_COUNT);
+                          cap, ctx->be->max_count);
   if (cap == 0) return MGPU_OK;
   if (na == 0 || nb == 0) {
     /* one side empty: the result is the other side, or nothing */
@@ -364,9 +378,11 @@ mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
   *bad = -1;
   *bad_value = 0;
   TRY(check_index_type(ctx, t));
-  TRY(check_count(ctx, m));
+  TRY(check_index_count(ctx, m));
   if (hi > (int64_t)MGPU_MAX_COUNT + 1)
-    return mgpu_set_error(ctx, MGPU_EINVAL, "hi is past the count limit");
+    return mgpu_set_error(ctx, MGPU_EINVAL,
+                          "hi = %lld is past the 32-bit index limit + 1 "
+                          "(positions are int32)", (long long)hi);
   if (!m) return MGPU_OK;
   mgpu_positions_args a = {src, t, m, lo, hi, unique, dst, -1, 0};
   TRY(ctx->be->prepare_positions(ctx, &a));
@@ -383,7 +399,7 @@ mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
   *bad_value = 0;
   *total = 0;
   TRY(check_index_type(ctx, t));
-  TRY(check_count(ctx, m));
+  TRY(check_index_count(ctx, m));
   if (!m) return MGPU_OK;
   mgpu_scan_args a = {counts, t, m, scan, 0, -1, 0};
   TRY(ctx->be->scan_counts(ctx, &a));
@@ -393,7 +409,8 @@ mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
   TRY(reported(ctx, *bad, "negative count"));
   if (*total > (int64_t)MGPU_MAX_COUNT)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "the counts add up to %lld, past the limit of %zu",
+                          "the counts add up to %lld, past the 32-bit index "
+                          "limit of %zu",
                           (long long)*total, MGPU_MAX_COUNT);
   return MGPU_OK;
 }
@@ -407,8 +424,8 @@ mgpu_status mgpu_prepare_starts(mgpu_context *ctx, const void *starts,
   *bad_value = 0;
   *max_end = 0;
   TRY(check_index_type(ctx, t));
-  TRY(check_count(ctx, m));
-  TRY(check_count(ctx, total));
+  TRY(check_index_count(ctx, m));
+  TRY(check_index_count(ctx, total));
   if (!m) return MGPU_OK;
   mgpu_starts_args a = {starts, t, scan, m, total, limit, dst, -1, 0, 0};
   TRY(ctx->be->prepare_starts(ctx, &a));
@@ -422,7 +439,7 @@ mgpu_status mgpu_bulk_remove(mgpu_context *ctx, size_t width, const void *data,
                              size_t n, const int32_t *indices, size_t m,
                              void *out) {
   TRY(check_width(ctx, width));
-  TRY(check_count(ctx, n));
+  TRY(check_index_count(ctx, n));
   if (m > n)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "%zu indices to remove from %zu elements", m, n);
@@ -436,12 +453,12 @@ mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
                              size_t n, const int32_t *positions,
                              const void *values, size_t m, void *out) {
   TRY(check_width(ctx, width));
-  TRY(check_count(ctx, n));
-  TRY(check_count(ctx, m));
+  TRY(check_index_count(ctx, n));
+  TRY(check_index_count(ctx, m));
   if (n + m > MGPU_MAX_COUNT)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "the result would have %zu elements, past the "
-                          "limit of %zu",
+                          "32-bit index limit of %zu",
                           n + m, MGPU_MAX_COUNT);
   if (!m) return mgpu_copy(ctx, out, data, n * width);
   mgpu_bulk_args a = {width, data, n, positions, values, m, out};
@@ -451,12 +468,12 @@ mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
 /* The interval kernels walk a Merge Path over the m intervals and the
  * total outputs together, in 32-bit offsets. */
 static mgpu_status check_intervals(mgpu_context *ctx, size_t m, size_t total) {
-  TRY(check_count(ctx, m));
-  TRY(check_count(ctx, total));
+  TRY(check_index_count(ctx, m));
+  TRY(check_index_count(ctx, total));
   if (m > MGPU_MAX_COUNT - total)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "%zu intervals and %zu outputs are past the limit "
-                          "of %zu together",
+                          "%zu intervals and %zu outputs are past the 32-bit "
+                          "index limit of %zu together",
                           m, total, (size_t)MGPU_MAX_COUNT);
   return MGPU_OK;
 }
@@ -488,8 +505,8 @@ mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
                                void *out, size_t n_out) {
   TRY(check_width(ctx, width));
   TRY(check_intervals(ctx, m, total));
-  TRY(check_count(ctx, n_input));
-  TRY(check_count(ctx, n_out));
+  TRY(check_index_count(ctx, n_input));
+  TRY(check_index_count(ctx, n_out));
   if (!total) return MGPU_OK;
   mgpu_interval_args a = {width, input, n_input, gather, scatter, scan, m,
                           total, out, n_out, 0};
@@ -561,8 +578,8 @@ mgpu_status mgpu_sorted_search(mgpu_context *ctx, mgpu_dtype t,
                                size_t n, const void *haystack, size_t m,
                                int right, int32_t base, int32_t *pos) {
   TRY(check_keys(ctx, t, order, 0));
-  TRY(check_count(ctx, n));
-  TRY(check_count(ctx, m));
+  TRY(check_index_count(ctx, n));
+  TRY(check_index_count(ctx, m));
   if (base != 0 && base != 1)
     return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
                           (int)base);
@@ -582,7 +599,8 @@ mgpu_status mgpu_unique(mgpu_context *ctx, mgpu_dtype t, const void *keys,
                         size_t *count) {
   *count = 0;
   TRY(check_keys(ctx, t, MGPU_LESS, value_size));
-  TRY(check_count(ctx, n));
+  /* run lengths are int32: a run may be as long as the keys */
+  TRY(counts ? check_index_count(ctx, n) : check_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_unique_args a = {t, value_size, keys, vals, n, out_keys, out_vals,
                         counts, 0};
@@ -634,8 +652,8 @@ mgpu_status mgpu_segreduce(mgpu_context *ctx, mgpu_dtype t, const void *vals,
                            mgpu_reduce_op op, const void *identity, void *dst) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
-  TRY(check_count(ctx, m));
+  TRY(check_index_count(ctx, n));
+  TRY(check_index_count(ctx, m));
   if (m == 0) return MGPU_OK;
   /* the default identity as an element of t */
   union { int32_t i32; uint32_t u32; int64_t i64; float f32; double f64; } e;
@@ -659,8 +677,8 @@ static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   TRY(check_keys(ctx, t, order, 0));
   if ((unsigned)kind > MGPU_JOIN_OUTER)
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown join kind %d", (int)kind);
-  TRY(check_count(ctx, na));
-  TRY(check_count(ctx, nb));
+  TRY(check_index_count(ctx, na));
+  TRY(check_index_count(ctx, nb));
   return MGPU_OK;
 }
 
@@ -682,7 +700,8 @@ mgpu_status mgpu_join_count(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   *count = j.count;
   if (j.count > MGPU_MAX_COUNT)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "a join of %llu rows is past the limit of %zu",
+                          "a join of %llu rows is past the 32-bit index "
+                          "limit of %zu",
                           (unsigned long long)j.count, (size_t)MGPU_MAX_COUNT);
   return MGPU_OK;
 }
@@ -713,7 +732,8 @@ mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
 static mgpu_status join_alloc_rows(mgpu_context *ctx, mgpu_join_args *j) {
   if (j->count > MGPU_MAX_COUNT)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "a join of %llu rows is past the limit of %zu",
+                          "a join of %llu rows is past the 32-bit index "
+                          "limit of %zu",
                           (unsigned long long)j->count, (size_t)MGPU_MAX_COUNT);
   const size_t bytes = (size_t)j->count * sizeof(int32_t);
   void *ia, *ib;

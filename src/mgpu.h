@@ -13,9 +13,12 @@
  *
  * Every function returning mgpu_status leaves a message in
  * mgpu_context_error(ctx) when it fails.  Counts are limited to
- * MGPU_MAX_COUNT elements per array (and per result); a count of 0 is
- * allowed everywhere and does nothing, and value pointers may be NULL when
- * value_size is 0.
+ * mgpu_context_max_count(ctx) elements per array (and per result), the
+ * backend's limit; calls that take or give int32 index arrays (segsort's
+ * heads, sorted_search, unique's counts, segreduce, the joins, the index
+ * preparations, bulk and interval operations) stay within MGPU_MAX_COUNT
+ * on every backend.  A count of 0 is allowed everywhere and does nothing,
+ * and value pointers may be NULL when value_size is 0.
  *
  * A CUDA context makes its device current (cudaSetDevice) in every call
  * that touches the device; it does not restore the previous one.  When a
@@ -34,6 +37,9 @@ extern "C" {
 #endif
 
 #define MGPU_VERSION "0.1.0"
+/* The 32-bit limit: INT32_MAX, the most elements an int32 index array can
+ * address.  The cuda backend's limit for every count, and on every backend
+ * that of the calls with int32 index arrays. */
 #define MGPU_MAX_COUNT ((size_t)2147483647)
 
 typedef enum mgpu_dtype {
@@ -50,7 +56,7 @@ typedef enum mgpu_status {
   MGPU_OK = 0,
   MGPU_ENOMEM,   /* out of memory (device, host or the context's limit) */
   MGPU_EINVAL,   /* bad argument */
-  MGPU_ETOOBIG,  /* a count or result past MGPU_MAX_COUNT */
+  MGPU_ETOOBIG,  /* a count or result past the limit that applies */
   MGPU_ENODEV,   /* no such device, or its backend was not built */
   MGPU_EDEVICE   /* the device or its runtime failed */
 } mgpu_status;
@@ -120,6 +126,11 @@ void mgpu_context_release(mgpu_context *ctx); /* frees at the last release */
 const char *mgpu_context_device(const mgpu_context *ctx); /* "cpu", "cuda:0" */
 const char *mgpu_context_backend(const mgpu_context *ctx); /* "cpu", "cuda" */
 const char *mgpu_context_error(const mgpu_context *ctx);
+/* The most elements an array or a count may have on this context's
+ * backend: MGPU_MAX_COUNT on cuda (its kernels hold 32-bit offsets), 2^53
+ * on cpu (64-bit hosts).  Calls with int32 index arrays keep
+ * MGPU_MAX_COUNT everywhere. */
+size_t mgpu_context_max_count(const mgpu_context *ctx);
 /* The cudaStream_t the context enqueues on, or NULL for cpu. */
 void *mgpu_context_stream(const mgpu_context *ctx);
 mgpu_status mgpu_context_sync(mgpu_context *ctx);
@@ -292,8 +303,9 @@ size_t mgpu_setop_capacity(mgpu_setop_kind op, size_t na, size_t nb);
  * in the result may be off; the result is still sorted and memory-safe.
  * Unsorted inputs give unspecified outputs (at most the capacity) but never
  * a read or write outside the arrays.  Outputs need
- * mgpu_setop_capacity(op, na, nb) elements; a capacity past MGPU_MAX_COUNT
- * (union or symmetric difference of long inputs) is MGPU_ETOOBIG. */
+ * mgpu_setop_capacity(op, na, nb) elements; a capacity past
+ * mgpu_context_max_count (union or symmetric difference of long inputs)
+ * is MGPU_ETOOBIG. */
 mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
                        mgpu_dtype key_type, mgpu_order order, int duplicates,
                        const void *a_keys, size_t na, const void *b_keys,

@@ -95,6 +95,9 @@ local istype, cast, ffistring = ffi.istype, ffi.cast, ffi.string
 local select, type, tostring, tonumber, rawget, next, error =
   select, type, tostring, tonumber, rawget, next, error
 
+-- The 32-bit limit (MGPU_MAX_COUNT): cuda's for every count, and every
+-- backend's for the calls with int32 index arrays.  A context's own limit
+-- is C.mgpu_context_max_count(ctx).
 local MAX_COUNT = 2147483647
 local TWO53, TWO63, TWO64 = 2 ^ 53, 2 ^ 63, 2 ^ 64
 local ENOMEM = 1
@@ -359,8 +362,10 @@ end
 -- A new array of n elements of dtype t on C context ctx (whose context
 -- object has id cid).
 local function alloc_array(fn, ctx, cid, n, t)
-  if n > MAX_COUNT then
-    fail(fn, "%d elements is past the limit of %d per array", n, MAX_COUNT)
+  local limit = tonumber(C.mgpu_context_max_count(ctx))
+  if n > limit then
+    fail(fn, "%d elements is past the limit of %d per array on %s", n, limit,
+      ffistring(C.mgpu_context_device(ctx)))
   end
   local bytes = n * DTYPE_SIZE[t]
   before_alloc(bytes)
@@ -490,7 +495,9 @@ local function is_int64_cdata(v)
   return istype(i64_ct, v) or istype(u64_ct, v)
 end
 
-local function check_count(fn, v, arg, none)
+-- limit: the context's (C.mgpu_context_max_count), MAX_COUNT when nil.
+local function check_count(fn, v, arg, none, limit)
+  limit = limit or MAX_COUNT
   if none or v == nil then
     fail(fn, "%s is missing (expected a non-negative integer)", arg)
   end
@@ -498,9 +505,9 @@ local function check_count(fn, v, arg, none)
     if v < 0 and istype(i64_ct, v) then
       fail(fn, "%s must not be negative (got %s)", arg, int64_digits(v))
     end
-    if v > MAX_COUNT then
+    if v > limit then
       fail(fn, "%s = %s is past the limit of %d elements", arg,
-        int64_digits(v), MAX_COUNT)
+        int64_digits(v), limit)
     end
     return tonumber(v)
   end
@@ -511,9 +518,9 @@ local function check_count(fn, v, arg, none)
     fail(fn, "%s must be an integer (got %s)", arg, describe(v))
   end
   if v < 0 then fail(fn, "%s must not be negative (got %s)", arg, describe(v)) end
-  if v > MAX_COUNT then
+  if v > limit then
     fail(fn, "%s = %s is past the limit of %d elements", arg, describe(v),
-      MAX_COUNT)
+      limit)
   end
   return v
 end
@@ -835,6 +842,7 @@ function ctx_methods.info(c)
     memory_free = tonumber(info.memory_free),
     pool_reserved = tonumber(info.pool_reserved),
     in_use = tonumber(info.in_use),
+    max_count = tonumber(C.mgpu_context_max_count(ctx)),
   }
   if info.cc_major ~= 0 then
     t.compute_capability = info.cc_major .. "." .. info.cc_minor
@@ -923,19 +931,22 @@ local function opt_dtype(fn, v)
 end
 
 function constructors.empty(fn, cobj, nargs, n, dtype)
-  n = check_count(fn, n, "n", nargs < 1)
+  n = check_count(fn, n, "n", nargs < 1,
+    tonumber(C.mgpu_context_max_count(cobj._c)))
   return new_array(fn, cobj, n, opt_dtype(fn, dtype))
 end
 
 function constructors.zeros(fn, cobj, nargs, n, dtype)
-  n = check_count(fn, n, "n", nargs < 1)
+  n = check_count(fn, n, "n", nargs < 1,
+    tonumber(C.mgpu_context_max_count(cobj._c)))
   local a = new_array(fn, cobj, n, opt_dtype(fn, dtype))
   fill_array(fn, a, 0)
   return a
 end
 
 function constructors.fill(fn, cobj, nargs, n, v, dtype)
-  n = check_count(fn, n, "n", nargs < 1)
+  n = check_count(fn, n, "n", nargs < 1,
+    tonumber(C.mgpu_context_max_count(cobj._c)))
   if type(v) ~= "number" and not is_int64_cdata(v) then
     fail(fn, "v must be a number (got %s)", typename(v, nargs < 2))
   end
@@ -962,7 +973,8 @@ local function to_scalar(fn, v, t, what)
 end
 
 function constructors.iota(fn, cobj, nargs, n, a2, a3, a4, ...)
-  n = check_count(fn, n, "n", nargs < 1)
+  n = check_count(fn, n, "n", nargs < 1,
+    tonumber(C.mgpu_context_max_count(cobj._c)))
   local args = { a2, a3, a4, ... }
   local dtype_pos, last = nil, 1
   for i = 2, math.min(nargs, 4) do
@@ -1025,7 +1037,8 @@ local function next_seed()
 end
 
 local function make_random(fn, cobj, nargs, n, lo, hi, dtype, seed)
-  n = check_count(fn, n, "n", nargs < 1)
+  n = check_count(fn, n, "n", nargs < 1,
+    tonumber(C.mgpu_context_max_count(cobj._c)))
   for k, v in ipairs { lo, hi } do
     if type(v) ~= "number" and not is_int64_cdata(v) then
       fail(fn, "%s must be a number (got %s)", k == 1 and "lo" or "hi",
@@ -1416,9 +1429,10 @@ function core.merge(a, b, opts)
     if vals ~= nil then av, bv = value_pair(fn, vals, a, b) end
   end
   local n = tonumber(a._n + b._n)
-  if n > MAX_COUNT then
+  local limit = tonumber(C.mgpu_context_max_count(a._ctx))
+  if n > limit then
     fail(fn, "the result would have %d elements, past the limit of %d", n,
-      MAX_COUNT)
+      limit)
   end
   out = opt_field_array(fn, opts, "out", "out")
   if out then
@@ -1509,9 +1523,10 @@ local function setop_call(fn, op, a, b, opts)
   local vals = opt_field(opts, "values")
   if vals ~= nil then av, bv = value_pair(fn, vals, a, b) end
   local cap = tonumber(C.mgpu_setop_capacity(op, a._n, b._n))
-  if cap > MAX_COUNT then
+  local limit = tonumber(C.mgpu_context_max_count(a._ctx))
+  if cap > limit then
     fail(fn, "the result could have %d elements, past the limit of %d", cap,
-      MAX_COUNT)
+      limit)
   end
   local c = new_like(fn, a, cap, a._t)
   local cv = av and new_like(fn, a, cap, av._t)
@@ -1745,7 +1760,8 @@ local function index_argument(fn, cobj, v, arg)
   if type(v) == "table" then
     local m = #v
     if m > MAX_COUNT then
-      fail(fn, "%s has %d elements, past the limit of %d", arg, m, MAX_COUNT)
+      fail(fn, "%s has %d elements, past the 32-bit index limit of %d", arg, m,
+        MAX_COUNT)
     end
     local host = DTYPE_VLA[I64](m)
     for i = 1, m do
@@ -1774,6 +1790,12 @@ end
 -- Sorted 1-based positions in [lo, hi] -> a new 0-based i32 array.  `rule`
 -- completes "<arg> must be ...".
 local function positions(fn, cobj, v, arg, lo, hi, unique, rule)
+  -- the positions become int32: an array past the 32-bit limit (a cpu
+  -- context's may be) has places they cannot name
+  if hi > MAX_COUNT + 1 then
+    fail(fn, "%s may reach %d, past the 32-bit index limit of %d (the "
+      .. "positions are int32)", arg, hi, MAX_COUNT)
+  end
   local src, temp = index_argument(fn, cobj, v, arg)
   local dst = new_array(fn, cobj, tonumber(src._n), I32)
   local bad, bad_value = i64p(), i64p()
@@ -1857,6 +1879,11 @@ function core.segsort(keys, heads, opts)
   if type(heads) ~= "table" and not istype(Array, heads) then
     fail(fn, "heads must be an mgpu.array or a table (got %s)", typename(heads))
   end
+  if keys._n > MAX_COUNT then
+    fail(fn, "keys has %d elements, past the 32-bit index limit of %d of "
+      .. "heads (they are int32): pass nil and {flags = f}", tonumber(keys._n),
+      MAX_COUNT)
+  end
   local h = positions(fn, home_of(keys), heads, "heads", 1, tonumber(keys._n),
     true, "sorted, unique")
   return finish({ h }, pcall(sort_common, fn, keys, opts,
@@ -1922,6 +1949,10 @@ end
 -- checked to fit in `limit` elements of `target` (limit < 0: no array yet;
 -- second result: the length it needs).
 local function starts(fn, cobj, v, arg, scan, total, limit, target)
+  if limit > MAX_COUNT then
+    fail(fn, "%s has %d elements, past the 32-bit index limit of %d (the "
+      .. "starts are int32)", target, limit, MAX_COUNT)
+  end
   local src, temp = index_argument(fn, cobj, v, arg)
   if src._n ~= scan._n then
     fail(fn, "%s has %d elements, counts has %d", arg, tonumber(src._n),
@@ -1996,8 +2027,8 @@ function core.bulk_insert(data, pos, values)
     end
     local n = tonumber(data._n + values._n)
     if n > MAX_COUNT then
-      fail(fn, "the result would have %d elements, past the limit of %d", n,
-        MAX_COUNT)
+      fail(fn, "the result would have %d elements, past the 32-bit index "
+        .. "limit of %d", n, MAX_COUNT)
     end
     local out = new_array(fn, cobj, n, data._t)
     check_status(fn, ctx, retry(ctx, C.mgpu_bulk_insert, ctx,
@@ -2236,7 +2267,7 @@ function core.join(a, b, opts)
     take_share(ctx, bytes)
   end
   if s == 3 and rows[0] > MAX_COUNT then -- MGPU_ETOOBIG
-    fail(fn, "the result would have %s rows, past the limit of %d",
+    fail(fn, "the result would have %s rows, past the 32-bit index limit of %d",
       int64_digits(rows[0]), MAX_COUNT)
   end
   check_status(fn, ctx, s)

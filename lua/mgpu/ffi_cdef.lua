@@ -48,6 +48,7 @@ void mgpu_context_release(mgpu_context *ctx);
 const char *mgpu_context_device(const mgpu_context *ctx);
 const char *mgpu_context_backend(const mgpu_context *ctx);
 const char *mgpu_context_error(const mgpu_context *ctx);
+size_t mgpu_context_max_count(const mgpu_context *ctx);
 void *mgpu_context_stream(const mgpu_context *ctx);
 mgpu_status mgpu_context_sync(mgpu_context *ctx);
 typedef struct mgpu_context_info {

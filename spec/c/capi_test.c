@@ -973,8 +973,9 @@ static void test_groups(mgpu_context *ctx, const char *dev) {
 }
 
 /* ---- the cpu backend past 2^31 elements ---------------------------------
- * The C API still stops at MGPU_MAX_COUNT, so these call the backend's
- * functions themselves.  The keys are 2^31 + 5 i32 (8 GiB) in an
+ * The C API keeps MGPU_MAX_COUNT for the calls with int32 index arrays, so
+ * their i64 forms are called on the backend's functions themselves; the
+ * plain counts go through the C API, under the cpu's own limit.  The keys are 2^31 + 5 i32 (8 GiB) in an
  * anonymous mapping that is never backed: unwritten pages read as 0 from
  * the shared zero page, and only the last page is written, so the test
  * costs page tables and one pass of reads, not 8 GiB of memory. */
@@ -1002,6 +1003,7 @@ static void test_cpu_wide(mgpu_context *ctx) {
   for (size_t i = (size_t)1 << 31; i < n - 1; i++) keys[i] = 5;
   keys[n - 1] = 7;
 
+  mgpu_status st;
   mgpu_reduce_args r = {MGPU_I32, MGPU_REDUCE_ADD, keys, n, NULL, 0, {0}};
   CHECK(mgpu_cpu_reduce(ctx, &r) == MGPU_OK && r.total.i == 27,
         "reduce of 2^31 + 5: %" PRId64 ", want 27", r.total.i);
@@ -1049,11 +1051,46 @@ static void test_cpu_wide(mgpu_context *ctx) {
           j.count ? ib[(j.count < 8 ? j.count : 8) - 1] : -1);
   }
 
-  /* the C API keeps its limit until the CUDA backend is wide too */
-  mgpu_scalar total;
-  CHECK(mgpu_reduce(ctx, MGPU_I32, keys, n, MGPU_REDUCE_ADD, &total) ==
-            MGPU_ETOOBIG,
-        "mgpu_reduce of 2^31 + 5 elements: not MGPU_ETOOBIG");
+  /* through the C API: plain counts past 2^31 pass the cpu's limit */
+  CHECK(mgpu_context_max_count(ctx) == (size_t)1 << 53,
+        "cpu max_count %zu, want 2^53", mgpu_context_max_count(ctx));
+  mgpu_scalar total = {0};
+  st = mgpu_reduce(ctx, MGPU_I32, keys, n, MGPU_REDUCE_ADD, &total);
+  CHECK(st == MGPU_OK && total.i == 27,
+        "mgpu_reduce of 2^31 + 5 elements: status %d, total %" PRId64
+        ", want 27: %s", (int)st, total.i, mgpu_context_error(ctx));
+  int sorted = 0;
+  st = mgpu_is_sorted(ctx, keys, n, MGPU_I32, MGPU_LESS, &sorted);
+  CHECK(st == MGPU_OK && sorted, "mgpu_is_sorted of 2^31 + 5: status %d, %d",
+        (int)st, sorted);
+  size_t runs = 0;
+  st = mgpu_unique(ctx, MGPU_I32, keys, n, 0, NULL, out, NULL, NULL, &runs);
+  CHECK(st == MGPU_OK && runs == 3 && out[0] == 0 && out[1] == 5 &&
+            out[2] == 7,
+        "mgpu_unique (no counts) of 2^31 + 5: status %d, %zu runs", (int)st,
+        runs);
+  /* ... but the calls with int32 index arrays stay within 2^31 - 1 */
+  int32_t pos[5], counts32[4];
+  st = mgpu_sorted_search(ctx, MGPU_I32, MGPU_LESS, needles, 5, keys, n, 0, 0,
+                          pos);
+  CHECK(st == MGPU_ETOOBIG && strstr(mgpu_context_error(ctx), "32-bit index"),
+        "mgpu_sorted_search in 2^31 + 5: status %d: %s", (int)st,
+        mgpu_context_error(ctx));
+  st = mgpu_unique(ctx, MGPU_I32, keys, n, 0, NULL, out, NULL, counts32,
+                   &runs);
+  CHECK(st == MGPU_ETOOBIG && strstr(mgpu_context_error(ctx), "32-bit index"),
+        "mgpu_unique with counts of 2^31 + 5: status %d: %s", (int)st,
+        mgpu_context_error(ctx));
+  uint64_t rows = 0;
+  st = mgpu_join_count(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_INNER, ka, 2, keys,
+                       n, &rows);
+  CHECK(st == MGPU_ETOOBIG && strstr(mgpu_context_error(ctx), "32-bit index"),
+        "mgpu_join_count with 2^31 + 5 keys: status %d: %s", (int)st,
+        mgpu_context_error(ctx));
+  st = mgpu_reduce(ctx, MGPU_I32, keys, ((size_t)1 << 53) + 1,
+                   MGPU_REDUCE_ADD, &total);
+  CHECK(st == MGPU_ETOOBIG, "mgpu_reduce of 2^53 + 1 elements: status %d",
+        (int)st);
   munmap(keys, bytes);
   munmap(out, bytes);
 }

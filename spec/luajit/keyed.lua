@@ -94,7 +94,7 @@ T.test("join", function()
   local e1, e2 = mgpu.join(ctx:zeros(0), ctx:array { 1 }, { kind = "right" })
   T.eq(e1:totable(), { 0 })
   T.eq(e2:totable(), { 1 })
-  T.raises("mgpu.join: the result would have 2500000000 rows, past the limit of 2147483647",
+  T.raises("mgpu.join: the result would have 2500000000 rows, past the 32-bit index limit of 2147483647",
     mgpu.join, ctx:fill(50000, 1), ctx:fill(50000, 1))
   T.raises([[mgpu.join: kind must be "inner", "left", "right" or "outer" (got "full")]],
     mgpu.join, ctx:array { 1 }, ctx:array { 1 }, { kind = "full" })
