@@ -71,6 +71,7 @@ static mgpu_status cpu_copy(mgpu_context *ctx, void *dst, const void *src,
 static const mgpu_backend cpu_backend = {
   .name = "cpu",
   .max_count = CPU_MAX_COUNT,
+  .wide_index = 1,
   .context_init = cpu_context_init,
   .context_destroy = cpu_context_destroy,
   .stream = cpu_stream,

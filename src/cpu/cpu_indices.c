@@ -27,7 +27,7 @@ mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx,
   size_t m = a->m;
   int64_t lo = a->lo, hi = a->hi;
   int unique = a->unique;
-  int32_t *dst = a->dst;
+  void *dst = a->dst;
   int64_t *bad = &a->bad, *bad_value = &a->bad_value;
   int64_t prev = 0;
   for (size_t i = 0; i < m; i++) {
@@ -39,7 +39,7 @@ mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx,
       return MGPU_OK;
     }
     /* v - 1 in unsigned arithmetic: v may be INT64_MIN when lo is */
-    dst[i] = (int32_t)((uint64_t)v - 1);
+    cpu_put_index(dst, a->index_type, i, (int64_t)((uint64_t)v - 1));
     prev = v;
   }
   return MGPU_OK;
