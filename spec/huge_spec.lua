@@ -247,5 +247,60 @@ backends.each(function(ctx, device)
       mgpu.locality_sort(k)
       check_result(k, nil, WIDE, up, MAX + 1, "locality_sort")
     end)
+
+    -- the index dtype rule: index results past INT32_MAX are i64
+    it("cpu, 2^31 + 5, i64 index: sorted_search", function()
+      local hay <close> = ctx:iota(WIDE, -5, 1, "i32") -- v at position v + 6
+      local needles <close> = ctx:array({ -6, -5, MAX - 5, MAX }, "i32")
+      local left <close> = mgpu.sorted_search(needles, hay)
+      assert.are.equal("i64", left.dtype)
+      assert.are.same({ 1, 1, MAX + 1, WIDE }, left:totable())
+      local right <close> = mgpu.sorted_search(needles, hay, { side = "right" })
+      assert.are.same({ 1, 2, MAX + 2, WIDE + 1 }, right:totable())
+    end)
+
+    it("cpu, 2^31 + 5, i64 index: unique with counts, a run across 2^31", function()
+      local k <close> = ctx:fill(WIDE, 7, "i32")
+      k[1], k[WIDE] = 1, 9
+      local u, c = mgpu.unique(k, { counts = true })
+      assert.are.equal("i64", c.dtype)
+      assert.are.same({ 1, 7, 9 }, u:totable())
+      assert.are.same({ 1, WIDE - 2, 1 }, c:totable())
+      u:free()
+      c:free()
+    end)
+
+    it("cpu, 2^31 + 5, i64 index: segsort with heads past 2^31", function()
+      local k <close> = ctx:iota(WIDE, MAX, -1, "i32") -- MAX - p + 1 at p
+      local heads <close> = ctx:array({ 1, MAX + 2 }, "i64")
+      mgpu.segsort(k, heads)
+      -- segment 1: 0 .. MAX ascending; segment 2: -5 .. -1
+      assert.are.same({ 0, 1, 2 }, k:totable(1, 3))
+      assert.are.same({ MAX - 1, MAX, -5, -4 }, k:totable(MAX, MAX + 3))
+      assert.are.equal(-1, k[WIDE])
+    end)
+
+    it("cpu, 2^31 + 5, i64 index: segreduce with offsets past 2^31", function()
+      local v <close> = ctx:fill(WIDE, 1, "i32")
+      local offs <close> = ctx:array({ 1, MAX + 1, MAX + 3 }, "i64")
+      local r <close> = mgpu.segreduce(v, offs)
+      assert.are.same({ MAX, 2, WIDE - MAX - 2 }, r:totable())
+      local r2 <close> = mgpu.segreduce(v, { 1, MAX + 1, MAX + 3 })
+      assert.are.same({ MAX, 2, WIDE - MAX - 2 }, r2:totable())
+    end)
+
+    -- the long side as b: the cpu join's temporaries follow #a
+    it("cpu, 2^31 + 5, i64 index: join with b indices past 2^31", function()
+      local b <close> = ctx:fill(WIDE, 7, "i32")
+      b[WIDE] = 9
+      local a <close> = ctx:array({ 8, 9 }, "i32")
+      local ia, ib = mgpu.join(a, b, { kind = "left" })
+      assert.are.equal("i64", ia.dtype)
+      assert.are.equal("i64", ib.dtype)
+      assert.are.same({ 1, 2 }, ia:totable())
+      assert.are.same({ 0, WIDE }, ib:totable())
+      ia:free()
+      ib:free()
+    end)
   end
 end)
