@@ -157,7 +157,14 @@ static mgpu_status check_index_dtype(mgpu_context *ctx, const char *what,
  * must hold them (mgpu_index_type gives the dtype that does). */
 static mgpu_status check_index_out(mgpu_context *ctx, const char *what,
                                    mgpu_dtype t, uint64_t largest) {
-  if (check_index_dtype(ctx, what, t) != MGPU_OK) return MGPU_EINVAL;
+  /* a backend of int32 indices: the values themselves are too big */
+  if (t == MGPU_I64 && !ctx->be->wide_index && largest > (uint64_t)INT32_MAX)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%s may hold %llu, past the 32-bit index limit of "
+                          "%zu of %s", what, (unsigned long long)largest,
+                          MGPU_MAX_COUNT, ctx->be->name);
+  const mgpu_status s = check_index_dtype(ctx, what, t);
+  if (s != MGPU_OK) return s;
   if (t == MGPU_I32 && largest > (uint64_t)INT32_MAX)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "%s may hold %llu, past the 32-bit index limit of "

@@ -695,6 +695,17 @@ static void test_index_dtypes(mgpu_context *ctx) {
                                     "pos must be i32 or i64 (got f32)"),
         "sorted_search_idx f32 pos: status %d: %s", (int)st,
         mgpu_context_error(ctx));
+  if (!wide) {
+    /* 1-based positions into 2^31 - 1 elements reach 2^31: past what the
+     * kernels' int32 hold, refused before anything is read */
+    st = mgpu_sorted_search_idx(ctx, MGPU_I32, MGPU_LESS, vals, 1, vals,
+                                MGPU_MAX_COUNT, 0, 1,
+                                mgpu_index_type((uint64_t)MGPU_MAX_COUNT + 1),
+                                pos);
+    CHECK(st == MGPU_ETOOBIG && strstr(mgpu_context_error(ctx), "32-bit index"),
+          "sorted_search_idx into 2^31 - 1 on %s: status %d: %s", device,
+          (int)st, mgpu_context_error(ctx));
+  }
   release_buffers(ctx);
 }
 
