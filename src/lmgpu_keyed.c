@@ -131,7 +131,7 @@ static void join_results(l_frame *f, mgpu_context *ctx, mgpu_dtype t,
 }
 
 /* mgpu.join(a, b [, {kind, comp}]) -> ia, ib (1-based, 0 = none; i32, i64
- * past max(#a, #b) + 1 = INT32_MAX: the index dtype rule) */
+ * for max(#a, #b) past INT32_MAX: the index dtype rule) */
 int lmgpu_join(lua_State *L) {
   static const char *const names[] = {"kind", "comp", NULL};
   static const char *const kinds[] = {"inner", "left", "right", "outer", NULL};
@@ -164,7 +164,8 @@ int lmgpu_join(lua_State *L) {
   l_array *obj[2];
   l_storage *st[2];
   const size_t longer = s.a->n > s.b->n ? s.a->n : s.b->n;
-  s.index_type = mgpu_index_type((uint64_t)longer + 1);
+  /* the largest 1-based index */
+  s.index_type = mgpu_index_type((uint64_t)longer);
   join_results(f, ctx, s.index_type, obj, st);
   const mgpu_status r = lmgpu_retry(f, ctx, join_run, &s);
   if (r != MGPU_OK) {

@@ -773,11 +773,13 @@ static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   return MGPU_OK;
 }
 
-/* ia and ib hold base + an index of the longer side at most. */
+/* ia and ib hold base + a 0-based index of the longer side at most (or
+ * base - 1 for none). */
 static mgpu_status check_join_index(mgpu_context *ctx, mgpu_dtype t,
                                     size_t na, size_t nb, int32_t base) {
+  const uint64_t longer = na > nb ? na : nb;
   return check_index_out(ctx, "ia and ib", t,
-                         (uint64_t)(na > nb ? na : nb) + (uint64_t)base);
+                         longer ? longer - 1 + (uint64_t)base : 0);
 }
 
 static mgpu_status check_join_base(mgpu_context *ctx, int32_t base) {

@@ -446,7 +446,7 @@ mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                       const void *b, size_t nb, int32_t base, int32_t *ia,
                       int32_t *ib, size_t capacity, size_t *count);
 /* mgpu_join with ia and ib of index_type: MGPU_I32 needs
- * max(na, nb) + base <= INT32_MAX.  The rows stay within MGPU_MAX_COUNT. */
+ * max(na, nb) - 1 + base <= INT32_MAX.  The rows stay within MGPU_MAX_COUNT. */
 mgpu_status mgpu_join_idx(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                           mgpu_join_kind kind, const void *a, size_t na,
                           const void *b, size_t nb, int32_t base,

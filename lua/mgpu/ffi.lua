@@ -2256,8 +2256,8 @@ function core.join(a, b, opts)
   local rows32 = cast(u32p_t, rows)
   ia._ctx = ctx
   ib._ctx = ctx
-  -- the index dtype rule: indices reach max(#a, #b) + 1
-  local it = (a._n > b._n and a._n or b._n) + 1 > MAX_COUNT and I64 or I32
+  -- the index dtype rule: 1-based indices reach max(#a, #b)
+  local it = (a._n > b._n and a._n or b._n) > MAX_COUNT and I64 or I32
   local s = retry(ctx, C.mgpu_lj_join_new, ctx, a._t, order, kind, a._p, a._n,
     b._p, b._n, 1, it, cast("void **", base_slot(ia)),
     cast("void **", base_slot(ib)), rows)
