@@ -85,10 +85,7 @@ typedef struct mgpu_segsort_args {
   const void *flags;
   mgpu_dtype flag_type;
   mgpu_sort_stats *stats; /* NULL, or zeroed by the caller */
-  /* heads's dtype: MGPU_I32, or MGPU_I64 only on a backend with wide_index
-   * (then heads points at int64_t).  Last, so that initializers that stop
-   * before it give MGPU_I32. */
-  mgpu_dtype index_type;
+  mgpu_dtype index_type; /* of heads (wide_index) */
 } mgpu_segsort_args;
 
 /* setop: outputs hold `capacity` elements. */
@@ -120,10 +117,7 @@ typedef struct mgpu_positions_args {
   int32_t *dst;
   /* out: */
   int64_t bad, bad_value;
-  /* dst's dtype: MGPU_I32, or MGPU_I64 only on a backend with wide_index
-   * (then dst points at int64_t).  Last, so that initializers that stop
-   * before it give MGPU_I32. */
-  mgpu_dtype index_type;
+  mgpu_dtype index_type; /* of dst (wide_index) */
 } mgpu_positions_args;
 
 typedef struct mgpu_scan_args {
@@ -195,10 +189,7 @@ typedef struct mgpu_search_args {
   int right;
   int32_t base; /* 0 or 1, added to every position */
   int32_t *pos;
-  /* pos's dtype: MGPU_I32, or MGPU_I64 only on a backend with wide_index
-   * (then pos points at int64_t).  Last, so that initializers that stop
-   * before it give MGPU_I32. */
-  mgpu_dtype index_type;
+  mgpu_dtype index_type; /* of pos (wide_index) */
 } mgpu_search_args;
 
 typedef struct mgpu_unique_args {
@@ -210,10 +201,7 @@ typedef struct mgpu_unique_args {
   int32_t *counts; /* may be NULL */
   /* out: */
   size_t count;
-  /* counts's dtype: MGPU_I32, or MGPU_I64 only on a backend with wide_index
-   * (then counts points at int64_t).  Last, so that initializers that stop
-   * before it give MGPU_I32. */
-  mgpu_dtype index_type;
+  mgpu_dtype index_type; /* of counts (wide_index) */
 } mgpu_unique_args;
 
 typedef struct mgpu_compact_args {
@@ -254,10 +242,7 @@ typedef struct mgpu_segreduce_args {
   size_t m; /* > 0 */
   const void *identity; /* one element of type: an empty segment's result */
   void *dst;            /* m */
-  /* offsets's dtype: MGPU_I32, or MGPU_I64 only on a backend with wide_index
-   * (then offsets points at int64_t).  Last, so that initializers that stop
-   * before it give MGPU_I32. */
-  mgpu_dtype index_type;
+  mgpu_dtype index_type; /* of offsets (wide_index) */
 } mgpu_segreduce_args;
 
 /* join: the bounds, counts and scan once, then the rows into ia and ib,
@@ -280,10 +265,7 @@ typedef struct mgpu_join_args {
   mgpu_status (*alloc_rows)(mgpu_context *ctx, struct mgpu_join_args *a);
   /* out: rows (counted in 64 bits: it may pass MGPU_MAX_COUNT) */
   uint64_t count;
-  /* ia and ib's dtype: MGPU_I32, or MGPU_I64 only on a backend with wide_index
-   * (then ia and ib points at int64_t).  Last, so that initializers that stop
-   * before it give MGPU_I32. */
-  mgpu_dtype index_type;
+  mgpu_dtype index_type; /* of ia and ib (wide_index) */
 } mgpu_join_args;
 
 /* exchange: the all-to-all of a group's sort.  Context k sends
@@ -342,8 +324,12 @@ typedef struct mgpu_backend {
    * backend (mgpu_context_max_count); at most SIZE_MAX / 2, so that the
    * sum of two counts (merge, setop capacity) cannot wrap. */
   size_t max_count;
-  /* Non-zero when the index arrays of the args above may be MGPU_I64
-   * (index_type); a backend without it gets MGPU_I32 only. */
+  /* Non-zero when the args' index arrays may be MGPU_I64: index_type is
+   * MGPU_I32 or MGPU_I64, and with MGPU_I64 the int32_t pointer it
+   * describes points at int64_t (the pointers keep their type for the
+   * backends without it, which get MGPU_I32 only).  index_type comes last
+   * in each args struct, so that initializers that stop before it give
+   * MGPU_I32 (0). */
   int wide_index;
   /* Set up ctx->impl for device number `device` (ignored by cpu). */
   mgpu_status (*context_init)(mgpu_context *ctx, int device);
