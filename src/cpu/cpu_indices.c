@@ -38,8 +38,14 @@ mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx,
       *bad_value = v;
       return MGPU_OK;
     }
-    /* v - 1 in unsigned arithmetic: v may be INT64_MIN when lo is */
-    cpu_put_index(dst, a->index_type, i, (int64_t)((uint64_t)v - 1));
+    /* v - 1 in unsigned arithmetic: v may be INT64_MIN when lo is; a
+     * caller's lo below 1 gets v - 1 wrapped to the dtype (mgpu.h), not
+     * cpu_put_index's range check */
+    const uint64_t d = (uint64_t)v - 1;
+    if (a->index_type == MGPU_I64)
+      ((int64_t *)dst)[i] = (int64_t)d;
+    else
+      ((int32_t *)dst)[i] = (int32_t)(uint32_t)d;
     prev = v;
   }
   return MGPU_OK;
