@@ -123,6 +123,19 @@ static mgpu_status check_count(mgpu_context *ctx, size_t n) {
   return MGPU_OK;
 }
 
+/* A plain count in a call whose kernels on some backend still hold 32-bit
+ * offsets (backend.h, narrow_max_count). */
+static mgpu_status check_narrow_count(mgpu_context *ctx, size_t n) {
+  mgpu_status st = check_count(ctx, n);
+  if (st != MGPU_OK) return st;
+  if (n > ctx->be->narrow_max_count)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%zu elements is past %zu, the most this call "
+                          "takes on %s (its kernels hold 32-bit offsets)",
+                          n, ctx->be->narrow_max_count, ctx->be->name);
+  return MGPU_OK;
+}
+
 /* A count in a call that takes or gives int32 index arrays: they address
  * at most MGPU_MAX_COUNT elements, on every backend, until those calls
  * have int64 forms (docs/WIDE.md). */
@@ -224,6 +237,7 @@ mgpu_status mgpu_merge(mgpu_context *ctx, mgpu_dtype key_type,
                           "the result would have %zu elements, past the "
                           "limit of %zu",
                           na + nb, ctx->be->max_count);
+  TRY(check_narrow_count(ctx, na + nb));
   if (na + nb == 0) return MGPU_OK;
   mgpu_merge_args args = {key_type, order, value_size, a_keys, a_vals, na,
                           b_keys, b_vals, nb, out_keys, out_vals};
@@ -234,7 +248,7 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
                            mgpu_order order, void *keys, size_t n,
                            size_t value_size, void *vals) {
   TRY(check_keys(ctx, key_type, order, value_size));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (n < 2) return MGPU_OK;
   mgpu_sort_args args = {key_type, order, value_size, keys, vals, n};
   return ctx->be->mergesort(ctx, &args);
@@ -252,7 +266,7 @@ mgpu_status mgpu_sort(mgpu_context *ctx, mgpu_dtype key_type, mgpu_order order,
 static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   mgpu_sort_args *s = &a->sort;
   TRY(check_keys(ctx, s->key_type, s->order, s->value_size));
-  TRY(check_count(ctx, s->n));
+  TRY(check_narrow_count(ctx, s->n));
   TRY(check_index_count(ctx, a->m));
   if (a->stats) memset(a->stats, 0, sizeof *a->stats);
   if (s->n < 2) return MGPU_OK;
@@ -315,14 +329,15 @@ mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
   if ((unsigned)op > MGPU_SET_SYMMETRIC_DIFFERENCE)
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown set operation %d",
                           (int)op);
-  TRY(check_count(ctx, na));
-  TRY(check_count(ctx, nb));
+  TRY(check_narrow_count(ctx, na));
+  TRY(check_narrow_count(ctx, nb));
   size_t cap = mgpu_setop_capacity(op, na, nb);
   if (cap > ctx->be->max_count)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "the result may have %zu elements, past the limit "
                           "of %zu",
                           cap, ctx->be->max_count);
+  TRY(check_narrow_count(ctx, na + nb));
   if (cap == 0) return MGPU_OK;
   if (na == 0 || nb == 0) {
     /* one side empty: the result is the other side, or nothing */
@@ -547,7 +562,7 @@ mgpu_status mgpu_scan(mgpu_context *ctx, mgpu_dtype t, const void *src,
                       mgpu_scalar *total) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (total) *total = reduce_identity(t, op);
   if (n == 0) return MGPU_OK;
   mgpu_reduce_args a = {t, op, src, n, dst, inclusive != 0, {0}};
@@ -560,7 +575,7 @@ mgpu_status mgpu_reduce(mgpu_context *ctx, mgpu_dtype t, const void *src,
                         size_t n, mgpu_reduce_op op, mgpu_scalar *out) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   *out = reduce_identity(t, op);
   if (n == 0) {
     if (op == MGPU_REDUCE_ADD) return MGPU_OK;
@@ -600,7 +615,7 @@ mgpu_status mgpu_unique(mgpu_context *ctx, mgpu_dtype t, const void *keys,
   *count = 0;
   TRY(check_keys(ctx, t, MGPU_LESS, value_size));
   /* run lengths are int32: a run may be as long as the keys */
-  TRY(counts ? check_index_count(ctx, n) : check_count(ctx, n));
+  TRY(counts ? check_index_count(ctx, n) : check_narrow_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_unique_args a = {t, value_size, keys, vals, n, out_keys, out_vals,
                         counts, 0};
@@ -619,7 +634,7 @@ mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
   if (value_size != 0 && value_size != 4 && value_size != 8)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "value_size must be 0, 4 or 8 (got %zu)", value_size);
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_compact_args a = {width, data, n, flag_type, flags, value_size, vals,
                          out, out_vals, 0};
@@ -638,7 +653,7 @@ mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
   TRY(check_type(ctx, key_type));
   TRY(check_type(ctx, val_type));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_reduce_by_key_args a = {key_type, val_type, op,       keys, vals,
                                n,        out_keys, out_vals, 0};
