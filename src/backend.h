@@ -9,6 +9,9 @@
 #ifndef MGPU_BACKEND_H
 #define MGPU_BACKEND_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "mgpu.h"
 
 #ifdef __cplusplus
@@ -318,6 +321,17 @@ typedef struct mgpu_exchange_args {
 #define MGPU_DECLARE_OP(prefix, name, type)                                    \
   mgpu_status prefix##name(mgpu_context *ctx, type *args);
 
+/* The element limit of a backend whose loops and kernels run over 64-bit
+ * counts.  The bound is memory: n elements of the widest dtype (8 bytes)
+ * must have a byte size ptrdiff_t can hold, so that n * 8 and pointer
+ * differences cannot overflow.  It is also at most 2^53, the largest
+ * count LuaJIT's numbers (doubles) hold exactly: the FFI binding keeps
+ * counts as numbers and names this limit in its messages. */
+#define MGPU_WIDE_MAX_COUNT                                                    \
+  ((uint64_t)PTRDIFF_MAX / 8 < ((uint64_t)1 << 53)                             \
+       ? (size_t)(PTRDIFF_MAX / 8)                                             \
+       : (size_t)((uint64_t)1 << 53))
+
 typedef struct mgpu_backend {
   const char *name;
   /* The most elements an array or a call's count may have on this
@@ -331,6 +345,11 @@ typedef struct mgpu_backend {
    * in each args struct, so that initializers that stop before it give
    * MGPU_I32 (0). */
   int wide_index;
+  /* The largest count the backend's calls of 32-bit kernel offsets take
+   * (mgpu.c's check_narrow_count: merges, set operations, the merge-based
+   * sorts, scans and compactions on cuda until their kernels take 64-bit
+   * offsets, docs/WIDE.md); max_count where every call is 64-bit. */
+  size_t narrow_max_count;
   /* Set up ctx->impl for device number `device` (ignored by cpu). */
   mgpu_status (*context_init)(mgpu_context *ctx, int device);
   void (*context_destroy)(mgpu_context *ctx);

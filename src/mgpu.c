@@ -123,6 +123,19 @@ static mgpu_status check_count(mgpu_context *ctx, size_t n) {
   return MGPU_OK;
 }
 
+/* A plain count in a call whose kernels on some backend still hold 32-bit
+ * offsets (backend.h, narrow_max_count). */
+static mgpu_status check_narrow_count(mgpu_context *ctx, size_t n) {
+  mgpu_status st = check_count(ctx, n);
+  if (st != MGPU_OK) return st;
+  if (n > ctx->be->narrow_max_count)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%zu elements is past %zu, the most this call "
+                          "takes on %s (its kernels hold 32-bit offsets)",
+                          n, ctx->be->narrow_max_count, ctx->be->name);
+  return MGPU_OK;
+}
+
 /* A count in a call that takes or gives int32 index arrays: they address
  * at most MGPU_MAX_COUNT elements, on every backend, until those calls
  * have int64 forms (docs/WIDE.md). */
@@ -262,6 +275,7 @@ mgpu_status mgpu_merge(mgpu_context *ctx, mgpu_dtype key_type,
                           "the result would have %zu elements, past the "
                           "limit of %zu",
                           na + nb, ctx->be->max_count);
+  TRY(check_narrow_count(ctx, na + nb));
   if (na + nb == 0) return MGPU_OK;
   mgpu_merge_args args = {key_type, order, value_size, a_keys, a_vals, na,
                           b_keys, b_vals, nb, out_keys, out_vals};
@@ -272,7 +286,7 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
                            mgpu_order order, void *keys, size_t n,
                            size_t value_size, void *vals) {
   TRY(check_keys(ctx, key_type, order, value_size));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (n < 2) return MGPU_OK;
   mgpu_sort_args args = {key_type, order, value_size, keys, vals, n};
   return ctx->be->mergesort(ctx, &args);
@@ -290,8 +304,8 @@ mgpu_status mgpu_sort(mgpu_context *ctx, mgpu_dtype key_type, mgpu_order order,
 static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   mgpu_sort_args *s = &a->sort;
   TRY(check_keys(ctx, s->key_type, s->order, s->value_size));
-  TRY(check_count(ctx, s->n));
-  TRY(check_count(ctx, a->m));
+  TRY(check_narrow_count(ctx, s->n));
+  TRY(check_narrow_count(ctx, a->m));
   if (a->heads) TRY(check_index_dtype(ctx, "heads", a->index_type));
   if (a->stats) memset(a->stats, 0, sizeof *a->stats);
   if (s->n < 2) return MGPU_OK;
@@ -363,14 +377,15 @@ mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
   if ((unsigned)op > MGPU_SET_SYMMETRIC_DIFFERENCE)
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown set operation %d",
                           (int)op);
-  TRY(check_count(ctx, na));
-  TRY(check_count(ctx, nb));
+  TRY(check_narrow_count(ctx, na));
+  TRY(check_narrow_count(ctx, nb));
   size_t cap = mgpu_setop_capacity(op, na, nb);
   if (cap > ctx->be->max_count)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "the result may have %zu elements, past the limit "
                           "of %zu",
                           cap, ctx->be->max_count);
+  TRY(check_narrow_count(ctx, na + nb));
   if (cap == 0) return MGPU_OK;
   if (na == 0 || nb == 0) {
     /* one side empty: the result is the other side, or nothing */
@@ -427,7 +442,7 @@ mgpu_status mgpu_prepare_positions_idx(mgpu_context *ctx, const void *src,
   *bad = -1;
   *bad_value = 0;
   TRY(check_index_type(ctx, t));
-  TRY(check_count(ctx, m));
+  TRY(check_narrow_count(ctx, m));
   /* the largest 0-based position is hi - 1 */
   TRY(check_index_out(ctx, "dst", dst_type,
                       hi > 0 ? (uint64_t)hi - 1 : 0));
@@ -611,7 +626,7 @@ mgpu_status mgpu_scan(mgpu_context *ctx, mgpu_dtype t, const void *src,
                       mgpu_scalar *total) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (total) *total = reduce_identity(t, op);
   if (n == 0) return MGPU_OK;
   mgpu_reduce_args a = {t, op, src, n, dst, inclusive != 0, {0}};
@@ -624,7 +639,7 @@ mgpu_status mgpu_reduce(mgpu_context *ctx, mgpu_dtype t, const void *src,
                         size_t n, mgpu_reduce_op op, mgpu_scalar *out) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   *out = reduce_identity(t, op);
   if (n == 0) {
     if (op == MGPU_REDUCE_ADD) return MGPU_OK;
@@ -643,8 +658,8 @@ mgpu_status mgpu_sorted_search_idx(mgpu_context *ctx, mgpu_dtype t,
                                    int right, int32_t base,
                                    mgpu_dtype pos_type, void *pos) {
   TRY(check_keys(ctx, t, order, 0));
-  TRY(check_count(ctx, n));
-  TRY(check_count(ctx, m));
+  TRY(check_narrow_count(ctx, n));
+  TRY(check_narrow_count(ctx, m));
   if (base != 0 && base != 1)
     return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
                           (int)base);
@@ -670,7 +685,7 @@ mgpu_status mgpu_unique_idx(mgpu_context *ctx, mgpu_dtype t, const void *keys,
                             size_t *count) {
   *count = 0;
   TRY(check_keys(ctx, t, MGPU_LESS, value_size));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   /* a run may be as long as the keys */
   if (counts) TRY(check_index_out(ctx, "counts", counts_type, n));
   if (n == 0) return MGPU_OK;
@@ -699,7 +714,7 @@ mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
   if (value_size != 0 && value_size != 4 && value_size != 8)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "value_size must be 0, 4 or 8 (got %zu)", value_size);
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_compact_args a = {width, data, n, flag_type, flags, value_size, vals,
                          out, out_vals, 0};
@@ -718,7 +733,7 @@ mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
   TRY(check_type(ctx, key_type));
   TRY(check_type(ctx, val_type));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_reduce_by_key_args a = {key_type, val_type, op,       keys, vals,
                                n,        out_keys, out_vals, 0};
@@ -734,8 +749,8 @@ mgpu_status mgpu_segreduce_idx(mgpu_context *ctx, mgpu_dtype t,
                                void *dst) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
-  TRY(check_count(ctx, m));
+  TRY(check_narrow_count(ctx, n));
+  TRY(check_narrow_count(ctx, m));
   TRY(check_index_dtype(ctx, "offsets", offsets_type));
   if (m == 0) return MGPU_OK;
   /* the default identity as an element of t */
@@ -768,8 +783,8 @@ static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   TRY(check_keys(ctx, t, order, 0));
   if ((unsigned)kind > MGPU_JOIN_OUTER)
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown join kind %d", (int)kind);
-  TRY(check_count(ctx, na));
-  TRY(check_count(ctx, nb));
+  TRY(check_narrow_count(ctx, na));
+  TRY(check_narrow_count(ctx, nb));
   return MGPU_OK;
 }
 
