@@ -26,13 +26,13 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   typedef radix_sweep_policy<sizeof(U), HAS_V ? sizeof(V) : 0> P;
   typedef radix_histogram_policy<sizeof(U)> H;
   typedef radix_dims<kRadixDigitBits, U> D;
+  typedef radix_bin_t<Off> Bin;
   cuda_state *st = cuda_of(ctx);
   cudaStream_t s = st->stream;
   const int tiles = tiles_of(n, P::NV);
   /* one block zeroed once: the histograms, the passes' tile counters, the
    * plan and the look-back words of every pass (tagged by pass) */
-  const size_t counters_at =
-      sizeof(unsigned long long) * D::PASSES * D::RADIX;
+  const size_t counters_at = sizeof(Bin) * D::PASSES * D::RADIX;
   const size_t plan_at = counters_at + sizeof(int) * kRadixMaxPasses;
   const size_t status_at = (plan_at + sizeof(radix_plan) + 255) & ~(size_t)255;
   const size_t bytes =
@@ -44,7 +44,7 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   MGPU_TRY(tmp_keys.take(ctx, sizeof(U) * (size_t)n));
   if (HAS_V) MGPU_TRY(tmp_vals.take(ctx, sizeof(V) * (size_t)n));
   char *m = meta.as<char>();
-  unsigned long long *bins = reinterpret_cast<unsigned long long *>(m);
+  Bin *bins = reinterpret_cast<Bin *>(m);
   radix_plan *plan = reinterpret_cast<radix_plan *>(m + plan_at);
   CUDA_TRY(ctx, cudaMemsetAsync(m, 0, bytes, s));
 
@@ -52,14 +52,14 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   /* a block counts in 32-bit shared counters: at most 2^31 keys a block */
   const long long hist_cap =
       std::max((long long)st->sm_count * H::BLOCKS_PER_SM, (n >> 31) + 1);
-  radix_histogram_kernel<H, U, Code>
+  radix_histogram_kernel<H, U, Code, Bin>
       <<<(unsigned)(hist_tiles < hist_cap ? hist_tiles : hist_cap), H::NT, 0,
          s>>>(keys, n, code, bins);
   CUDA_LAUNCHED(ctx, "radix histogram kernel");
-  radix_scan_kernel<kRadixDigitBits, U><<<1, D::RADIX, 0, s>>>(bins, n, plan);
+  radix_scan_kernel<kRadixDigitBits, U, Bin><<<1, D::RADIX, 0, s>>>(bins, n, plan);
   CUDA_LAUNCHED(ctx, "radix scan kernel");
 
-  radix_sweep_args<U, V> g;
+  radix_sweep_args<U, V, Off> g;
   g.keys = keys;
   g.tmp_keys = tmp_keys.as<U>();
   g.vals = vals;
@@ -100,9 +100,9 @@ mgpu_status radix_sort_values(mgpu_context *ctx, const mgpu_sort_args *a,
   return mgpu_set_error(ctx, MGPU_EINVAL, "value size must be 0, 4 or 8");
 }
 
-/* The sweep's output places are 32-bit below 2^31 keys (registers and
- * shared memory as tuned) and 64-bit above: one template parameter,
- * chosen here. */
+/* The sweep's output places and the bucket counts are 32-bit below 2^31
+ * keys (registers and shared memory as tuned) and 64-bit above: one
+ * template parameter, chosen here. */
 template <typename U, typename Code>
 mgpu_status radix_sort_offsets(mgpu_context *ctx, const mgpu_sort_args *a,
                                Code code) {
