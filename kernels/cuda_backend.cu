@@ -304,9 +304,11 @@ namespace {
 mgpu_backend make_backend() {
   mgpu_backend b = {};
   b.name = "cuda";
-  /* the kernels still hold global coordinates in 32-bit offsets
-   * (docs/WIDE.md) */
-  b.max_count = MGPU_MAX_COUNT;
+  /* arrays, the element-wise kernels and the radix sort take 64-bit
+   * counts; the calls whose kernels still hold 32-bit offsets are held at
+   * MGPU_MAX_COUNT (docs/WIDE.md) */
+  b.max_count = MGPU_WIDE_MAX_COUNT;
+  b.narrow_max_count = MGPU_MAX_COUNT;
   b.context_init = cuda_context_init;
   b.context_destroy = cuda_context_destroy;
   b.stream = cuda_stream;

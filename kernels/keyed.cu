@@ -315,7 +315,8 @@ mgpu_status mgpu_cuda_join(mgpu_context *ctx, mgpu_join_args *a) {
   MGPU_TRY(scan.take(ctx, slots * sizeof(int32_t)));
   int32_t *lo = bounds.as<int32_t>(), *hi = lo + na;
   if (na > 0) {
-    mgpu_search_args q = {a->type, a->order, a->a, na, a->b, a->nb, 0, 0, lo};
+    mgpu_search_args q = {a->type, a->order, a->a, na, a->b, a->nb, 0, 0, lo,
+                          MGPU_I32};
     MGPU_TRY(mgpu_cuda_sorted_search(ctx, &q));
     q.right = 1;
     q.pos = hi;

@@ -10,6 +10,8 @@
  */
 #include <stdint.h>
 
+#include <algorithm>
+
 #include "agent/radix_tile.cuh"
 #include "dispatch.cuh"
 #include "launch.cuh"
@@ -18,18 +20,19 @@
 namespace mgpu {
 namespace {
 
-template <bool HAS_V, typename U, typename V, typename Code>
+template <bool HAS_V, typename Off, typename U, typename V, typename Code>
 mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
                            Code code) {
   typedef radix_sweep_policy<sizeof(U), HAS_V ? sizeof(V) : 0> P;
   typedef radix_histogram_policy<sizeof(U)> H;
   typedef radix_dims<kRadixDigitBits, U> D;
+  typedef radix_bin_t<Off> Bin;
   cuda_state *st = cuda_of(ctx);
   cudaStream_t s = st->stream;
   const int tiles = tiles_of(n, P::NV);
   /* one block zeroed once: the histograms, the passes' tile counters, the
    * plan and the look-back words of every pass (tagged by pass) */
-  const size_t counters_at = sizeof(unsigned) * D::PASSES * D::RADIX;
+  const size_t counters_at = sizeof(Bin) * D::PASSES * D::RADIX;
   const size_t plan_at = counters_at + sizeof(int) * kRadixMaxPasses;
   const size_t status_at = (plan_at + sizeof(radix_plan) + 255) & ~(size_t)255;
   const size_t bytes =
@@ -41,20 +44,22 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   MGPU_TRY(tmp_keys.take(ctx, sizeof(U) * (size_t)n));
   if (HAS_V) MGPU_TRY(tmp_vals.take(ctx, sizeof(V) * (size_t)n));
   char *m = meta.as<char>();
-  unsigned *bins = reinterpret_cast<unsigned *>(m);
+  Bin *bins = reinterpret_cast<Bin *>(m);
   radix_plan *plan = reinterpret_cast<radix_plan *>(m + plan_at);
   CUDA_TRY(ctx, cudaMemsetAsync(m, 0, bytes, s));
 
   const long long hist_tiles = (n + H::NT * H::VT - 1) / (H::NT * H::VT);
-  const long long hist_cap = (long long)st->sm_count * H::BLOCKS_PER_SM;
-  radix_histogram_kernel<H, U, Code>
+  /* a block counts in 32-bit shared counters: at most 2^31 keys a block */
+  const long long hist_cap =
+      std::max((long long)st->sm_count * H::BLOCKS_PER_SM, (n >> 31) + 1);
+  radix_histogram_kernel<H, U, Code, Bin>
       <<<(unsigned)(hist_tiles < hist_cap ? hist_tiles : hist_cap), H::NT, 0,
          s>>>(keys, n, code, bins);
   CUDA_LAUNCHED(ctx, "radix histogram kernel");
-  radix_scan_kernel<kRadixDigitBits, U><<<1, D::RADIX, 0, s>>>(bins, n, plan);
+  radix_scan_kernel<kRadixDigitBits, U, Bin><<<1, D::RADIX, 0, s>>>(bins, n, plan);
   CUDA_LAUNCHED(ctx, "radix scan kernel");
 
-  radix_sweep_args<U, V> g;
+  radix_sweep_args<U, V, Off> g;
   g.keys = keys;
   g.tmp_keys = tmp_keys.as<U>();
   g.vals = vals;
@@ -65,7 +70,7 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   g.status = reinterpret_cast<unsigned long long *>(m + status_at);
   g.tile_counter = reinterpret_cast<int *>(m + counters_at);
   for (int pass = 0; pass < D::PASSES; ++pass) {
-    radix_sweep_kernel<P, HAS_V, U, V, Code>
+    radix_sweep_kernel<P, HAS_V, U, V, Code, Off>
         <<<tiles, P::NT, 0, s>>>(g, pass, code);
     CUDA_LAUNCHED(ctx, "radix sweep kernel");
   }
@@ -76,23 +81,34 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   return MGPU_OK;
 }
 
-template <typename U, typename Code>
+template <typename Off, typename U, typename Code>
 mgpu_status radix_sort_values(mgpu_context *ctx, const mgpu_sort_args *a,
                               Code code) {
   U *keys = static_cast<U *>(a->keys);
   const long long n = (long long)a->n;
   switch (a->value_size) {
   case 0:
-    return radix_sort_run<false, U, uint32_t>(ctx, keys, (uint32_t *)nullptr, n,
-                                              code);
+    return radix_sort_run<false, Off, U, uint32_t>(
+        ctx, keys, (uint32_t *)nullptr, n, code);
   case 4:
-    return radix_sort_run<true, U, uint32_t>(
+    return radix_sort_run<true, Off, U, uint32_t>(
         ctx, keys, static_cast<uint32_t *>(a->vals), n, code);
   case 8:
-    return radix_sort_run<true, U, uint64_t>(
+    return radix_sort_run<true, Off, U, uint64_t>(
         ctx, keys, static_cast<uint64_t *>(a->vals), n, code);
   }
   return mgpu_set_error(ctx, MGPU_EINVAL, "value size must be 0, 4 or 8");
+}
+
+/* The sweep's output places and the bucket counts are 32-bit below 2^31
+ * keys (registers and shared memory as tuned) and 64-bit above: one
+ * template parameter, chosen here. */
+template <typename U, typename Code>
+mgpu_status radix_sort_offsets(mgpu_context *ctx, const mgpu_sort_args *a,
+                               Code code) {
+  if (a->n <= (size_t)INT32_MAX)
+    return radix_sort_values<int32_t, U>(ctx, a, code);
+  return radix_sort_values<int64_t, U>(ctx, a, code);
 }
 
 } // namespace
@@ -105,19 +121,19 @@ extern "C" mgpu_status mgpu_cuda_sort(mgpu_context *ctx, mgpu_sort_args *a) {
   switch (a->key_type) {
   case MGPU_I32:
   case MGPU_U32:
-    return radix_sort_values<uint32_t>(
+    return radix_sort_offsets<uint32_t>(
         ctx, a,
         radix_int_code<uint32_t>{sort_mask<uint32_t>(a->key_type, a->order)});
   case MGPU_I64:
   case MGPU_U64:
-    return radix_sort_values<uint64_t>(
+    return radix_sort_offsets<uint64_t>(
         ctx, a,
         radix_int_code<uint64_t>{sort_mask<uint64_t>(a->key_type, a->order)});
   case MGPU_F32:
-    return radix_sort_values<uint32_t>(
+    return radix_sort_offsets<uint32_t>(
         ctx, a, radix_float_code<uint32_t>{greater ? ~0u : 0u});
   case MGPU_F64:
-    return radix_sort_values<uint64_t>(
+    return radix_sort_offsets<uint64_t>(
         ctx, a, radix_float_code<uint64_t>{greater ? ~0ull : 0ull});
   default: break;
   }

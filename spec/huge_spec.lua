@@ -193,6 +193,62 @@ backends.each(function(ctx, device)
     end)
   end
 
+  if gpu then
+    -- arrays, the element-wise kernels and the radix sort take 64-bit
+    -- counts on cuda; the calls of 32-bit kernel offsets refuse them
+    local function down() return ctx:iota(WIDE, MAX, -1, "i32") end
+    local function up(p) return p - 6 end
+
+    it("cuda, 2^31 + 5: sort (radix), keys in reverse order", function()
+      local k <close> = down()
+      mgpu.sort(k)
+      assert.is_true(k:is_sorted(), "sort output sorted")
+      check_result(k, nil, WIDE, up, MAX + 1, "sort")
+    end)
+
+    it("cuda, 2^31 + 5: sort (radix), pairs in reverse order", function()
+      local k <close> = down()
+      local v <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      mgpu.sort(k, { values = v })
+      -- key p - 6 came from position WIDE - p + 1, whose value is
+      -- INT32_MIN + WIDE - p
+      check_result(k, v, WIDE, function(p) return p - 6, I32_MIN + WIDE - p end,
+                   MAX + 1, "sort pairs")
+    end)
+
+    -- 2^32 + 3 i64 keys, n down to 1: sorted, p at position p (69 GB)
+    it("cuda, 2^32 + 3: sort (radix), i64 keys in reverse order", function()
+      local n = (1 << 32) + 3
+      local k <close> = ctx:iota(n, n, -1, "i64")
+      mgpu.sort(k)
+      assert.is_true(k:is_sorted(), "sort output sorted")
+      local function window(i, j)
+        local got = k:totable(i, j)
+        for p = i, j do
+          if got[p - i + 1] ~= p then
+            C.fail(string.format("sort i64 at %d: %s, want %d", p, tostring(got[p - i + 1]), p))
+          end
+        end
+      end
+      window(1, 4096)
+      window((1 << 31) - 2048, (1 << 31) + 2048)
+      window((1 << 32) - 2048, n)
+    end)
+
+    it("cuda, 2^31 + 5: merges, set operations and merge sorts refuse it", function()
+      local na, nb = (WIDE + 1) // 2, WIDE // 2
+      local a <close> = ctx:iota(na, I32_MIN, 2, "i32")
+      local b <close> = ctx:iota(nb, I32_MIN + 1, 2, "i32")
+      C.raises(function() return mgpu.merge(a, b) end, "mgpu.merge", "32%-bit offsets")
+      C.raises(function() return mgpu.set_union(a, b) end, "mgpu", "32%-bit offsets")
+      local k <close> = down()
+      C.raises(function() return mgpu.mergesort(k) end, "mgpu.mergesort", "32%-bit offsets")
+      C.raises(function() return mgpu.scan(k) end, "mgpu.scan", "32%-bit offsets")
+      -- and the context goes on
+      C.array_eq(mgpu.merge(ctx:array { 1, 3 }, ctx:array { 2 }), { 1, 2, 3 }, "i32", "after")
+    end)
+  end
+
   if not gpu then
     -- the evens and the odds from INT32_MIN: merged, or their union,
     -- they are INT32_MIN + p - 1 at position p, up to 4 at p = 2^31 + 5
@@ -246,6 +302,61 @@ backends.each(function(ctx, device)
       assert.are.equal(MAX, k[1])
       mgpu.locality_sort(k)
       check_result(k, nil, WIDE, up, MAX + 1, "locality_sort")
+    end)
+
+    -- the index dtype rule: index results past INT32_MAX are i64
+    it("cpu, 2^31 + 5, i64 index: sorted_search", function()
+      local hay <close> = ctx:iota(WIDE, -5, 1, "i32") -- v at position v + 6
+      local needles <close> = ctx:array({ -6, -5, MAX - 5, MAX }, "i32")
+      local left <close> = mgpu.sorted_search(needles, hay)
+      assert.are.equal("i64", left.dtype)
+      assert.are.same({ 1, 1, MAX + 1, WIDE }, left:totable())
+      local right <close> = mgpu.sorted_search(needles, hay, { side = "right" })
+      assert.are.same({ 1, 2, MAX + 2, WIDE + 1 }, right:totable())
+    end)
+
+    it("cpu, 2^31 + 5, i64 index: unique with counts, a run across 2^31", function()
+      local k <close> = ctx:fill(WIDE, 7, "i32")
+      k[1], k[WIDE] = 1, 9
+      local u, c = mgpu.unique(k, { counts = true })
+      assert.are.equal("i64", c.dtype)
+      assert.are.same({ 1, 7, 9 }, u:totable())
+      assert.are.same({ 1, WIDE - 2, 1 }, c:totable())
+      u:free()
+      c:free()
+    end)
+
+    it("cpu, 2^31 + 5, i64 index: segsort with heads past 2^31", function()
+      local k <close> = ctx:iota(WIDE, MAX, -1, "i32") -- MAX - p + 1 at p
+      local heads <close> = ctx:array({ 1, MAX + 2 }, "i64")
+      mgpu.segsort(k, heads)
+      -- segment 1: 0 .. MAX ascending; segment 2: -5 .. -1
+      assert.are.same({ 0, 1, 2 }, k:totable(1, 3))
+      assert.are.same({ MAX - 1, MAX, -5, -4 }, k:totable(MAX, MAX + 3))
+      assert.are.equal(-1, k[WIDE])
+    end)
+
+    it("cpu, 2^31 + 5, i64 index: segreduce with offsets past 2^31", function()
+      local v <close> = ctx:fill(WIDE, 1, "i32")
+      local offs <close> = ctx:array({ 1, MAX + 1, MAX + 3 }, "i64")
+      local r <close> = mgpu.segreduce(v, offs)
+      assert.are.same({ MAX, 2, WIDE - MAX - 2 }, r:totable())
+      local r2 <close> = mgpu.segreduce(v, { 1, MAX + 1, MAX + 3 })
+      assert.are.same({ MAX, 2, WIDE - MAX - 2 }, r2:totable())
+    end)
+
+    -- the long side as b: the cpu join's temporaries follow #a
+    it("cpu, 2^31 + 5, i64 index: join with b indices past 2^31", function()
+      local b <close> = ctx:fill(WIDE, 7, "i32")
+      b[WIDE] = 9
+      local a <close> = ctx:array({ 8, 9 }, "i32")
+      local ia, ib = mgpu.join(a, b, { kind = "left" })
+      assert.are.equal("i64", ia.dtype)
+      assert.are.equal("i64", ib.dtype)
+      assert.are.same({ 1, 2 }, ia:totable())
+      assert.are.same({ 0, WIDE }, ib:totable())
+      ia:free()
+      ib:free()
     end)
   end
 end)

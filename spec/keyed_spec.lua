@@ -230,6 +230,27 @@ backends.each(function(ctx, device)
   end)
 
   describe("join", function()
+    -- the index dtype rule: below 2^31 - 1 elements every index result is
+    -- i32 (huge_spec checks i64 past it on cpu); index arguments of every
+    -- integer dtype give the same results as a table
+    it("index dtype rule: i32 results; offsets of every integer dtype", function()
+      local a, b = ctx:array { 1, 2, 2, 5 }, ctx:array { 2, 3, 5, 5 }
+      local ia, ib = mgpu.join(a, b, { kind = "outer" })
+      assert.are.equal("i32", ia.dtype)
+      assert.are.equal("i32", ib.dtype)
+      assert.are.equal("i32", mgpu.sorted_search(a, b).dtype)
+      local _, c = mgpu.unique(a, { counts = true })
+      assert.are.equal("i32", c.dtype)
+      assert.are.same({ 1, 2, 1 }, c:totable())
+      local v = ctx:array { 4, 1, 7, 2, 9, 3 }
+      local want = mgpu.segreduce(v, { 1, 3, 3, 6 }, { op = "max" }):totable()
+      assert.are.same({ 4, -2147483648, 9, 3 }, want)
+      for _, dt in ipairs { "i32", "u32", "i64", "u64" } do
+        local r = mgpu.segreduce(v, ctx:array({ 1, 3, 3, 6 }, dt), { op = "max" })
+        assert.are.same(want, r:totable(), dt)
+      end
+    end)
+
     it("every kind, dtype and comparator, about half the keys matching", function()
       for _, dt in ipairs(DTYPES) do
         for _, comp in ipairs { "less", "greater" } do
@@ -364,6 +385,11 @@ backends.each(function(ctx, device)
         "non%-decreasing", h.at(2, 2))
       E(function() return mgpu.segreduce(v, ctx:array({ 1, 4, 2 }, "i64")) end, "mgpu.segreduce",
         W("offsets"), "non%-decreasing", h.at(2, 3))
+      -- an i64 offset past int32 is refused, not wrapped (2^32 + 2 to 2)
+      E(function() return mgpu.segreduce(v, ctx:array({ 1, (1 << 32) + 2 }, "i64")) end,
+        "mgpu.segreduce", W("offsets"), "1%.%.4", h.at(4294967298, 2))
+      E(function() return mgpu.segreduce(v, ctx:array({ 1, 2 }, "f64")) end, "mgpu.segreduce",
+        W("offsets"), "integer dtype %(got f64%)")
       E(function() return mgpu.segreduce(v, { 1, 1.5 }) end, "mgpu.segreduce", W("offsets"),
         "integer")
       E(function() return mgpu.segreduce(v, fo) end, "mgpu.segreduce", W("offsets"), "integer dtype")

@@ -637,6 +637,12 @@ backends.each(function(ctx, device)
         "mgpu.segsort", W("heads"), RANGE, "position")
       E(function() return mgpu.segsort(keys, ctx:array({ 3, 2 }, "u32")) end,
         "mgpu.segsort", W("heads"), RANGE, at(2, 2))
+      -- i64 heads are checked before they become the backend's i32 (cuda;
+      -- cpu below 2^31 - 1 keys): 2^32 + 1 must not wrap to 1
+      E(function() return mgpu.segsort(keys, ctx:array({ 1, (1 << 32) + 1 }, "i64")) end,
+        "mgpu.segsort", W("heads"), RANGE, at(4294967297, 2))
+      E(function() return mgpu.segsort(keys, { 1, (1 << 32) + 1 }) end,
+        "mgpu.segsort", W("heads"), RANGE, at(4294967297, 2))
       -- more heads than keys; a head in empty keys
       E(function() return mgpu.segsort(ctx:iota(3), { 1, 2, 3, 4 }) end, "mgpu.segsort", W("heads"))
       E(function() return mgpu.segsort(ctx:zeros(0), { 1 }) end, "mgpu.segsort", W("heads"))

@@ -9,6 +9,9 @@
 #ifndef MGPU_BACKEND_H
 #define MGPU_BACKEND_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "mgpu.h"
 
 #ifdef __cplusplus
@@ -85,6 +88,7 @@ typedef struct mgpu_segsort_args {
   const void *flags;
   mgpu_dtype flag_type;
   mgpu_sort_stats *stats; /* NULL, or zeroed by the caller */
+  mgpu_dtype index_type; /* of heads (wide_index) */
 } mgpu_segsort_args;
 
 /* setop: outputs hold `capacity` elements. */
@@ -116,6 +120,7 @@ typedef struct mgpu_positions_args {
   int32_t *dst;
   /* out: */
   int64_t bad, bad_value;
+  mgpu_dtype index_type; /* of dst (wide_index) */
 } mgpu_positions_args;
 
 typedef struct mgpu_scan_args {
@@ -187,6 +192,7 @@ typedef struct mgpu_search_args {
   int right;
   int32_t base; /* 0 or 1, added to every position */
   int32_t *pos;
+  mgpu_dtype index_type; /* of pos (wide_index) */
 } mgpu_search_args;
 
 typedef struct mgpu_unique_args {
@@ -198,6 +204,7 @@ typedef struct mgpu_unique_args {
   int32_t *counts; /* may be NULL */
   /* out: */
   size_t count;
+  mgpu_dtype index_type; /* of counts (wide_index) */
 } mgpu_unique_args;
 
 typedef struct mgpu_compact_args {
@@ -238,6 +245,7 @@ typedef struct mgpu_segreduce_args {
   size_t m; /* > 0 */
   const void *identity; /* one element of type: an empty segment's result */
   void *dst;            /* m */
+  mgpu_dtype index_type; /* of offsets (wide_index) */
 } mgpu_segreduce_args;
 
 /* join: the bounds, counts and scan once, then the rows into ia and ib,
@@ -260,6 +268,7 @@ typedef struct mgpu_join_args {
   mgpu_status (*alloc_rows)(mgpu_context *ctx, struct mgpu_join_args *a);
   /* out: rows (counted in 64 bits: it may pass MGPU_MAX_COUNT) */
   uint64_t count;
+  mgpu_dtype index_type; /* of ia and ib (wide_index) */
 } mgpu_join_args;
 
 /* exchange: the all-to-all of a group's sort.  Context k sends
@@ -312,12 +321,35 @@ typedef struct mgpu_exchange_args {
 #define MGPU_DECLARE_OP(prefix, name, type)                                    \
   mgpu_status prefix##name(mgpu_context *ctx, type *args);
 
+/* The element limit of a backend whose loops and kernels run over 64-bit
+ * counts.  The bound is memory: n elements of the widest dtype (8 bytes)
+ * must have a byte size ptrdiff_t can hold, so that n * 8 and pointer
+ * differences cannot overflow.  It is also at most 2^53, the largest
+ * count LuaJIT's numbers (doubles) hold exactly: the FFI binding keeps
+ * counts as numbers and names this limit in its messages. */
+#define MGPU_WIDE_MAX_COUNT                                                    \
+  ((uint64_t)PTRDIFF_MAX / 8 < ((uint64_t)1 << 53)                             \
+       ? (size_t)(PTRDIFF_MAX / 8)                                             \
+       : (size_t)((uint64_t)1 << 53))
+
 typedef struct mgpu_backend {
   const char *name;
   /* The most elements an array or a call's count may have on this
    * backend (mgpu_context_max_count); at most SIZE_MAX / 2, so that the
    * sum of two counts (merge, setop capacity) cannot wrap. */
   size_t max_count;
+  /* Non-zero when the args' index arrays may be MGPU_I64: index_type is
+   * MGPU_I32 or MGPU_I64, and with MGPU_I64 the int32_t pointer it
+   * describes points at int64_t (the pointers keep their type for the
+   * backends without it, which get MGPU_I32 only).  index_type comes last
+   * in each args struct, so that initializers that stop before it give
+   * MGPU_I32 (0). */
+  int wide_index;
+  /* The largest count the backend's calls of 32-bit kernel offsets take
+   * (mgpu.c's check_narrow_count: merges, set operations, the merge-based
+   * sorts, scans and compactions on cuda until their kernels take 64-bit
+   * offsets, docs/WIDE.md); max_count where every call is 64-bit. */
+  size_t narrow_max_count;
   /* Set up ctx->impl for device number `device` (ignored by cpu). */
   mgpu_status (*context_init)(mgpu_context *ctx, int device);
   void (*context_destroy)(mgpu_context *ctx);

@@ -241,8 +241,8 @@ int lmgpu_sort(lua_State *L);
 /* ---- lmgpu_bulk.c ---- */
 /* The 1-based positions at idx (an integer mgpu.array or a Lua table),
  * checked to be sorted (unique when asked) and in [lo, hi], as a new
- * 0-based int32 array on ctx (pushed).  `rule` completes "<arg> must be
- * ...". */
+ * 0-based array on ctx (pushed): i32, or i64 when hi - 1 passes INT32_MAX
+ * (the index dtype rule).  `rule` completes "<arg> must be ...". */
 l_array *lmgpu_positions(l_frame *f, int ctx_idx, mgpu_context *ctx, int idx,
                          const char *arg, int64_t lo, int64_t hi, int unique,
                          const char *rule);

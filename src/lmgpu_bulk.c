@@ -73,22 +73,25 @@ static l_array *index_argument(const call *c, int idx, const char *arg) {
   return a;
 }
 
-/* Sorted 1-based positions in [lo, hi] -> a new 0-based int32 array
- * (pushed).  `rule` completes "<arg> must be ...". */
+/* Sorted 1-based positions in [lo, hi] -> a new 0-based array (pushed),
+ * int32, or with `wide` of the index dtype rule's dtype for hi - 1.
+ * `rule` completes "<arg> must be ...". */
 static l_array *positions(const call *c, int idx, const char *arg, int64_t lo,
-                          int64_t hi, int unique, const char *rule) {
-  /* the positions become int32: an array past the 32-bit limit (a cpu
-   * context's may be) has places they cannot name */
-  if (hi > (int64_t)MGPU_MAX_COUNT + 1)
+                          int64_t hi, int unique, const char *rule, int wide) {
+  /* the bulk operations' positions are int32: an array past the 32-bit
+   * limit (a cpu context's may be) has places they cannot name */
+  if (!wide && hi > (int64_t)MGPU_MAX_COUNT + 1)
     lmgpu_error(c->f, "%s may reach %I, past the 32-bit index limit of %I "
                       "(the positions are int32)",
                 arg, (lua_Integer)hi, (lua_Integer)MGPU_MAX_COUNT);
   l_array *src = index_argument(c, idx, arg);
-  l_array *dst = new_array(c, src->n, MGPU_I32);
+  const mgpu_dtype t = mgpu_index_type(hi > 0 ? (uint64_t)hi - 1 : 0);
+  l_array *dst = new_array(c, src->n, t);
   int64_t bad = -1, bad_value = 0;
-  mgpu_status s = mgpu_prepare_positions(c->ctx, lmgpu_data(src), src->dtype,
-                                         src->n, lo, hi, unique,
-                                         lmgpu_data(dst), &bad, &bad_value);
+  mgpu_status s = mgpu_prepare_positions_idx(c->ctx, lmgpu_data(src),
+                                             src->dtype, src->n, lo, hi,
+                                             unique, t, lmgpu_data(dst), &bad,
+                                             &bad_value);
   if (s == MGPU_EINVAL && bad >= 0)
     lmgpu_error(c->f, "%s must be %s and in %I..%I (got %s at position %I)",
                 arg, rule, (lua_Integer)lo, (lua_Integer)hi,
@@ -106,7 +109,7 @@ l_array *lmgpu_positions(l_frame *f, int ctx_idx, mgpu_context *ctx, int idx,
   c.f = f;
   c.ctx_idx = lua_absindex(f->L, ctx_idx);
   c.ctx = ctx;
-  return positions(&c, lua_absindex(f->L, idx), arg, lo, hi, unique, rule);
+  return positions(&c, lua_absindex(f->L, idx), arg, lo, hi, unique, rule, 1);
 }
 
 typedef struct scan_request {
@@ -291,7 +294,7 @@ int lmgpu_bulk_remove(lua_State *L) {
   op_request r = {0};
   call c = begin(L, "mgpu.bulk_remove", 1, "data", &r.data);
   r.index = positions(&c, 2, "indices", 1, (int64_t)r.data->n, 1,
-                      "sorted, unique");
+                      "sorted, unique", 0);
   r.out = new_array(&c, r.data->n - r.index->n, r.data->dtype);
   run(&c, remove_op, &r);
   return 1;
@@ -308,7 +311,7 @@ int lmgpu_bulk_insert(lua_State *L) {
     lmgpu_error(c.f, "values has dtype %s, data has %s",
                 mgpu_dtype_name(r.values->dtype), mgpu_dtype_name(r.data->dtype));
   r.index = positions(&c, 2, "positions", 1, (int64_t)r.data->n + 1, 0,
-                      "sorted");
+                      "sorted", 0);
   if (r.index->n != r.values->n)
     lmgpu_error(c.f, "values has %I elements, positions has %I",
                 (lua_Integer)r.values->n, (lua_Integer)r.index->n);

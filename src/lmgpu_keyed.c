@@ -60,9 +60,10 @@ typedef struct segreduce_call {
 
 static mgpu_status segreduce_run(mgpu_context *ctx, void *arg) {
   segreduce_call *s = arg;
-  return mgpu_segreduce(ctx, s->vals->dtype, lmgpu_data(s->vals), s->vals->n,
-                        lmgpu_data(s->offsets), s->offsets->n, s->op,
-                        s->identity, lmgpu_data(s->r));
+  return mgpu_segreduce_idx(ctx, s->vals->dtype, lmgpu_data(s->vals),
+                            s->vals->n, lmgpu_data(s->offsets),
+                            s->offsets->dtype, s->offsets->n, s->op,
+                            s->identity, lmgpu_data(s->r));
 }
 
 /* mgpu.segreduce(values, offsets [, {op, identity}]) -> r */
@@ -98,26 +99,28 @@ typedef struct join_call {
   l_array *a, *b;
   mgpu_order order;
   mgpu_join_kind kind;
-  int32_t *ia, *ib;
+  mgpu_dtype index_type;
+  void *ia, *ib;
   uint64_t rows;
 } join_call;
 
 static mgpu_status join_run(mgpu_context *ctx, void *arg) {
   join_call *s = arg;
-  return mgpu_join_new(ctx, s->a->dtype, s->order, s->kind, lmgpu_data(s->a),
-                       s->a->n, lmgpu_data(s->b), s->b->n, 1, &s->ia, &s->ib,
-                       &s->rows);
+  return mgpu_join_new_idx(ctx, s->a->dtype, s->order, s->kind,
+                           lmgpu_data(s->a), s->a->n, lmgpu_data(s->b),
+                           s->b->n, 1, s->index_type, &s->ia, &s->ib,
+                           &s->rows);
 }
 
 /* Pushes the two empty result objects (on a's context object) and returns
  * their storages: all that can raise, done before mgpu_join_new takes the
  * memory the storages will hold. */
-static void join_results(l_frame *f, mgpu_context *ctx, l_array **obj,
-                         l_storage **st) {
+static void join_results(l_frame *f, mgpu_context *ctx, mgpu_dtype t,
+                         l_array **obj, l_storage **st) {
   lua_State *L = f->L;
   lua_getiuservalue(L, 1, 1);
-  obj[0] = lmgpu_push_array_object(L, -1, MGPU_I32);
-  obj[1] = lmgpu_push_array_object(L, -2, MGPU_I32);
+  obj[0] = lmgpu_push_array_object(L, -1, t);
+  obj[1] = lmgpu_push_array_object(L, -2, t);
   lua_remove(L, -3);
   st[0] = lmgpu_storage_new(L, ctx, 0);
   st[1] = st[0] ? lmgpu_storage_new(L, ctx, 0) : NULL;
@@ -127,7 +130,8 @@ static void join_results(l_frame *f, mgpu_context *ctx, l_array **obj,
   }
 }
 
-/* mgpu.join(a, b [, {kind, comp}]) -> ia, ib (i32, 1-based, 0 = none) */
+/* mgpu.join(a, b [, {kind, comp}]) -> ia, ib (1-based, 0 = none; i32, i64
+ * for max(#a, #b) past INT32_MAX: the index dtype rule) */
 int lmgpu_join(lua_State *L) {
   static const char *const names[] = {"kind", "comp", NULL};
   static const char *const kinds[] = {"inner", "left", "right", "outer", NULL};
@@ -159,7 +163,10 @@ int lmgpu_join(lua_State *L) {
   mgpu_context *ctx = lmgpu_ctx(s.a);
   l_array *obj[2];
   l_storage *st[2];
-  join_results(f, ctx, obj, st);
+  const size_t longer = s.a->n > s.b->n ? s.a->n : s.b->n;
+  /* the largest 1-based index */
+  s.index_type = mgpu_index_type((uint64_t)longer);
+  join_results(f, ctx, s.index_type, obj, st);
   const mgpu_status r = lmgpu_retry(f, ctx, join_run, &s);
   if (r != MGPU_OK) {
     free(st[0]);
@@ -173,7 +180,7 @@ int lmgpu_join(lua_State *L) {
   const size_t n = (size_t)s.rows;
   st[0]->ptr = s.ia;
   st[1]->ptr = s.ib;
-  st[0]->bytes = st[1]->bytes = n * sizeof(int32_t);
+  st[0]->bytes = st[1]->bytes = n * mgpu_dtype_size(s.index_type);
   lmgpu_array_attach(obj[0], st[0], n);
   lmgpu_array_attach(obj[1], st[1], n);
   /* lmgpu_new_array's collection, after the fact: the size was unknown */

@@ -98,7 +98,8 @@ int lmgpu_reduce(lua_State *L) {
   return 1;
 }
 
-/* mgpu.sorted_search(needles, haystack [, {side, comp}]) -> pos (i32) */
+/* mgpu.sorted_search(needles, haystack [, {side, comp}]) -> pos (i32, i64
+ * past #haystack + 1 = INT32_MAX: the index dtype rule) */
 int lmgpu_sorted_search(lua_State *L) {
   static const char *const names[] = {"side", "comp", NULL};
   lua_settop(L, 3);
@@ -123,13 +124,15 @@ int lmgpu_sorted_search(lua_State *L) {
       lmgpu_error(f, "side must be \"left\" or \"right\" (got %s)",
                   lmgpu_describe(L, -1));
   }
-  l_array *pos = lmgpu_new_like(f, 1, needles, needles->n, MGPU_I32);
+  const mgpu_dtype pos_type = mgpu_index_type((uint64_t)hay->n + 1);
+  l_array *pos = lmgpu_new_like(f, 1, needles, needles->n, pos_type);
   const int pos_idx = lua_gettop(L);
   mgpu_context *ctx = lmgpu_ctx(needles);
-  lmgpu_check_status(f, ctx, mgpu_sorted_search(ctx, needles->dtype, order,
-                                                lmgpu_data(needles), needles->n,
-                                                lmgpu_data(hay), hay->n, right,
-                                                1, lmgpu_data(pos)));
+  lmgpu_check_status(f, ctx,
+                     mgpu_sorted_search_idx(ctx, needles->dtype, order,
+                                            lmgpu_data(needles), needles->n,
+                                            lmgpu_data(hay), hay->n, right, 1,
+                                            pos_type, lmgpu_data(pos)));
   lua_pushvalue(L, pos_idx);
   return 1;
 }
@@ -141,11 +144,13 @@ typedef struct unique_call {
 
 static mgpu_status unique_run(mgpu_context *ctx, void *arg) {
   unique_call *s = arg;
-  return mgpu_unique(ctx, s->keys->dtype, lmgpu_data(s->keys), s->keys->n,
-                     s->vals ? mgpu_dtype_size(s->vals->dtype) : 0,
-                     s->vals ? lmgpu_data(s->vals) : NULL, lmgpu_data(s->u),
-                     s->uv ? lmgpu_data(s->uv) : NULL,
-                     s->c ? lmgpu_data(s->c) : NULL, &s->count);
+  return mgpu_unique_idx(ctx, s->keys->dtype, lmgpu_data(s->keys),
+                         s->keys->n,
+                         s->vals ? mgpu_dtype_size(s->vals->dtype) : 0,
+                         s->vals ? lmgpu_data(s->vals) : NULL,
+                         lmgpu_data(s->u), s->uv ? lmgpu_data(s->uv) : NULL,
+                         s->c ? s->c->dtype : MGPU_I32,
+                         s->c ? lmgpu_data(s->c) : NULL, &s->count);
 }
 
 /* mgpu.unique(keys [, {values, counts}]) -> u [, uv] [, c] */
@@ -173,7 +178,8 @@ int lmgpu_unique(lua_State *L) {
     uv_idx = lua_gettop(L);
   }
   if (counts) {
-    s.c = lmgpu_new_like(f, 1, s.keys, n, MGPU_I32);
+    /* a run may be as long as the keys */
+    s.c = lmgpu_new_like(f, 1, s.keys, n, mgpu_index_type(n));
     c_idx = lua_gettop(L);
   }
   mgpu_context *ctx = lmgpu_ctx(s.keys);

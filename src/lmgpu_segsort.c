@@ -22,10 +22,11 @@ static mgpu_status segsort_run(mgpu_context *ctx, void *arg) {
                               lmgpu_data(s->keys), s->keys->n, vs, v,
                               lmgpu_data(s->flags), s->flags->dtype, st);
   if (s->segmented)
-    return mgpu_segsort(ctx, s->keys->dtype, s->order, lmgpu_data(s->keys),
-                        s->keys->n, vs, v,
-                        s->heads ? lmgpu_data(s->heads) : NULL,
-                        s->heads ? s->heads->n : 0, st);
+    return mgpu_segsort_idx(ctx, s->keys->dtype, s->order,
+                            lmgpu_data(s->keys), s->keys->n, vs, v,
+                            s->heads ? lmgpu_data(s->heads) : NULL,
+                            s->heads ? s->heads->dtype : MGPU_I32,
+                            s->heads ? s->heads->n : 0, st);
   return mgpu_locality_sort(ctx, s->keys->dtype, s->order,
                             lmgpu_data(s->keys), s->keys->n, vs, v, st);
 }
@@ -110,10 +111,6 @@ int lmgpu_segsort(lua_State *L) {
     if (!lua_istable(L, 2) && !luaL_testudata(L, 2, LMGPU_ARRAY))
       lmgpu_error(f, "heads must be an mgpu.array or a table (got %s)",
                   lmgpu_typename(L, 2));
-    if (s.keys->n > MGPU_MAX_COUNT)
-      lmgpu_error(f, "keys has %I elements, past the 32-bit index limit of %I "
-                     "of heads (they are int32): pass nil and {flags = f}",
-                  (lua_Integer)s.keys->n, (lua_Integer)MGPU_MAX_COUNT);
     lua_getiuservalue(L, 1, 1);
     s.heads = lmgpu_positions(f, -1, lmgpu_ctx(s.keys), 2, "heads", 1,
                               (int64_t)s.keys->n, 1, "sorted, unique");

@@ -123,6 +123,19 @@ static mgpu_status check_count(mgpu_context *ctx, size_t n) {
   return MGPU_OK;
 }
 
+/* A plain count in a call whose kernels on some backend still hold 32-bit
+ * offsets (backend.h, narrow_max_count). */
+static mgpu_status check_narrow_count(mgpu_context *ctx, size_t n) {
+  mgpu_status st = check_count(ctx, n);
+  if (st != MGPU_OK) return st;
+  if (n > ctx->be->narrow_max_count)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%zu elements is past %zu, the most this call "
+                          "takes on %s (its kernels hold 32-bit offsets)",
+                          n, ctx->be->narrow_max_count, ctx->be->name);
+  return MGPU_OK;
+}
+
 /* A count in a call that takes or gives int32 index arrays: they address
  * at most MGPU_MAX_COUNT elements, on every backend, until those calls
  * have int64 forms (docs/WIDE.md). */
@@ -132,6 +145,44 @@ static mgpu_status check_index_count(mgpu_context *ctx, size_t n) {
                           "%zu elements is past the 32-bit index limit of "
                           "%zu (this call's index arrays are int32)",
                           n, MGPU_MAX_COUNT);
+  return MGPU_OK;
+}
+
+mgpu_dtype mgpu_index_type(uint64_t largest) {
+  return largest <= (uint64_t)INT32_MAX ? MGPU_I32 : MGPU_I64;
+}
+
+/* An index array's dtype: i32, or i64 where the backend has wide_index. */
+static mgpu_status check_index_dtype(mgpu_context *ctx, const char *what,
+                                     mgpu_dtype t) {
+  if (t != MGPU_I32 && t != MGPU_I64)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "%s must be i32 or i64 (got %s)",
+                          what, (unsigned)t < MGPU_DTYPE_COUNT
+                                    ? mgpu_dtype_name(t) : "an unknown dtype");
+  if (t == MGPU_I64 && !ctx->be->wide_index)
+    return mgpu_set_error(ctx, MGPU_EINVAL,
+                          "%s must be i32 on %s (its kernels take int32 "
+                          "index arrays)", what, ctx->be->name);
+  return MGPU_OK;
+}
+
+/* An index array a call writes, whose values reach `largest`: an i32 one
+ * must hold them (mgpu_index_type gives the dtype that does). */
+static mgpu_status check_index_out(mgpu_context *ctx, const char *what,
+                                   mgpu_dtype t, uint64_t largest) {
+  /* a backend of int32 indices: the values themselves are too big */
+  if (t == MGPU_I64 && !ctx->be->wide_index && largest > (uint64_t)INT32_MAX)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%s may hold %llu, past the 32-bit index limit of "
+                          "%zu of %s", what, (unsigned long long)largest,
+                          MGPU_MAX_COUNT, ctx->be->name);
+  const mgpu_status s = check_index_dtype(ctx, what, t);
+  if (s != MGPU_OK) return s;
+  if (t == MGPU_I32 && largest > (uint64_t)INT32_MAX)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%s may hold %llu, past the 32-bit index limit of "
+                          "%zu: it must be i64", what,
+                          (unsigned long long)largest, MGPU_MAX_COUNT);
   return MGPU_OK;
 }
 
@@ -224,6 +275,7 @@ mgpu_status mgpu_merge(mgpu_context *ctx, mgpu_dtype key_type,
                           "the result would have %zu elements, past the "
                           "limit of %zu",
                           na + nb, ctx->be->max_count);
+  TRY(check_narrow_count(ctx, na + nb));
   if (na + nb == 0) return MGPU_OK;
   mgpu_merge_args args = {key_type, order, value_size, a_keys, a_vals, na,
                           b_keys, b_vals, nb, out_keys, out_vals};
@@ -234,7 +286,7 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
                            mgpu_order order, void *keys, size_t n,
                            size_t value_size, void *vals) {
   TRY(check_keys(ctx, key_type, order, value_size));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (n < 2) return MGPU_OK;
   mgpu_sort_args args = {key_type, order, value_size, keys, vals, n};
   return ctx->be->mergesort(ctx, &args);
@@ -252,8 +304,9 @@ mgpu_status mgpu_sort(mgpu_context *ctx, mgpu_dtype key_type, mgpu_order order,
 static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   mgpu_sort_args *s = &a->sort;
   TRY(check_keys(ctx, s->key_type, s->order, s->value_size));
-  TRY(check_count(ctx, s->n));
-  TRY(check_index_count(ctx, a->m));
+  TRY(check_narrow_count(ctx, s->n));
+  TRY(check_narrow_count(ctx, a->m));
+  if (a->heads) TRY(check_index_dtype(ctx, "heads", a->index_type));
   if (a->stats) memset(a->stats, 0, sizeof *a->stats);
   if (s->n < 2) return MGPU_OK;
   if (!ctx->be->segsort)
@@ -262,14 +315,23 @@ static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   return ctx->be->segsort(ctx, a);
 }
 
+mgpu_status mgpu_segsort_idx(mgpu_context *ctx, mgpu_dtype key_type,
+                             mgpu_order order, void *keys, size_t n,
+                             size_t value_size, void *vals, const void *heads,
+                             mgpu_dtype heads_type, size_t m,
+                             mgpu_sort_stats *stats) {
+  mgpu_segsort_args a = {{key_type, order, value_size, keys, vals, n},
+                         heads, m, NULL, MGPU_I32, stats, heads_type};
+  if (!heads) a.m = 0;
+  return run_segsort(ctx, &a);
+}
+
 mgpu_status mgpu_segsort(mgpu_context *ctx, mgpu_dtype key_type,
                          mgpu_order order, void *keys, size_t n,
                          size_t value_size, void *vals, const int32_t *heads,
                          size_t m, mgpu_sort_stats *stats) {
-  mgpu_segsort_args a = {{key_type, order, value_size, keys, vals, n},
-                         heads, m, NULL, MGPU_I32, stats};
-  if (!heads) a.m = 0;
-  return run_segsort(ctx, &a);
+  return mgpu_segsort_idx(ctx, key_type, order, keys, n, value_size, vals,
+                          heads, MGPU_I32, m, stats);
 }
 
 mgpu_status mgpu_segsort_flags(mgpu_context *ctx, mgpu_dtype key_type,
@@ -283,7 +345,7 @@ mgpu_status mgpu_segsort_flags(mgpu_context *ctx, mgpu_dtype key_type,
                           "flags must have an integer dtype (got %s)",
                           mgpu_dtype_name(flag_type));
   mgpu_segsort_args a = {{key_type, order, value_size, keys, vals, n},
-                         NULL, 0, flags, flag_type, stats};
+                         NULL, 0, flags, flag_type, stats, MGPU_I32};
   return run_segsort(ctx, &a);
 }
 
@@ -292,7 +354,7 @@ mgpu_status mgpu_locality_sort(mgpu_context *ctx, mgpu_dtype key_type,
                                size_t value_size, void *vals,
                                mgpu_sort_stats *stats) {
   mgpu_segsort_args a = {{key_type, order, value_size, keys, vals, n},
-                         NULL, 0, NULL, MGPU_I32, stats};
+                         NULL, 0, NULL, MGPU_I32, stats, MGPU_I32};
   return run_segsort(ctx, &a);
 }
 
@@ -315,14 +377,15 @@ mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
   if ((unsigned)op > MGPU_SET_SYMMETRIC_DIFFERENCE)
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown set operation %d",
                           (int)op);
-  TRY(check_count(ctx, na));
-  TRY(check_count(ctx, nb));
+  TRY(check_narrow_count(ctx, na));
+  TRY(check_narrow_count(ctx, nb));
   size_t cap = mgpu_setop_capacity(op, na, nb);
   if (cap > ctx->be->max_count)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "the result may have %zu elements, past the limit "
                           "of %zu",
                           cap, ctx->be->max_count);
+  TRY(check_narrow_count(ctx, na + nb));
   if (cap == 0) return MGPU_OK;
   if (na == 0 || nb == 0) {
     /* one side empty: the result is the other side, or nothing */
@@ -371,24 +434,40 @@ static mgpu_status reported(mgpu_context *ctx, int64_t bad, const char *what) {
                         (long long)bad);
 }
 
+mgpu_status mgpu_prepare_positions_idx(mgpu_context *ctx, const void *src,
+                                       mgpu_dtype t, size_t m, int64_t lo,
+                                       int64_t hi, int unique,
+                                       mgpu_dtype dst_type, void *dst,
+                                       int64_t *bad, int64_t *bad_value) {
+  *bad = -1;
+  *bad_value = 0;
+  TRY(check_index_type(ctx, t));
+  TRY(check_narrow_count(ctx, m));
+  /* the largest 0-based position is hi - 1 */
+  TRY(check_index_out(ctx, "dst", dst_type,
+                      hi > 0 ? (uint64_t)hi - 1 : 0));
+  if (!m) return MGPU_OK;
+  mgpu_positions_args a = {src, t, m, lo, hi, unique, dst, -1, 0, dst_type};
+  TRY(ctx->be->prepare_positions(ctx, &a));
+  *bad = a.bad;
+  *bad_value = a.bad_value;
+  return reported(ctx, *bad, "position out of range or out of order");
+}
+
 mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
                                    mgpu_dtype t, size_t m, int64_t lo,
                                    int64_t hi, int unique, int32_t *dst,
                                    int64_t *bad, int64_t *bad_value) {
   *bad = -1;
   *bad_value = 0;
-  TRY(check_index_type(ctx, t));
+  /* the bulk and interval operations it serves stay within 32 bits */
   TRY(check_index_count(ctx, m));
   if (hi > (int64_t)MGPU_MAX_COUNT + 1)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "hi = %lld is past the 32-bit index limit + 1 "
                           "(positions are int32)", (long long)hi);
-  if (!m) return MGPU_OK;
-  mgpu_positions_args a = {src, t, m, lo, hi, unique, dst, -1, 0};
-  TRY(ctx->be->prepare_positions(ctx, &a));
-  *bad = a.bad;
-  *bad_value = a.bad_value;
-  return reported(ctx, *bad, "position out of range or out of order");
+  return mgpu_prepare_positions_idx(ctx, src, t, m, lo, hi, unique, MGPU_I32,
+                                    dst, bad, bad_value);
 }
 
 mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
@@ -547,7 +626,7 @@ mgpu_status mgpu_scan(mgpu_context *ctx, mgpu_dtype t, const void *src,
                       mgpu_scalar *total) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (total) *total = reduce_identity(t, op);
   if (n == 0) return MGPU_OK;
   mgpu_reduce_args a = {t, op, src, n, dst, inclusive != 0, {0}};
@@ -560,7 +639,7 @@ mgpu_status mgpu_reduce(mgpu_context *ctx, mgpu_dtype t, const void *src,
                         size_t n, mgpu_reduce_op op, mgpu_scalar *out) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   *out = reduce_identity(t, op);
   if (n == 0) {
     if (op == MGPU_REDUCE_ADD) return MGPU_OK;
@@ -573,40 +652,56 @@ mgpu_status mgpu_reduce(mgpu_context *ctx, mgpu_dtype t, const void *src,
   return MGPU_OK;
 }
 
+mgpu_status mgpu_sorted_search_idx(mgpu_context *ctx, mgpu_dtype t,
+                                   mgpu_order order, const void *needles,
+                                   size_t n, const void *haystack, size_t m,
+                                   int right, int32_t base,
+                                   mgpu_dtype pos_type, void *pos) {
+  TRY(check_keys(ctx, t, order, 0));
+  TRY(check_narrow_count(ctx, n));
+  TRY(check_narrow_count(ctx, m));
+  if (base != 0 && base != 1)
+    return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
+                          (int)base);
+  TRY(check_index_out(ctx, "pos", pos_type, (uint64_t)m + (uint64_t)base));
+  if (n == 0) return MGPU_OK;
+  mgpu_search_args a = {t,          order, needles, n,  haystack, m,
+                        right != 0, base,  pos,     pos_type};
+  return ctx->be->sorted_search(ctx, &a);
+}
+
 mgpu_status mgpu_sorted_search(mgpu_context *ctx, mgpu_dtype t,
                                mgpu_order order, const void *needles,
                                size_t n, const void *haystack, size_t m,
                                int right, int32_t base, int32_t *pos) {
-  TRY(check_keys(ctx, t, order, 0));
-  TRY(check_index_count(ctx, n));
-  TRY(check_index_count(ctx, m));
-  if (base != 0 && base != 1)
-    return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
-                          (int)base);
-  if (m >= (size_t)INT32_MAX)
-    return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "a haystack of %zu elements: positions past int32",
-                          m);
+  return mgpu_sorted_search_idx(ctx, t, order, needles, n, haystack, m, right,
+                                base, MGPU_I32, pos);
+}
+
+mgpu_status mgpu_unique_idx(mgpu_context *ctx, mgpu_dtype t, const void *keys,
+                            size_t n, size_t value_size, const void *vals,
+                            void *out_keys, void *out_vals,
+                            mgpu_dtype counts_type, void *counts,
+                            size_t *count) {
+  *count = 0;
+  TRY(check_keys(ctx, t, MGPU_LESS, value_size));
+  TRY(check_narrow_count(ctx, n));
+  /* a run may be as long as the keys */
+  if (counts) TRY(check_index_out(ctx, "counts", counts_type, n));
   if (n == 0) return MGPU_OK;
-  mgpu_search_args a = {t,     order,        needles, n, haystack,
-                        m,     right != 0,   base,    pos};
-  return ctx->be->sorted_search(ctx, &a);
+  mgpu_unique_args a = {t,        value_size, keys, vals, n, out_keys,
+                        out_vals, counts,     0,    counts_type};
+  TRY(ctx->be->unique(ctx, &a));
+  *count = a.count;
+  return MGPU_OK;
 }
 
 mgpu_status mgpu_unique(mgpu_context *ctx, mgpu_dtype t, const void *keys,
                         size_t n, size_t value_size, const void *vals,
                         void *out_keys, void *out_vals, int32_t *counts,
                         size_t *count) {
-  *count = 0;
-  TRY(check_keys(ctx, t, MGPU_LESS, value_size));
-  /* run lengths are int32: a run may be as long as the keys */
-  TRY(counts ? check_index_count(ctx, n) : check_count(ctx, n));
-  if (n == 0) return MGPU_OK;
-  mgpu_unique_args a = {t, value_size, keys, vals, n, out_keys, out_vals,
-                        counts, 0};
-  TRY(ctx->be->unique(ctx, &a));
-  *count = a.count;
-  return MGPU_OK;
+  return mgpu_unique_idx(ctx, t, keys, n, value_size, vals, out_keys,
+                         out_vals, MGPU_I32, counts, count);
 }
 
 mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
@@ -619,7 +714,7 @@ mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
   if (value_size != 0 && value_size != 4 && value_size != 8)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "value_size must be 0, 4 or 8 (got %zu)", value_size);
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_compact_args a = {width, data, n, flag_type, flags, value_size, vals,
                          out, out_vals, 0};
@@ -638,7 +733,7 @@ mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
   TRY(check_type(ctx, key_type));
   TRY(check_type(ctx, val_type));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_reduce_by_key_args a = {key_type, val_type, op,       keys, vals,
                                n,        out_keys, out_vals, 0};
@@ -647,13 +742,16 @@ mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
   return MGPU_OK;
 }
 
-mgpu_status mgpu_segreduce(mgpu_context *ctx, mgpu_dtype t, const void *vals,
-                           size_t n, const int32_t *offsets, size_t m,
-                           mgpu_reduce_op op, const void *identity, void *dst) {
+mgpu_status mgpu_segreduce_idx(mgpu_context *ctx, mgpu_dtype t,
+                               const void *vals, size_t n, const void *offsets,
+                               mgpu_dtype offsets_type, size_t m,
+                               mgpu_reduce_op op, const void *identity,
+                               void *dst) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_index_count(ctx, n));
-  TRY(check_index_count(ctx, m));
+  TRY(check_narrow_count(ctx, n));
+  TRY(check_narrow_count(ctx, m));
+  TRY(check_index_dtype(ctx, "offsets", offsets_type));
   if (m == 0) return MGPU_OK;
   /* the default identity as an element of t */
   union { int32_t i32; uint32_t u32; int64_t i64; float f32; double f64; } e;
@@ -668,8 +766,16 @@ mgpu_status mgpu_segreduce(mgpu_context *ctx, mgpu_dtype t, const void *vals,
     }
     identity = &e;
   }
-  mgpu_segreduce_args a = {t, op, vals, n, offsets, m, identity, dst};
+  mgpu_segreduce_args a = {t, op,       vals, n,
+                           offsets, m, identity, dst, offsets_type};
   return ctx->be->segreduce(ctx, &a);
+}
+
+mgpu_status mgpu_segreduce(mgpu_context *ctx, mgpu_dtype t, const void *vals,
+                           size_t n, const int32_t *offsets, size_t m,
+                           mgpu_reduce_op op, const void *identity, void *dst) {
+  return mgpu_segreduce_idx(ctx, t, vals, n, offsets, MGPU_I32, m, op,
+                            identity, dst);
 }
 
 static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
@@ -677,9 +783,18 @@ static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   TRY(check_keys(ctx, t, order, 0));
   if ((unsigned)kind > MGPU_JOIN_OUTER)
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown join kind %d", (int)kind);
-  TRY(check_index_count(ctx, na));
-  TRY(check_index_count(ctx, nb));
+  TRY(check_narrow_count(ctx, na));
+  TRY(check_narrow_count(ctx, nb));
   return MGPU_OK;
+}
+
+/* ia and ib hold base + a 0-based index of the longer side at most (or
+ * base - 1 for none). */
+static mgpu_status check_join_index(mgpu_context *ctx, mgpu_dtype t,
+                                    size_t na, size_t nb, int32_t base) {
+  const uint64_t longer = na > nb ? na : nb;
+  return check_index_out(ctx, "ia and ib", t,
+                         longer ? longer - 1 + (uint64_t)base : 0);
 }
 
 static mgpu_status check_join_base(mgpu_context *ctx, int32_t base) {
@@ -706,18 +821,22 @@ mgpu_status mgpu_join_count(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   return MGPU_OK;
 }
 
-mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
-                      mgpu_join_kind kind, const void *a, size_t na,
-                      const void *b, size_t nb, int32_t base, int32_t *ia,
-                      int32_t *ib, size_t capacity, size_t *count) {
+mgpu_status mgpu_join_idx(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                          mgpu_join_kind kind, const void *a, size_t na,
+                          const void *b, size_t nb, int32_t base,
+                          mgpu_dtype index_type, void *ia, void *ib,
+                          size_t capacity, size_t *count) {
   *count = 0;
   TRY(check_join(ctx, t, order, kind, na, nb));
   TRY(check_join_base(ctx, base));
+  TRY(check_join_index(ctx, index_type, na, nb, base));
+  /* rows stay within 32 bits (docs/WIDE.md) */
   if (capacity > MGPU_MAX_COUNT) capacity = MGPU_MAX_COUNT;
   mgpu_join_args j = {.type = t,  .order = order, .kind = kind,
                       .a = a,     .na = na,       .b = b,
                       .nb = nb,   .base = base,   .ia = ia,
-                      .ib = ib,   .capacity = capacity};
+                      .ib = ib,   .capacity = capacity,
+                      .index_type = index_type};
   TRY(ctx->be->join(ctx, &j));
   if (j.count > capacity)
     return mgpu_set_error(ctx, j.count > MGPU_MAX_COUNT ? MGPU_ETOOBIG
@@ -728,6 +847,14 @@ mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   return MGPU_OK;
 }
 
+mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                      mgpu_join_kind kind, const void *a, size_t na,
+                      const void *b, size_t nb, int32_t base, int32_t *ia,
+                      int32_t *ib, size_t capacity, size_t *count) {
+  return mgpu_join_idx(ctx, t, order, kind, a, na, b, nb, base, MGPU_I32, ia,
+                       ib, capacity, count);
+}
+
 /* The backend's alloc_rows for mgpu_join_new: both results, or neither. */
 static mgpu_status join_alloc_rows(mgpu_context *ctx, mgpu_join_args *j) {
   if (j->count > MGPU_MAX_COUNT)
@@ -735,7 +862,7 @@ static mgpu_status join_alloc_rows(mgpu_context *ctx, mgpu_join_args *j) {
                           "a join of %llu rows is past the 32-bit index "
                           "limit of %zu",
                           (unsigned long long)j->count, (size_t)MGPU_MAX_COUNT);
-  const size_t bytes = (size_t)j->count * sizeof(int32_t);
+  const size_t bytes = (size_t)j->count * mgpu_dtype_size(j->index_type);
   void *ia, *ib;
   TRY(mgpu_alloc(ctx, bytes, &ia));
   const mgpu_status s = mgpu_alloc(ctx, bytes, &ib);
@@ -749,26 +876,42 @@ static mgpu_status join_alloc_rows(mgpu_context *ctx, mgpu_join_args *j) {
   return MGPU_OK;
 }
 
-mgpu_status mgpu_join_new(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
-                          mgpu_join_kind kind, const void *a, size_t na,
-                          const void *b, size_t nb, int32_t base, int32_t **ia,
-                          int32_t **ib, uint64_t *count) {
+mgpu_status mgpu_join_new_idx(mgpu_context *ctx, mgpu_dtype t,
+                              mgpu_order order, mgpu_join_kind kind,
+                              const void *a, size_t na, const void *b,
+                              size_t nb, int32_t base, mgpu_dtype index_type,
+                              void **ia, void **ib, uint64_t *count) {
   *ia = *ib = NULL;
   *count = 0;
   TRY(check_join(ctx, t, order, kind, na, nb));
   TRY(check_join_base(ctx, base));
+  TRY(check_join_index(ctx, index_type, na, nb, base));
   mgpu_join_args j = {.type = t,   .order = order, .kind = kind,
                       .a = a,      .na = na,       .b = b,
-                      .nb = nb,    .base = base,   .alloc_rows = join_alloc_rows};
+                      .nb = nb,    .base = base,   .alloc_rows = join_alloc_rows,
+                      .index_type = index_type};
   const mgpu_status s = ctx->be->join(ctx, &j);
   *count = j.count;
+  const size_t w = mgpu_dtype_size(index_type);
   if (s != MGPU_OK) {
     /* set only when alloc_rows succeeded and a later step failed */
-    mgpu_free(ctx, j.ia, j.capacity * sizeof(int32_t));
-    mgpu_free(ctx, j.ib, j.capacity * sizeof(int32_t));
+    mgpu_free(ctx, j.ia, j.capacity * w);
+    mgpu_free(ctx, j.ib, j.capacity * w);
     return s;
   }
   *ia = j.ia;
   *ib = j.ib;
   return MGPU_OK;
+}
+
+mgpu_status mgpu_join_new(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                          mgpu_join_kind kind, const void *a, size_t na,
+                          const void *b, size_t nb, int32_t base, int32_t **ia,
+                          int32_t **ib, uint64_t *count) {
+  void *pa, *pb;
+  const mgpu_status s = mgpu_join_new_idx(ctx, t, order, kind, a, na, b, nb,
+                                          base, MGPU_I32, &pa, &pb, count);
+  *ia = pa;
+  *ib = pb;
+  return s;
 }

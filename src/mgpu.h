@@ -14,10 +14,13 @@
  * Every function returning mgpu_status leaves a message in
  * mgpu_context_error(ctx) when it fails.  Counts are limited to
  * mgpu_context_max_count(ctx) elements per array (and per result), the
- * backend's limit; calls that take or give int32 index arrays (segsort's
- * heads, sorted_search, unique's counts, segreduce, the joins, the index
- * preparations, bulk and interval operations) stay within MGPU_MAX_COUNT
- * on every backend.  A count of 0 is allowed everywhere and does nothing,
+ * backend's limit.  Index arrays follow the index dtype rule
+ * (mgpu_index_type): the *_idx forms of segsort, sorted_search, unique,
+ * segreduce, the joins and prepare_positions take them as MGPU_I32 or, on
+ * a backend with 64-bit indices (cpu), MGPU_I64; the plain forms are
+ * MGPU_I32.  The bulk and interval operations, scan_counts and
+ * prepare_starts stay within MGPU_MAX_COUNT on every backend, and so do a
+ * join's rows.  A count of 0 is allowed everywhere and does nothing,
  * and value pointers may be NULL when value_size is 0.
  *
  * A CUDA context makes its device current (cudaSetDevice) in every call
@@ -249,6 +252,15 @@ typedef struct mgpu_sort_stats {
   int64_t copy_tiles[MGPU_MAX_PASSES];
 } mgpu_sort_stats;
 
+/* The index dtype rule: the dtype of an index array whose values reach
+ * `largest` (e.g. m + base for sorted_search's positions into m elements):
+ * MGPU_I32 up to INT32_MAX, MGPU_I64 past it.  An *_idx call refuses an
+ * MGPU_I32 output that cannot hold its values (MGPU_ETOOBIG), any other
+ * dtype than these two, and MGPU_I64 on cuda (MGPU_EINVAL: its kernels
+ * take int32 index arrays; its counts stay within MGPU_MAX_COUNT, so the
+ * rule never asks for MGPU_I64 there). */
+mgpu_dtype mgpu_index_type(uint64_t largest);
+
 /* Sorts keys (and values) in place within segments: a segment starts at
  * 0 and at each of the m 0-based heads (m may be 0: one segment).  Stable.
  * Only the set of heads matters: their order and repeats do not, and heads
@@ -259,6 +271,12 @@ mgpu_status mgpu_segsort(mgpu_context *ctx, mgpu_dtype key_type,
                          mgpu_order order, void *keys, size_t n,
                          size_t value_size, void *vals, const int32_t *heads,
                          size_t m, mgpu_sort_stats *stats);
+/* The same with heads of heads_type (MGPU_I32 or MGPU_I64). */
+mgpu_status mgpu_segsort_idx(mgpu_context *ctx, mgpu_dtype key_type,
+                             mgpu_order order, void *keys, size_t n,
+                             size_t value_size, void *vals, const void *heads,
+                             mgpu_dtype heads_type, size_t m,
+                             mgpu_sort_stats *stats);
 /* The same with a per-element flag array (n elements of integer dtype
  * flag_type; non-zero marks a segment head; flags[0] is ignored). */
 mgpu_status mgpu_segsort_flags(mgpu_context *ctx, mgpu_dtype key_type,
@@ -339,13 +357,19 @@ mgpu_status mgpu_reduce(mgpu_context *ctx, mgpu_dtype t, const void *src,
 
 /* pos[i] = base + the first index (0-based, in [0, m]) of haystack whose
  * element is not ordered before needles[i] (right = 0: a lower bound), or
- * is ordered after it (right = 1: an upper bound); base is 0 or 1, m below
- * INT32_MAX.  Both sorted by order; unsorted inputs give positions in
- * [base, base + m] that mean nothing. */
+ * is ordered after it (right = 1: an upper bound); base is 0 or 1, m + base
+ * at most INT32_MAX (mgpu_sorted_search_idx: any m, pos of pos_type).  Both
+ * sorted by order; unsorted inputs give positions in [base, base + m] that
+ * mean nothing. */
 mgpu_status mgpu_sorted_search(mgpu_context *ctx, mgpu_dtype t,
                                mgpu_order order, const void *needles,
                                size_t n, const void *haystack, size_t m,
                                int right, int32_t base, int32_t *pos);
+mgpu_status mgpu_sorted_search_idx(mgpu_context *ctx, mgpu_dtype t,
+                                   mgpu_order order, const void *needles,
+                                   size_t n, const void *haystack, size_t m,
+                                   int right, int32_t base,
+                                   mgpu_dtype pos_type, void *pos);
 
 /* The runs of consecutive equal keys (neither ordered before the other:
  * NaNs are equal, -0.0 equals 0.0): out_keys[j] = run j's first key,
@@ -355,6 +379,12 @@ mgpu_status mgpu_unique(mgpu_context *ctx, mgpu_dtype t, const void *keys,
                         size_t n, size_t value_size, const void *vals,
                         void *out_keys, void *out_vals, int32_t *counts,
                         size_t *count);
+/* The same with counts of counts_type: MGPU_I32 needs n <= INT32_MAX. */
+mgpu_status mgpu_unique_idx(mgpu_context *ctx, mgpu_dtype t, const void *keys,
+                            size_t n, size_t value_size, const void *vals,
+                            void *out_keys, void *out_vals,
+                            mgpu_dtype counts_type, void *counts,
+                            size_t *count);
 
 /* out = the elements of data (width 4 or 8 bytes) whose flag (an integer
  * dtype) is non-zero, in order, and out_vals likewise from vals
@@ -384,6 +414,12 @@ mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
 mgpu_status mgpu_segreduce(mgpu_context *ctx, mgpu_dtype t, const void *vals,
                            size_t n, const int32_t *offsets, size_t m,
                            mgpu_reduce_op op, const void *identity, void *dst);
+/* The same with offsets of offsets_type (MGPU_I32 or MGPU_I64). */
+mgpu_status mgpu_segreduce_idx(mgpu_context *ctx, mgpu_dtype t,
+                               const void *vals, size_t n, const void *offsets,
+                               mgpu_dtype offsets_type, size_t m,
+                               mgpu_reduce_op op, const void *identity,
+                               void *dst);
 
 typedef enum mgpu_join_kind {
   MGPU_JOIN_INNER = 0,
@@ -409,6 +445,13 @@ mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                       mgpu_join_kind kind, const void *a, size_t na,
                       const void *b, size_t nb, int32_t base, int32_t *ia,
                       int32_t *ib, size_t capacity, size_t *count);
+/* mgpu_join with ia and ib of index_type: MGPU_I32 needs
+ * max(na, nb) - 1 + base <= INT32_MAX.  The rows stay within MGPU_MAX_COUNT. */
+mgpu_status mgpu_join_idx(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                          mgpu_join_kind kind, const void *a, size_t na,
+                          const void *b, size_t nb, int32_t base,
+                          mgpu_dtype index_type, void *ia, void *ib,
+                          size_t capacity, size_t *count);
 /* The join in one pass where the pair above searches and scans twice: the
  * rows in two new buffers from mgpu_alloc on ctx, *ia and *ib, that the
  * caller frees with mgpu_free(ctx, p, *count * sizeof(int32_t)); *count
@@ -421,6 +464,13 @@ mgpu_status mgpu_join_new(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                           mgpu_join_kind kind, const void *a, size_t na,
                           const void *b, size_t nb, int32_t base, int32_t **ia,
                           int32_t **ib, uint64_t *count);
+/* mgpu_join_new with buffers of index_type, freed with
+ * mgpu_free(ctx, p, *count * mgpu_dtype_size(index_type)). */
+mgpu_status mgpu_join_new_idx(mgpu_context *ctx, mgpu_dtype t,
+                              mgpu_order order, mgpu_join_kind kind,
+                              const void *a, size_t na, const void *b,
+                              size_t nb, int32_t base, mgpu_dtype index_type,
+                              void **ia, void **ib, uint64_t *count);
 
 /* ---- index preparation -------------------------------------------------
  * Callers of the bulk and interval operations usually hold 1-based indices
@@ -435,6 +485,14 @@ mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
                                    mgpu_dtype t, size_t m, int64_t lo,
                                    int64_t hi, int unique, int32_t *dst,
                                    int64_t *bad, int64_t *bad_value);
+/* The same into dst of dst_type: MGPU_I32 needs hi - 1 <= INT32_MAX, and
+ * m may pass MGPU_MAX_COUNT (the plain form's limit: it serves the bulk
+ * and interval operations). */
+mgpu_status mgpu_prepare_positions_idx(mgpu_context *ctx, const void *src,
+                                       mgpu_dtype t, size_t m, int64_t lo,
+                                       int64_t hi, int unique,
+                                       mgpu_dtype dst_type, void *dst,
+                                       int64_t *bad, int64_t *bad_value);
 
 /* scan[i] = counts[0] + ... + counts[i-1] (int32), *total = the sum.  A
  * negative count is MGPU_EINVAL (*bad, *bad_value); a total past

@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "../../src/element.h"
 #include "block/block_scan.cuh"
 #include "block/tile_prefix.cuh"
@@ -70,16 +72,21 @@ template <int BITS, typename U> struct radix_dims {
   static_assert(BITS <= 8, "a digit in a byte");
 };
 
+/* A bucket's count: 32-bit for calls below 2^31 keys (as tuned), 64-bit
+ * above, following the sweep's offset type Off. */
+template <typename Off>
+using radix_bin_t = typename std::conditional<sizeof(Off) == 4, unsigned,
+                                              unsigned long long>::type;
+
 /* bins[p][b] += the keys whose digit p is b.  Shared-memory counters a
  * block, added to the global ones once.  Each thread takes H::VT keys an
  * iteration, loaded warp-striped (coalesced, all in flight before the
  * first count).  A digit every key of the warp's VT x 32 shares (a
  * digit of small integers, a skipped pass) is counted by one atomic
  * instead of 32 x VT on one counter, which would serialize. */
-template <typename H, typename U, typename Code>
+template <typename H, typename U, typename Code, typename Bin>
 __global__ void __launch_bounds__(H::NT)
-    radix_histogram_kernel(const U *keys, long long n, Code code,
-                           unsigned *bins) {
+    radix_histogram_kernel(const U *keys, long long n, Code code, Bin *bins) {
   typedef radix_dims<H::DIGIT_BITS, U> D;
   constexpr int NT = H::NT, VT = H::VT;
   __shared__ unsigned h[D::PASSES * D::RADIX];
@@ -120,23 +127,23 @@ __global__ void __launch_bounds__(H::NT)
   }
   __syncthreads();
   for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += NT)
-    if (h[i]) atomicAdd(&bins[i], h[i]);
+    if (h[i]) atomicAdd(&bins[i], (Bin)h[i]);
 }
 
 /* One block of RADIX threads: each digit's histogram to its exclusive
  * scan (the buckets' global starts), and the plan. */
-template <int BITS, typename U>
+template <int BITS, typename U, typename Bin>
 __global__ void __launch_bounds__(1 << BITS)
-    radix_scan_kernel(unsigned *bins, long long n, radix_plan *plan) {
+    radix_scan_kernel(Bin *bins, long long n, radix_plan *plan) {
   typedef radix_dims<BITS, U> D;
-  __shared__ unsigned warp_totals[D::RADIX / 32];
+  __shared__ Bin warp_totals[D::RADIX / 32];
   __shared__ int active[D::PASSES];
   const int t = threadIdx.x;
   for (int p = 0; p < D::PASSES; ++p) {
-    const unsigned v = bins[p * D::RADIX + t];
+    const Bin v = bins[p * D::RADIX + t];
     /* one bucket holds every key: the pass would move nothing */
     const int same = __syncthreads_or(v == (unsigned long long)n);
-    unsigned all;
+    Bin all;
     bins[p * D::RADIX + t] = block_exclusive_sum<D::RADIX>(v, warp_totals, &all);
     if (t == 0) active[p] = !same;
   }
@@ -176,17 +183,17 @@ __device__ __forceinline__ unsigned match_digit(unsigned d) {
   return peers;
 }
 
-template <typename U, typename V> struct radix_sweep_args {
+template <typename U, typename V, typename Off> struct radix_sweep_args {
   U *keys, *tmp_keys;
   V *vals, *tmp_vals;
   long long n;
-  const unsigned *bins; /* [pass][bucket], exclusive */
+  const radix_bin_t<Off> *bins; /* [pass][bucket], exclusive */
   const radix_plan *plan;
   unsigned long long *status; /* [tile][bucket] look-back words */
   int *tile_counter;          /* [pass] */
 };
 
-template <typename P, bool HAS_V, typename U, typename V>
+template <typename P, bool HAS_V, typename U, typename V, typename Off>
 struct radix_sweep_smem {
   static constexpr int W = P::NT / 32, RADIX = 1 << P::DIGIT_BITS;
   static_assert(RADIX <= P::NT, "a thread a bucket");
@@ -207,7 +214,7 @@ struct radix_sweep_smem {
   __device__ __forceinline__ unsigned *warp_base() {
     return reinterpret_cast<unsigned *>(x + key_bytes);
   }
-  int global_off[RADIX]; /* output place = global_off[digit] + tile place */
+  Off global_off[RADIX]; /* output place = global_off[digit] + tile place */
   unsigned warp_totals[W];
   unsigned char digit_of[HAS_V ? P::NV : 1]; /* the digit at each tile place */
   int tile;
@@ -216,10 +223,11 @@ struct radix_sweep_smem {
 /* One tile of the sweep; FULL: it has NV keys, so no item is checked
  * against the end. */
 template <typename P, bool HAS_V, bool FULL, typename U, typename V,
-          typename Code>
+          typename Code, typename Off>
 __device__ __forceinline__ void
-radix_sweep_tile(const radix_sweep_args<U, V> &a, int pass, Code code,
-                 radix_sweep_smem<P, HAS_V, U, V> &sm, int tile, int count) {
+radix_sweep_tile(const radix_sweep_args<U, V, Off> &a, int pass, Code code,
+                 radix_sweep_smem<P, HAS_V, U, V, Off> &sm, int tile,
+                 int count) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -298,7 +306,7 @@ radix_sweep_tile(const radix_sweep_args<U, V> &a, int pass, Code code,
     const long long before = bucket_exclusive_prefix(
         a.status + tid, RADIX, tile, pass + 1, bucket_count);
     sm.global_off[tid] =
-        (int)((long long)a.bins[pass * RADIX + tid] + before) - (int)start;
+        (Off)((long long)a.bins[pass * RADIX + tid] + before) - (Off)start;
   }
   __syncthreads();
 
@@ -347,14 +355,15 @@ radix_sweep_tile(const radix_sweep_args<U, V> &a, int pass, Code code,
  * shared memory: by then its predecessors have mostly published their
  * inclusive prefixes.  Tiles are numbered by a counter per pass, in the
  * order blocks start, so a tile waits only for running blocks. */
-template <typename P, bool HAS_V, typename U, typename V, typename Code>
+template <typename P, bool HAS_V, typename U, typename V, typename Code,
+          typename Off>
 __global__ void
 __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
-    radix_sweep_kernel(radix_sweep_args<U, V> a, int pass, Code code) {
+    radix_sweep_kernel(radix_sweep_args<U, V, Off> a, int pass, Code code) {
   constexpr int NT = P::NT, NV = P::NV;
   constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
   if (!a.plan->active[pass]) return;
-  __shared__ radix_sweep_smem<P, HAS_V, U, V> sm;
+  __shared__ radix_sweep_smem<P, HAS_V, U, V, Off> sm;
   const int tid = threadIdx.x;
   if (tid == 0) sm.tile = atomicAdd(a.tile_counter + pass, 1);
   for (int i = tid; i < W * RADIX; i += NT) sm.warp_base()[i] = 0;

@@ -36,8 +36,9 @@ pcall(ffi.cdef, [[
 int mgpu_lj_alloc(mgpu_context *ctx, size_t bytes, void **out) __asm__("mgpu_alloc");
 int mgpu_lj_join_new(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                      mgpu_join_kind kind, const void *a, size_t na,
-                     const void *b, size_t nb, int32_t base, int32_t **ia,
-                     int32_t **ib, uint64_t *count) __asm__("mgpu_join_new");
+                     const void *b, size_t nb, int32_t base,
+                     mgpu_dtype index_type, void **ia, void **ib,
+                     uint64_t *count) __asm__("mgpu_join_new_idx");
 int mgpu_lj_group_mergesort(mgpu_group *g, mgpu_dtype key_type,
                             mgpu_order order, size_t value_size,
                             void *const *keys, void *const *vals,
@@ -1652,10 +1653,12 @@ function core.sorted_search(needles, hay, opts)
       fail(fn, "side must be \"left\" or \"right\" (got %s)", describe(side))
     end
   end
-  local pos = new_like(fn, needles, tonumber(needles._n), I32)
-  check_status(fn, needles._ctx, C.mgpu_sorted_search(needles._ctx, needles._t,
-    order, needles._p, needles._n, hay._p, hay._n, right, 1,
-    cast("int32_t *", pos._p)))
+  -- the index dtype rule: positions reach #haystack + 1
+  local pt = hay._n + 1 > MAX_COUNT and I64 or I32
+  local pos = new_like(fn, needles, tonumber(needles._n), pt)
+  check_status(fn, needles._ctx, C.mgpu_sorted_search_idx(needles._ctx,
+    needles._t, order, needles._p, needles._n, hay._p, hay._n, right, 1, pt,
+    pos._p))
   return pos
 end
 
@@ -1678,12 +1681,14 @@ function core.unique(keys, opts)
   local n = tonumber(keys._n)
   local u = new_like(fn, keys, n, keys._t)
   local uv = vals and new_like(fn, keys, n, vals._t)
-  local c = counts and new_like(fn, keys, n, I32)
+  -- a run may be as long as the keys
+  local ct = n > MAX_COUNT and I64 or I32
+  local c = counts and new_like(fn, keys, n, ct)
   local count = sizep()
   local ctx = keys._ctx
-  check_status(fn, ctx, retry(ctx, C.mgpu_unique, ctx, keys._t, keys._p, n,
+  check_status(fn, ctx, retry(ctx, C.mgpu_unique_idx, ctx, keys._t, keys._p, n,
     vals and DTYPE_SIZE[vals._t] or 0, vals and vals._p or NULL, u._p,
-    uv and uv._p or NULL, c and cast("int32_t *", c._p) or NULL, count))
+    uv and uv._p or NULL, ct, c and c._p or NULL, count))
   local k = tonumber(count[0])
   u = fit_result(fn, u, k)
   if uv then uv = fit_result(fn, uv, k) end
@@ -1787,22 +1792,24 @@ local function index_argument(fn, cobj, v, arg)
   return v, false
 end
 
--- Sorted 1-based positions in [lo, hi] -> a new 0-based i32 array.  `rule`
--- completes "<arg> must be ...".
-local function positions(fn, cobj, v, arg, lo, hi, unique, rule)
-  -- the positions become int32: an array past the 32-bit limit (a cpu
-  -- context's may be) has places they cannot name
-  if hi > MAX_COUNT + 1 then
+-- Sorted 1-based positions in [lo, hi] -> a new 0-based array: i32, or
+-- with `wide` the index dtype rule's dtype for hi - 1.  `rule` completes
+-- "<arg> must be ...".
+local function positions(fn, cobj, v, arg, lo, hi, unique, rule, wide)
+  -- the bulk operations' positions are int32: an array past the 32-bit
+  -- limit (a cpu context's may be) has places they cannot name
+  if not wide and hi > MAX_COUNT + 1 then
     fail(fn, "%s may reach %d, past the 32-bit index limit of %d (the "
       .. "positions are int32)", arg, hi, MAX_COUNT)
   end
   local src, temp = index_argument(fn, cobj, v, arg)
-  local dst = new_array(fn, cobj, tonumber(src._n), I32)
+  local dt = hi - 1 > MAX_COUNT and I64 or I32
+  local dst = new_array(fn, cobj, tonumber(src._n), dt)
   local bad, bad_value = i64p(), i64p()
   bad[0] = -1
   local ctx = cobj._c
-  local s = C.mgpu_prepare_positions(ctx, src._p, src._t, src._n, lo, hi,
-    unique and 1 or 0, cast("int32_t *", dst._p), bad, bad_value)
+  local s = C.mgpu_prepare_positions_idx(ctx, src._p, src._t, src._n, lo, hi,
+    unique and 1 or 0, dt, dst._p, bad, bad_value)
   if s == 2 and bad[0] >= 0 then
     local b = tonumber(bad[0])
     fail(fn, "%s must be %s and in %d..%d (got %s at position %d)", arg, rule,
@@ -1879,17 +1886,11 @@ function core.segsort(keys, heads, opts)
   if type(heads) ~= "table" and not istype(Array, heads) then
     fail(fn, "heads must be an mgpu.array or a table (got %s)", typename(heads))
   end
-  if keys._n > MAX_COUNT then
-    fail(fn, "keys has %d elements, past the 32-bit index limit of %d of "
-      .. "heads (they are int32): pass nil and {flags = f}", tonumber(keys._n),
-      MAX_COUNT)
-  end
   local h = positions(fn, home_of(keys), heads, "heads", 1, tonumber(keys._n),
-    true, "sorted, unique")
+    true, "sorted, unique", true)
   return finish({ h }, pcall(sort_common, fn, keys, opts,
     function(ctx, t, o, p, n, vs, v, st)
-      return C.mgpu_segsort(ctx, t, o, p, n, vs, v, cast("int32_t *", h._p),
-        h._n, st)
+      return C.mgpu_segsort_idx(ctx, t, o, p, n, vs, v, h._p, h._t, h._n, st)
     end))
 end
 
@@ -2210,12 +2211,12 @@ function core.segreduce(vals, offsets, opts)
     identity[0] = to_element(fn, iv, vals._t, "identity")
   end
   local off = positions(fn, home_of(vals), offsets, "offsets", 1,
-    tonumber(vals._n) + 1, false, "non-decreasing")
+    tonumber(vals._n) + 1, false, "non-decreasing", true)
   return finish({ off }, pcall(function()
     local r = new_like(fn, vals, tonumber(off._n), vals._t)
     local ctx = vals._ctx
-    check_status(fn, ctx, retry(ctx, C.mgpu_segreduce, ctx, vals._t, vals._p,
-      vals._n, i32p(off), off._n, op, identity, r._p))
+    check_status(fn, ctx, retry(ctx, C.mgpu_segreduce_idx, ctx, vals._t,
+      vals._p, vals._n, off._p, off._t, off._n, op, identity, r._p))
     return r
   end))
 end
@@ -2255,12 +2256,14 @@ function core.join(a, b, opts)
   local rows32 = cast(u32p_t, rows)
   ia._ctx = ctx
   ib._ctx = ctx
+  -- the index dtype rule: 1-based indices reach max(#a, #b)
+  local it = (a._n > b._n and a._n or b._n) > MAX_COUNT and I64 or I32
   local s = retry(ctx, C.mgpu_lj_join_new, ctx, a._t, order, kind, a._p, a._n,
-    b._p, b._n, 1, cast("int32_t **", base_slot(ia)),
-    cast("int32_t **", base_slot(ib)), rows)
+    b._p, b._n, 1, it, cast("void **", base_slot(ia)),
+    cast("void **", base_slot(ib)), rows)
   if s == 0 then
     -- at most MAX_COUNT rows when the call succeeds
-    local bytes = rows32[LO32] * 4
+    local bytes = rows32[LO32] * DTYPE_SIZE[it]
     ia._bytes = bytes
     ib._bytes = bytes
     take_share(ctx, bytes)
@@ -2275,7 +2278,7 @@ function core.join(a, b, opts)
   for _, r in ipairs { ia, ib } do
     r._p = r._base
     r._n = n
-    r._t = I32
+    r._t = it
     r._cid = a._cid
     r._live = 1
   end

@@ -103,10 +103,16 @@ typedef struct mgpu_sort_stats {
   int64_t merge_tiles[32];
   int64_t copy_tiles[32];
 } mgpu_sort_stats;
+mgpu_dtype mgpu_index_type(uint64_t largest);
 mgpu_status mgpu_segsort(mgpu_context *ctx, mgpu_dtype key_type,
                          mgpu_order order, void *keys, size_t n,
                          size_t value_size, void *vals, const int32_t *heads,
                          size_t m, mgpu_sort_stats *stats);
+mgpu_status mgpu_segsort_idx(mgpu_context *ctx, mgpu_dtype key_type,
+                             mgpu_order order, void *keys, size_t n,
+                             size_t value_size, void *vals, const void *heads,
+                             mgpu_dtype heads_type, size_t m,
+                             mgpu_sort_stats *stats);
 mgpu_status mgpu_segsort_flags(mgpu_context *ctx, mgpu_dtype key_type,
                                mgpu_order order, void *keys, size_t n,
                                size_t value_size, void *vals,
@@ -143,10 +149,20 @@ mgpu_status mgpu_sorted_search(mgpu_context *ctx, mgpu_dtype t,
                                mgpu_order order, const void *needles,
                                size_t n, const void *haystack, size_t m,
                                int right, int32_t base, int32_t *pos);
+mgpu_status mgpu_sorted_search_idx(mgpu_context *ctx, mgpu_dtype t,
+                                   mgpu_order order, const void *needles,
+                                   size_t n, const void *haystack, size_t m,
+                                   int right, int32_t base,
+                                   mgpu_dtype pos_type, void *pos);
 mgpu_status mgpu_unique(mgpu_context *ctx, mgpu_dtype t, const void *keys,
                         size_t n, size_t value_size, const void *vals,
                         void *out_keys, void *out_vals, int32_t *counts,
                         size_t *count);
+mgpu_status mgpu_unique_idx(mgpu_context *ctx, mgpu_dtype t, const void *keys,
+                            size_t n, size_t value_size, const void *vals,
+                            void *out_keys, void *out_vals,
+                            mgpu_dtype counts_type, void *counts,
+                            size_t *count);
 mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
                          size_t n, mgpu_dtype flag_type, const void *flags,
                          size_t value_size, const void *vals, void *out,
@@ -158,6 +174,11 @@ mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
 mgpu_status mgpu_segreduce(mgpu_context *ctx, mgpu_dtype t, const void *vals,
                            size_t n, const int32_t *offsets, size_t m,
                            mgpu_reduce_op op, const void *identity, void *dst);
+mgpu_status mgpu_segreduce_idx(mgpu_context *ctx, mgpu_dtype t,
+                               const void *vals, size_t n, const void *offsets,
+                               mgpu_dtype offsets_type, size_t m,
+                               mgpu_reduce_op op, const void *identity,
+                               void *dst);
 typedef enum mgpu_join_kind {
   MGPU_JOIN_INNER = 0,
   MGPU_JOIN_LEFT,
@@ -171,14 +192,29 @@ mgpu_status mgpu_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                       mgpu_join_kind kind, const void *a, size_t na,
                       const void *b, size_t nb, int32_t base, int32_t *ia,
                       int32_t *ib, size_t capacity, size_t *count);
+mgpu_status mgpu_join_idx(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
+                          mgpu_join_kind kind, const void *a, size_t na,
+                          const void *b, size_t nb, int32_t base,
+                          mgpu_dtype index_type, void *ia, void *ib,
+                          size_t capacity, size_t *count);
 mgpu_status mgpu_join_new(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
                           mgpu_join_kind kind, const void *a, size_t na,
                           const void *b, size_t nb, int32_t base, int32_t **ia,
                           int32_t **ib, uint64_t *count);
+mgpu_status mgpu_join_new_idx(mgpu_context *ctx, mgpu_dtype t,
+                              mgpu_order order, mgpu_join_kind kind,
+                              const void *a, size_t na, const void *b,
+                              size_t nb, int32_t base, mgpu_dtype index_type,
+                              void **ia, void **ib, uint64_t *count);
 mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
                                    mgpu_dtype t, size_t m, int64_t lo,
                                    int64_t hi, int unique, int32_t *dst,
                                    int64_t *bad, int64_t *bad_value);
+mgpu_status mgpu_prepare_positions_idx(mgpu_context *ctx, const void *src,
+                                       mgpu_dtype t, size_t m, int64_t lo,
+                                       int64_t hi, int unique,
+                                       mgpu_dtype dst_type, void *dst,
+                                       int64_t *bad, int64_t *bad_value);
 mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
                              mgpu_dtype t, size_t m, int32_t *scan,
                              int64_t *total, int64_t *bad, int64_t *bad_value);

@@ -643,6 +643,72 @@ static void test_host_memory(const char *dev) {
 
 /* ---- keyed reductions and joins: what the Lua binding never asks ------- */
 
+/* The *_idx forms: i64 index arrays on cpu, refused on cuda (its kernels
+ * take int32); dtypes other than i32 and i64 refused everywhere. */
+static void test_index_dtypes(mgpu_context *ctx) {
+  const int wide = strcmp(device, "cpu") == 0;
+  const int32_t vals[] = {5, 1, 4, 2, 3, 9};
+  const int64_t offs[] = {0, 2, 2, 5};
+  const int32_t want[] = {6, 0, 9, 9};
+  void *dv = buffer(ctx, vals, sizeof vals), *doff = buffer(ctx, offs, sizeof offs);
+  int32_t *dst = buffer(ctx, NULL, sizeof want);
+  mgpu_status st = mgpu_segreduce_idx(ctx, MGPU_I32, dv, N(vals), doff,
+                                      MGPU_I64, N(offs), MGPU_REDUCE_ADD,
+                                      NULL, dst);
+  if (wide) {
+    int32_t got[4] = {0};
+    fetch(ctx, got, dst, sizeof got);
+    CHECK(st == MGPU_OK && memcmp(got, want, sizeof want) == 0,
+          "segreduce_idx i64 offsets: status %d, %d %d %d %d", (int)st,
+          got[0], got[1], got[2], got[3]);
+  } else {
+    CHECK(st == MGPU_EINVAL && strstr(mgpu_context_error(ctx), "offsets must be i32"),
+          "segreduce_idx i64 offsets on %s: status %d: %s", device, (int)st,
+          mgpu_context_error(ctx));
+  }
+  st = mgpu_segreduce_idx(ctx, MGPU_I32, dv, N(vals), doff, MGPU_U32,
+                          N(offs), MGPU_REDUCE_ADD, NULL, dst);
+  CHECK(st == MGPU_EINVAL && strstr(mgpu_context_error(ctx),
+                                    "offsets must be i32 or i64 (got u32)"),
+        "segreduce_idx u32 offsets: status %d: %s", (int)st,
+        mgpu_context_error(ctx));
+  int32_t *keys = buffer(ctx, vals, sizeof vals);
+  const int64_t heads[] = {3};
+  void *dh = buffer(ctx, heads, sizeof heads);
+  st = mgpu_segsort_idx(ctx, MGPU_I32, MGPU_LESS, keys, N(vals), 0, NULL, dh,
+                        MGPU_I64, 1, NULL);
+  if (wide) {
+    const int32_t sorted[] = {1, 4, 5, 2, 3, 9};
+    int32_t got[6] = {0};
+    fetch(ctx, got, keys, sizeof got);
+    CHECK(st == MGPU_OK && memcmp(got, sorted, sizeof got) == 0,
+          "segsort_idx i64 heads: status %d, %d %d %d", (int)st, got[0],
+          got[1], got[2]);
+  } else {
+    CHECK(st == MGPU_EINVAL, "segsort_idx i64 heads on %s: status %d",
+          device, (int)st);
+  }
+  int64_t *pos = buffer(ctx, NULL, 2 * sizeof(int64_t));
+  st = mgpu_sorted_search_idx(ctx, MGPU_I32, MGPU_LESS, vals, 1, vals, 2, 0, 1,
+                              MGPU_F32, pos);
+  CHECK(st == MGPU_EINVAL && strstr(mgpu_context_error(ctx),
+                                    "pos must be i32 or i64 (got f32)"),
+        "sorted_search_idx f32 pos: status %d: %s", (int)st,
+        mgpu_context_error(ctx));
+  if (!wide) {
+    /* 1-based positions into 2^31 - 1 elements reach 2^31: past what the
+     * kernels' int32 hold, refused before anything is read */
+    st = mgpu_sorted_search_idx(ctx, MGPU_I32, MGPU_LESS, vals, 1, vals,
+                                MGPU_MAX_COUNT, 0, 1,
+                                mgpu_index_type((uint64_t)MGPU_MAX_COUNT + 1),
+                                pos);
+    CHECK(st == MGPU_ETOOBIG && strstr(mgpu_context_error(ctx), "32-bit index"),
+          "sorted_search_idx into 2^31 - 1 on %s: status %d: %s", device,
+          (int)st, mgpu_context_error(ctx));
+  }
+  release_buffers(ctx);
+}
+
 static void test_keyed(mgpu_context *ctx) {
   {
     /* base 0: a missing side is -1; the count first, then the rows */
@@ -1009,7 +1075,8 @@ static void test_cpu_wide(mgpu_context *ctx) {
         "reduce of 2^31 + 5: %" PRId64 ", want 27", r.total.i);
 
   int64_t counts[4] = {0};
-  mgpu_unique_args u = {MGPU_I32, 0, keys, NULL, n, out, NULL, NULL, 0};
+  mgpu_unique_args u = {MGPU_I32, 0, keys, NULL, n, out, NULL, NULL, 0,
+                        MGPU_I64};
   mgpu_cpu_unique_into(&u, MGPU_I64, counts);
   CHECK(u.count == 3 && out[0] == 0 && out[1] == 5 && out[2] == 7 &&
             counts[0] == big && counts[1] == 4 && counts[2] == 1,
@@ -1024,7 +1091,7 @@ static void test_cpu_wide(mgpu_context *ctx) {
   for (int right = 0; right < 2; right++) {
     int64_t pos[5] = {0};
     mgpu_search_args s = {MGPU_I32, MGPU_LESS, needles, 5, keys, n,
-                          right,    1,         NULL};
+                          right,    1,         NULL,    MGPU_I64};
     mgpu_cpu_search_into(&s, MGPU_I64, pos);
     const int64_t *want = right ? upper : lower;
     for (int i = 0; i < 5; i++)
@@ -1038,7 +1105,7 @@ static void test_cpu_wide(mgpu_context *ctx) {
   for (int left = 0; left < 2; left++) {
     int64_t ia[8] = {0}, ib[8] = {0};
     mgpu_join_args j = {MGPU_I32, MGPU_LESS, left ? MGPU_JOIN_LEFT : MGPU_JOIN_INNER,
-                        ka, 2, keys, n, 0, NULL, NULL, 8, NULL, 0};
+                        ka, 2, keys, n, 0, NULL, NULL, 8, NULL, 0, MGPU_I64};
     mgpu_cpu_join_into(&j, MGPU_I64, ia, ib);
     const int64_t want_a[5] = {0, 0, 0, 0, 1};
     const int64_t want_b[5] = {big, big + 1, big + 2, big + 3, last};
@@ -1069,7 +1136,53 @@ static void test_cpu_wide(mgpu_context *ctx) {
             out[2] == 7,
         "mgpu_unique (no counts) of 2^31 + 5: status %d, %zu runs", (int)st,
         runs);
-  /* ... but the calls with int32 index arrays stay within 2^31 - 1 */
+  /* the index dtype rule: i32 index outputs refuse values past INT32_MAX,
+   * i64 ones take them */
+  CHECK(mgpu_index_type((uint64_t)INT32_MAX) == MGPU_I32 &&
+            mgpu_index_type((uint64_t)INT32_MAX + 1) == MGPU_I64,
+        "mgpu_index_type at INT32_MAX: %d %d",
+        (int)mgpu_index_type((uint64_t)INT32_MAX),
+        (int)mgpu_index_type((uint64_t)INT32_MAX + 1));
+  int64_t pos64[5] = {0};
+  st = mgpu_sorted_search_idx(ctx, MGPU_I32, MGPU_LESS, needles, 5, keys, n,
+                              0, 1, mgpu_index_type((uint64_t)n + 1), pos64);
+  CHECK(st == MGPU_OK && memcmp(pos64, lower, sizeof lower) == 0,
+        "mgpu_sorted_search_idx i64 in 2^31 + 5: status %d, pos[2] %" PRId64
+        ": %s", (int)st, pos64[2], mgpu_context_error(ctx));
+  int64_t counts64[4] = {0};
+  st = mgpu_unique_idx(ctx, MGPU_I32, keys, n, 0, NULL, out, NULL, MGPU_I64,
+                       counts64, &runs);
+  CHECK(st == MGPU_OK && runs == 3 && counts64[0] == big &&
+            counts64[1] == 4 && counts64[2] == 1,
+        "mgpu_unique_idx i64 counts of 2^31 + 5: status %d, %zu runs",
+        (int)st, runs);
+  int64_t ia64[8] = {0}, ib64[8] = {0};
+  st = mgpu_join_idx(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_INNER, ka, 2, keys,
+                     n, 1, MGPU_I64, ia64, ib64, 8, &runs);
+  CHECK(st == MGPU_OK && runs == 5 && ia64[0] == 1 && ib64[0] == big + 1 &&
+            ia64[4] == 2 && ib64[4] == last + 1,
+        "mgpu_join_idx i64 with 2^31 + 5 keys: status %d, %zu rows: %s",
+        (int)st, runs, mgpu_context_error(ctx));
+  /* segments {..2^31 - 1}, {5 5 5 5}, {7}: offsets past INT32_MAX */
+  const int64_t offs[3] = {0, big, last};
+  int32_t sums[3] = {0};
+  st = mgpu_segreduce_idx(ctx, MGPU_I32, keys, n, offs, MGPU_I64, 3,
+                          MGPU_REDUCE_MAX, NULL, sums);
+  CHECK(st == MGPU_OK && sums[0] == 0 && sums[1] == 5 && sums[2] == 7,
+        "mgpu_segreduce_idx i64 offsets in 2^31 + 5: status %d, %d %d %d",
+        (int)st, sums[0], sums[1], sums[2]);
+  const int64_t heads1[2] = {big + 1, (int64_t)n};
+  int64_t heads0[2] = {0}, bad = 0, bad_value = 0;
+  st = mgpu_prepare_positions_idx(ctx, heads1, MGPU_I64, 2, 1, (int64_t)n, 1,
+                                  MGPU_I64, heads0, &bad, &bad_value);
+  CHECK(st == MGPU_OK && heads0[0] == big && heads0[1] == last,
+        "mgpu_prepare_positions_idx past 2^31: status %d, %" PRId64 " %"
+        PRId64, (int)st, heads0[0], heads0[1]);
+  st = mgpu_prepare_positions_idx(ctx, heads1, MGPU_I64, 2, 1, (int64_t)n, 1,
+                                  MGPU_I32, heads0, &bad, &bad_value);
+  CHECK(st == MGPU_ETOOBIG, "mgpu_prepare_positions_idx i32 past 2^31: %d",
+        (int)st);
+  /* ... and the plain forms, i32, stay within 2^31 - 1 */
   int32_t pos[5], counts32[4];
   st = mgpu_sorted_search(ctx, MGPU_I32, MGPU_LESS, needles, 5, keys, n, 0, 0,
                           pos);
@@ -1084,8 +1197,13 @@ static void test_cpu_wide(mgpu_context *ctx) {
   uint64_t rows = 0;
   st = mgpu_join_count(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_INNER, ka, 2, keys,
                        n, &rows);
+  CHECK(st == MGPU_OK && rows == 5,
+        "mgpu_join_count with 2^31 + 5 keys: status %d, %" PRIu64 " rows: %s",
+        (int)st, rows, mgpu_context_error(ctx));
+  st = mgpu_join(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_INNER, ka, 2, keys, n, 0,
+                 counts32, pos, 4, &runs);
   CHECK(st == MGPU_ETOOBIG && strstr(mgpu_context_error(ctx), "32-bit index"),
-        "mgpu_join_count with 2^31 + 5 keys: status %d: %s", (int)st,
+        "mgpu_join (i32) with 2^31 + 5 keys: status %d: %s", (int)st,
         mgpu_context_error(ctx));
   st = mgpu_reduce(ctx, MGPU_I32, keys, ((size_t)1 << 53) + 1,
                    MGPU_REDUCE_ADD, &total);
@@ -1110,6 +1228,7 @@ static void run_on(const char *dev) {
   test_load_balance(ctx);
   test_interval_ops(ctx);
   test_keyed(ctx);
+  test_index_dtypes(ctx);
   test_host_memory(dev);
   test_groups(ctx, dev);
   if (strcmp(dev, "cpu") == 0) test_cpu_wide(ctx);

@@ -115,6 +115,12 @@ static inline void cpu_put_index(void *dst, mgpu_dtype t, size_t i,
   ((int32_t *)dst)[i] = (int32_t)v;
 }
 
+/* Element i of an index array of dtype t (MGPU_I32 or MGPU_I64). */
+static inline int64_t cpu_get_index(const void *src, mgpu_dtype t, size_t i) {
+  if (t == MGPU_I64) return ((const int64_t *)src)[i];
+  return ((const int32_t *)src)[i];
+}
+
 /* Values are only moved: copy element j of src to element i of dst. */
 static inline void cpu_move_value(void *dst, size_t i, const void *src,
                                   size_t j, size_t width) {

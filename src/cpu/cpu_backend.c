@@ -9,17 +9,6 @@
 
 #include "cpu.h"
 
-/* The cpu backend's element limit.  Its loops run over size_t, so the
- * bound is memory: n elements of the widest dtype (8 bytes) must have a
- * byte size ptrdiff_t can hold, so that n * 8 and pointer differences
- * cannot overflow.  It is also at most 2^53, the largest count LuaJIT's
- * numbers (doubles) hold exactly: the FFI binding keeps counts as numbers
- * and names this limit in its messages. */
-#define CPU_MAX_COUNT                                                          \
-  ((uint64_t)PTRDIFF_MAX / 8 < ((uint64_t)1 << 53)                             \
-       ? (size_t)(PTRDIFF_MAX / 8)                                             \
-       : (size_t)((uint64_t)1 << 53))
-
 static mgpu_status cpu_context_init(mgpu_context *ctx, int device) {
   (void)ctx;
   (void)device;
@@ -70,7 +59,9 @@ static mgpu_status cpu_copy(mgpu_context *ctx, void *dst, const void *src,
 
 static const mgpu_backend cpu_backend = {
   .name = "cpu",
-  .max_count = CPU_MAX_COUNT,
+  .max_count = MGPU_WIDE_MAX_COUNT,
+  .narrow_max_count = MGPU_WIDE_MAX_COUNT,
+  .wide_index = 1,
   .context_init = cpu_context_init,
   .context_destroy = cpu_context_destroy,
   .stream = cpu_stream,

@@ -27,7 +27,7 @@ mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx,
   size_t m = a->m;
   int64_t lo = a->lo, hi = a->hi;
   int unique = a->unique;
-  int32_t *dst = a->dst;
+  void *dst = a->dst;
   int64_t *bad = &a->bad, *bad_value = &a->bad_value;
   int64_t prev = 0;
   for (size_t i = 0; i < m; i++) {
@@ -38,8 +38,14 @@ mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx,
       *bad_value = v;
       return MGPU_OK;
     }
-    /* v - 1 in unsigned arithmetic: v may be INT64_MIN when lo is */
-    dst[i] = (int32_t)((uint64_t)v - 1);
+    /* v - 1 in unsigned arithmetic: v may be INT64_MIN when lo is; a
+     * caller's lo below 1 gets v - 1 wrapped to the dtype (mgpu.h), not
+     * cpu_put_index's range check */
+    const uint64_t d = (uint64_t)v - 1;
+    if (a->index_type == MGPU_I64)
+      ((int64_t *)dst)[i] = (int64_t)d;
+    else
+      ((int32_t *)dst)[i] = (int32_t)(uint32_t)d;
     prev = v;
   }
   return MGPU_OK;

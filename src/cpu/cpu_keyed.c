@@ -78,15 +78,21 @@ mgpu_status mgpu_cpu_reduce_by_key(mgpu_context *ctx,
   return MGPU_OK;
 }
 
+/* offsets[i] clamped to [0, n], so that bad offsets read nothing outside
+ * vals. */
+static size_t clamped_offset(const mgpu_segreduce_args *a, size_t i) {
+  const int64_t v = cpu_get_index(a->offsets, a->index_type, i);
+  if (v < 0) return 0;
+  return (uint64_t)v < a->n ? (size_t)v : a->n;
+}
+
 mgpu_status mgpu_cpu_segreduce(mgpu_context *ctx, mgpu_segreduce_args *a) {
   (void)ctx;
   const range_fn range = range_of(a->type);
   const size_t w = mgpu_dtype_size(a->type), n = a->n, m = a->m;
   for (size_t i = 0; i < m; i++) {
-    /* clamped, so that bad offsets read nothing outside vals */
-    const size_t s = a->offsets[i] < 0 ? 0 : (size_t)a->offsets[i];
-    const size_t lo = s < n ? s : n;
-    const size_t next = i + 1 < m ? (a->offsets[i + 1] < 0 ? 0 : (size_t)a->offsets[i + 1]) : n;
+    const size_t lo = clamped_offset(a, i);
+    const size_t next = i + 1 < m ? clamped_offset(a, i + 1) : n;
     const size_t hi = next < lo ? lo : (next < n ? next : n);
     if (hi > lo)
       range(a->vals, lo, hi, a->op, a->dst, i);
@@ -181,10 +187,10 @@ void mgpu_cpu_join_into(mgpu_join_args *a, mgpu_dtype index_type, void *ia,
 mgpu_status mgpu_cpu_join(mgpu_context *ctx, mgpu_join_args *a) {
   const join_fn join = join_of(a->type);
   if (!join) return mgpu_set_error(ctx, MGPU_EINVAL, "join: unknown dtype");
-  join(a, MGPU_I32, a->ia, a->ib);
+  join(a, a->index_type, a->ia, a->ib);
   if (!a->alloc_rows) return MGPU_OK;
   const mgpu_status s = a->alloc_rows(ctx, a);
   if (s != MGPU_OK) return s;
-  if (a->ia && a->count > 0) join(a, MGPU_I32, a->ia, a->ib);
+  if (a->ia && a->count > 0) join(a, a->index_type, a->ia, a->ib);
   return MGPU_OK;
 }

@@ -109,7 +109,7 @@ void mgpu_cpu_search_into(const mgpu_search_args *a, mgpu_dtype pos_type,
 
 mgpu_status mgpu_cpu_sorted_search(mgpu_context *ctx, mgpu_search_args *a) {
   (void)ctx;
-  mgpu_cpu_search_into(a, MGPU_I32, a->pos);
+  mgpu_cpu_search_into(a, a->index_type, a->pos);
   return MGPU_OK;
 }
 
@@ -157,7 +157,7 @@ void mgpu_cpu_unique_into(mgpu_unique_args *a, mgpu_dtype counts_type,
 
 mgpu_status mgpu_cpu_unique(mgpu_context *ctx, mgpu_unique_args *a) {
   (void)ctx;
-  mgpu_cpu_unique_into(a, MGPU_I32, a->counts);
+  mgpu_cpu_unique_into(a, a->index_type, a->counts);
   return MGPU_OK;
 }
 

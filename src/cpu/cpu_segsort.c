@@ -23,8 +23,10 @@ mgpu_status mgpu_cpu_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
     /* the set of heads, whatever their order; out-of-range ones ignored */
     head = calloc(n, 1);
     if (!head) return mgpu_set_error(ctx, MGPU_ENOMEM, "out of host memory");
-    for (size_t j = 0; j < a->m; j++)
-      if (a->heads[j] >= 0 && (size_t)a->heads[j] < n) head[a->heads[j]] = 1;
+    for (size_t j = 0; j < a->m; j++) {
+      const int64_t h = cpu_get_index(a->heads, a->index_type, j);
+      if (h >= 0 && (uint64_t)h < n) head[(size_t)h] = 1;
+    }
   }
   void *tk, *tv;
   mgpu_status st = mgpu_cpu_sort_temps(ctx, s, &tk, &tv);
