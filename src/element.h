@@ -123,22 +123,23 @@ MGPU_HD int mgpu_f64_less(double a, double b) {
 }
 
 /* The same order as unsigned words, for radix sorts: the code of a float
- * (on its bits) is the total key above with every NaN on the largest word
- * and -0.0 on 0.0's, so that the order's equivalent keys share one code
- * and a stable sort keeps them in input order.  A sort orders by the code
- * but moves the original bits.  Descending: the complement of the code. */
+ * (on its bits) is 2^(W-1) plus its signed magnitude, so -0.0 and 0.0
+ * share one code, and every NaN gets the largest word: the order's
+ * equivalent keys share one code, and a stable sort keeps them in input
+ * order.  A sort orders by the code but moves the original bits.
+ * Descending: the complement of the code.  (Two selects and no branch on
+ * zero: the sweeps compute it for every key and pass.) */
 MGPU_HD uint32_t mgpu_f32_radix_code(uint32_t u) {
   const uint32_t mag = u & 0x7fffffffu;
-  if (mag > 0x7f800000u) return 0xffffffffu;
-  if (mag == 0) return 0x80000000u;
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  const uint32_t c = (u >> 31) ? 0x80000000u - mag : 0x80000000u + mag;
+  return mag > 0x7f800000u ? 0xffffffffu : c;
 }
 
 MGPU_HD uint64_t mgpu_f64_radix_code(uint64_t u) {
   const uint64_t mag = u & 0x7fffffffffffffffull;
-  if (mag > 0x7ff0000000000000ull) return 0xffffffffffffffffull;
-  if (mag == 0) return 0x8000000000000000ull;
-  return (u & 0x8000000000000000ull) ? ~u : (u | 0x8000000000000000ull);
+  const uint64_t c = (u >> 63) ? 0x8000000000000000ull - mag
+                               : 0x8000000000000000ull + mag;
+  return mag > 0x7ff0000000000000ull ? 0xffffffffffffffffull : c;
 }
 
 /* ---- min and max: commutative, so that any order of reduction gives the

@@ -32,21 +32,29 @@
 namespace mgpu {
 
 /* Integer keys: the sign bit flipped for signed ones, all bits for
- * greater (sort_mask, dispatch.cuh). */
+ * greater (sort_mask, dispatch.cuh).  kKeepDigits: whether a sweep keeps
+ * each key's digit in shared memory for its stores, or computes it again
+ * from the key (one xor here). */
 template <typename U> struct radix_int_code {
+  static constexpr bool kKeepDigits = false;
   U mask;
   __device__ __forceinline__ U operator()(U u) const { return u ^ mask; }
 };
 
-/* Float keys, on their bits: the code, complemented for greater. */
+/* Float keys, on their bits: the code, complemented for greater.  The
+ * code takes several instructions a key, so the sweep keeps the digits:
+ * at 2^26 f32 keys on an H200 a pass took 1.27x an i32 pass computing it
+ * three times a key (docs/TUNING.md, "sort"). */
 template <typename U> struct radix_float_code;
 template <> struct radix_float_code<uint32_t> {
+  static constexpr bool kKeepDigits = true;
   uint32_t mask;
   __device__ __forceinline__ uint32_t operator()(uint32_t u) const {
     return mgpu_f32_radix_code(u) ^ mask;
   }
 };
 template <> struct radix_float_code<uint64_t> {
+  static constexpr bool kKeepDigits = true;
   uint64_t mask;
   __device__ __forceinline__ uint64_t operator()(uint64_t u) const {
     return mgpu_f64_radix_code(u) ^ mask;
@@ -193,7 +201,10 @@ template <typename U, typename V, typename Off> struct radix_sweep_args {
   int *tile_counter;          /* [pass] */
 };
 
-template <typename P, bool HAS_V, typename U, typename V, typename Off>
+/* KEEP: the digits are kept from the ranking (HAS_V: they are kept for
+ * the values anyway). */
+template <typename P, bool HAS_V, bool KEEP, typename U, typename V,
+          typename Off>
 struct radix_sweep_smem {
   static constexpr int W = P::NT / 32, RADIX = 1 << P::DIGIT_BITS;
   static_assert(RADIX <= P::NT, "a thread a bucket");
@@ -216,7 +227,8 @@ struct radix_sweep_smem {
   }
   Off global_off[RADIX]; /* output place = global_off[digit] + tile place */
   unsigned warp_totals[W];
-  unsigned char digit_of[HAS_V ? P::NV : 1]; /* the digit at each tile place */
+  /* the digit at each tile place */
+  unsigned char digit_of[HAS_V || KEEP ? P::NV : 1];
   int tile;
 };
 
@@ -226,8 +238,9 @@ template <typename P, bool HAS_V, bool FULL, typename U, typename V,
           typename Code, typename Off>
 __device__ __forceinline__ void
 radix_sweep_tile(const radix_sweep_args<U, V, Off> &a, int pass, Code code,
-                 radix_sweep_smem<P, HAS_V, U, V, Off> &sm, int tile,
-                 int count) {
+                 radix_sweep_smem<P, HAS_V, Code::kKeepDigits, U, V, Off> &sm,
+                 int tile, int count) {
+  constexpr bool KEEP = Code::kKeepDigits;
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -300,7 +313,10 @@ radix_sweep_tile(const radix_sweep_args<U, V, Off> &a, int pass, Code code,
   for (int i = 0; i < VT; ++i) {
     const int d = digit(k[i], first + 32 * i);
     pos[i / 2] += my_count[d] << (16 * (i % 2));
-    if (in(first + 32 * i)) xk[place(i)] = k[i];
+    if (in(first + 32 * i)) {
+      xk[place(i)] = k[i];
+      if (KEEP) sm.digit_of[KEEP ? place(i) : 0] = (unsigned char)d;
+    }
   }
   if (tid < RADIX) {
     const long long before = bucket_exclusive_prefix(
@@ -318,9 +334,10 @@ radix_sweep_tile(const radix_sweep_args<U, V, Off> &a, int pass, Code code,
 #pragma unroll 4
   for (int j = tid; j < (FULL ? NV : count); j += NT) {
     const U key = xk[j];
-    const int d = (int)((code(key) >> shift) & (U)(RADIX - 1));
+    const int d = KEEP ? (int)sm.digit_of[KEEP ? j : 0]
+                       : (int)((code(key) >> shift) & (U)(RADIX - 1));
     dst[sm.global_off[d] + j] = key;
-    if (HAS_V) sm.digit_of[HAS_V ? j : 0] = (unsigned char)d;
+    if (HAS_V && !KEEP) sm.digit_of[HAS_V ? j : 0] = (unsigned char)d;
   }
   if (!HAS_V) return;
   __syncthreads(); /* the keys are read: the values take their place */
@@ -363,7 +380,7 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   constexpr int NT = P::NT, NV = P::NV;
   constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
   if (!a.plan->active[pass]) return;
-  __shared__ radix_sweep_smem<P, HAS_V, U, V, Off> sm;
+  __shared__ radix_sweep_smem<P, HAS_V, Code::kKeepDigits, U, V, Off> sm;
   const int tid = threadIdx.x;
   if (tid == 0) sm.tile = atomicAdd(a.tile_counter + pass, 1);
   for (int i = tid; i < W * RADIX; i += NT) sm.warp_base()[i] = 0;
