@@ -44,7 +44,7 @@ template <typename U> struct radix_int_code {
 /* Float keys, on their bits: the code, complemented for greater.  The
  * code takes several instructions a key, so the sweep keeps the digits:
  * at 2^26 f32 keys on an H200 a pass took 1.27x an i32 pass computing it
- * three times a key (docs/TUNING.md, "sort"). */
+ * three times a key (docs/TUNING.md, "Sort (radix)"). */
 template <typename U> struct radix_float_code;
 template <> struct radix_float_code<uint32_t> {
   static constexpr bool kKeepDigits = true;
