@@ -130,9 +130,9 @@ const char *mgpu_context_device(const mgpu_context *ctx); /* "cpu", "cuda:0" */
 const char *mgpu_context_backend(const mgpu_context *ctx); /* "cpu", "cuda" */
 const char *mgpu_context_error(const mgpu_context *ctx);
 /* The most elements an array or a count may have on this context's
- * backend: MGPU_MAX_COUNT on cuda (its kernels hold 32-bit offsets), 2^53
- * on cpu (64-bit hosts).  Calls with int32 index arrays keep
- * MGPU_MAX_COUNT everywhere. */
+ * backend: 2^53 on 64-bit hosts, cpu and cuda.  Some cuda calls, whose
+ * kernels still hold 32-bit offsets, stop at MGPU_MAX_COUNT with
+ * MGPU_ETOOBIG; so do int32 index arrays (docs/API.md, "Limits"). */
 size_t mgpu_context_max_count(const mgpu_context *ctx);
 /* The cudaStream_t the context enqueues on, or NULL for cpu. */
 void *mgpu_context_stream(const mgpu_context *ctx);
