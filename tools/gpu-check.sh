@@ -14,7 +14,7 @@
 # whose calls take the staged one-tile kernel (sizes the sanitizer passes
 # leave out) under memcheck and racecheck; setop runs memcheck and
 # racecheck over the set-operation specs alone.  huge runs
-# spec/huge_spec.lua (calls of ~2^31 elements, 8-35 GB each) on the cuda
+# spec/huge_spec.lua (calls of 2^31 - 1 to 2^32 + 3 elements, 8-70 GB each) on the cuda
 # backend.  Carry .lua-bundle (see
 # ../shared/device/make-lua-bundle.sh); MGPU_COMMIT names the commit in the
 # benchmark's CSV.
