@@ -63,6 +63,22 @@ local function setop_hi(n) return math.max(1, math.floor(n / (2 * math.log(2))))
 
 local function sorted_check(r) return r:is_sorted() end
 
+-- A whole-array sort of random keys, as a script sorts a copy it keeps.
+local function sort_case(name, sort)
+  return {
+    name = name,
+    prep = function(ctx, n)
+      local keys = ctx:random(n, -I32_MAX, I32_MAX, DTYPE, 5)
+      return { keys }, function()
+        local k = keys:copy()
+        sort(k)
+        return k
+      end
+    end,
+    check = sorted_check,
+  }
+end
+
 local function merge_case(name, pairs_)
   return {
     name = name,
@@ -108,30 +124,8 @@ end
 local CASES = {
   merge_case("merge", false),
   merge_case("merge_pairs", true),
-  {
-    name = "mergesort",
-    prep = function(ctx, n)
-      local keys = ctx:random(n, -I32_MAX, I32_MAX, DTYPE, 5)
-      return { keys }, function()
-        local k = keys:copy()
-        mgpu.mergesort(k)
-        return k
-      end
-    end,
-    check = sorted_check,
-  },
-  {
-    name = "sort",
-    prep = function(ctx, n)
-      local keys = ctx:random(n, -I32_MAX, I32_MAX, DTYPE, 5)
-      return { keys }, function()
-        local k = keys:copy()
-        mgpu.sort(k)
-        return k
-      end
-    end,
-    check = sorted_check,
-  },
+  sort_case("mergesort", mgpu.mergesort),
+  sort_case("sort", mgpu.sort),
   {
     -- Random keys in segments of 300 (heads are 1-based segment starts).
     name = "segsort",
