@@ -895,6 +895,30 @@ backends.each(function(ctx, device)
     end)
   end)
 
+  -- the index dtype rule: below 2^31 - 1 outputs and intervals the
+  -- results are i32 on every backend, whatever the index arguments' dtype
+  it("the index dtype rule: an i32 load_balance, i64 counts and starts", function()
+    local counts = { 2, 0, 3, 1 }
+    for _, kind in ipairs { "i64", "u64" } do
+      local lb = mgpu.load_balance(ctx:array(counts, kind))
+      assert.are.equal("i32", lb.dtype)
+      C.array_eq(lb, R.load_balance(counts), "i32", "load_balance, " .. kind)
+      C.array_eq(mgpu.interval_expand(ctx:array { 7, 8, 9, 10 }, ctx:array(counts, kind)),
+        R.interval_expand({ 7, 8, 9, 10 }, counts), "i32", "expand, " .. kind)
+      local input = R.iota(12, 100)
+      local gather, scatter = { 3, 1, 10, 12 }, { 1, 9, 4, 20 }
+      C.array_eq(mgpu.interval_gather(ctx:array(input), ctx:array(gather, kind), ctx:array(counts, kind)),
+        R.interval_gather(input, gather, counts), "i32", "gather, " .. kind)
+      C.array_eq(mgpu.interval_move(ctx:array(input), ctx:array(gather, kind), ctx:array(scatter, kind),
+          ctx:array(counts, kind)),
+        R.interval_move(input, gather, scatter, counts, nil, 0), "i32", "move, " .. kind)
+    end
+    -- an i64 start past int32 is out of range, not wrapped into it
+    C.raises(function()
+      return mgpu.interval_gather(ctx:iota(4), ctx:array({ (1 << 32) + 1 }, "i64"), { 1 })
+    end, "mgpu.interval_gather", C.word("4294967297"))
+  end)
+
   it("intervals and outputs past the limit together: a clear error before any allocation", function()
     -- cuda's kernels walk both in 32-bit offsets; each alone is within the
     -- limit (cpu: the context's)
