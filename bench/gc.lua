@@ -121,6 +121,18 @@ local CASES = {
     check = sorted_check,
   },
   {
+    name = "sort",
+    prep = function(ctx, n)
+      local keys = ctx:random(n, -I32_MAX, I32_MAX, DTYPE, 5)
+      return { keys }, function()
+        local k = keys:copy()
+        mgpu.sort(k)
+        return k
+      end
+    end,
+    check = sorted_check,
+  },
+  {
     -- Random keys in segments of 300 (heads are 1-based segment starts).
     name = "segsort",
     prep = function(ctx, n)

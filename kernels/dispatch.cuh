@@ -12,6 +12,8 @@
 #ifndef MGPU_DISPATCH_CUH
 #define MGPU_DISPATCH_CUH
 
+#include <stdint.h>
+
 #include "block/key_order.cuh"
 #include "launch.cuh"
 
@@ -64,6 +66,16 @@ template <typename K, template <typename, int> class Run, typename Args>
 mgpu_status dispatch_keyed_by_order(mgpu_context *ctx, size_t value_size,
                                     mgpu_order order, const Args *args) {
   return dispatch_width<K, Run, true>(ctx, value_size, order, args);
+}
+
+/* f(Off()) with Off the type of a call's global positions: int32_t when
+ * its largest, `total` (merge: na + nb; mergesort: n), is at most
+ * INT32_MAX, so that calls below 2^31 elements run the 32-bit code they
+ * were tuned with, and int64_t past it.  Each kernel taking Off is built
+ * twice from one source. */
+template <typename F> mgpu_status dispatch_offset(size_t total, F f) {
+  if (total <= (size_t)INT32_MAX) return f(int32_t());
+  return f(int64_t());
 }
 
 /* The mask under which unsigned words of type U order integer keys of

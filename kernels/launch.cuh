@@ -141,6 +141,26 @@ template <typename T> __device__ __forceinline__ T *shared_as() {
 
 inline int tiles_of(long long n, int nv) { return (int)((n + nv - 1) / nv); }
 
+/* The most blocks of a grid's x dimension. */
+constexpr long long kMaxGridBlocks = 2147483647;
+
+/* tiles_of for a launch of one block a tile whose n may pass INT_MAX: the
+ * count, or MGPU_ETOOBIG where it would reach the grid's limit (past 2^41
+ * elements for tiles of 1,024: no device holds that today, but the count
+ * must not wrap if one does).  Below the limit, the tiles' splits (one
+ * more than the tiles) fit an int too. */
+inline mgpu_status checked_tiles(mgpu_context *ctx, long long n, int nv,
+                                 int *tiles, const char *what) {
+  const long long t = (n + nv - 1) / nv;
+  if (t >= kMaxGridBlocks)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "%s of %lld elements needs %lld tiles of %d, past "
+                          "the grid's limit of %lld blocks",
+                          what, n, t, nv, kMaxGridBlocks);
+  *tiles = (int)t;
+  return MGPU_OK;
+}
+
 /* Element-wise kernels: grid-stride loops over a few waves of blocks of
  * kStrideThreads, whatever n is. */
 constexpr int kStrideThreads = 256;

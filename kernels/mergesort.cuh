@@ -18,8 +18,11 @@
 
 namespace mgpu {
 
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
-mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
+/* Off holds global positions: int32_t while n fits it, int64_t past
+ * (mergesort_launch). */
+template <typename P, bool HAS_V, typename Off, typename K, typename V,
+          typename Comp>
+mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, Off n,
                           Comp comp) {
   typedef typename P::blocksort PB;
   typedef typename P::pass PM;
@@ -32,8 +35,11 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   cudaStream_t s = cuda_of(ctx)->stream;
   int passes = 0;
   for (long long run = PB::NV; run < n; run *= 2) ++passes;
-  const int merge_tiles = tiles_of(n, PM::NV);
-  const int nsamples = samples_of(n, S);
+  /* pass tiles are at most blocksort tiles (above): the blocksort's grid
+   * fits where the passes' does */
+  int merge_tiles = 0;
+  MGPU_TRY(checked_tiles(ctx, n, PM::NV, &merge_tiles, "a merge sort"));
+  const Off nsamples = samples_of<Off>(n, S);
 
   /* Every temporary is taken before the first launch: if memory runs out,
    * the keys are untouched and the call can be retried. */
@@ -42,7 +48,7 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   if (passes) {
     MGPU_TRY(tmp_keys.take(ctx, sizeof(K) * (size_t)n));
     if (HAS_V) MGPU_TRY(tmp_vals.take(ctx, sizeof(V) * (size_t)n));
-    MGPU_TRY(splits.take(ctx, sizeof(int) * ((size_t)merge_tiles + 1)));
+    MGPU_TRY(splits.take(ctx, sizeof(Off) * ((size_t)merge_tiles + 1)));
   }
   const bool odd = passes & 1;
   K *sk = odd ? tmp_keys.as<K>() : keys, *dk = odd ? keys : tmp_keys.as<K>();
@@ -51,11 +57,11 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   MGPU_TRY((blocksort_run<PB, HAS_V>(ctx, keys, vals, n, sk, sv, ss, comp)));
   if (!passes) return MGPU_OK;
 
-  auto kernel = mergesort_pass_kernel<PM, HAS_V, K, V, Comp>;
+  auto kernel = mergesort_pass_kernel<PM, HAS_V, K, V, Off, Comp>;
   const size_t smem = sizeof(merge_staged_smem<PM::NV, HAS_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   long long wave = 0; /* tiles resident at once: the prefetch's unit */
-  MGPU_TRY((resident_blocks<mergesort_pass_kernel<PM, HAS_V, K, V, Comp>>(
+  MGPU_TRY((resident_blocks<mergesort_pass_kernel<PM, HAS_V, K, V, Off, Comp>>(
       ctx, PM::NT, smem, &wave)));
   merge_staged_args g;
   g.tiles = merge_tiles;
@@ -69,14 +75,15 @@ mgpu_status mergesort_run(mgpu_context *ctx, K *keys, V *vals, int n,
   for (long long run = PB::NV; run < n; run *= 2) {
     /* early (pdl): the first partition follows the blocksort, this call's
      * own launch */
-    CUDA_TRY(ctx, launch_early(ctx, pdl, mergesort_partition_kernel<K, Comp>,
+    CUDA_TRY(ctx, launch_early(ctx, pdl,
+                               mergesort_partition_kernel<K, Off, Comp>,
                                grid_for((size_t)merge_tiles + 1, 128), 128, 0,
                                s, (const K *)sk, (const K *)ss, n, run,
-                               (int)PM::NV, merge_tiles + 1, splits.as<int>(),
+                               (int)PM::NV, merge_tiles + 1, splits.as<Off>(),
                                comp));
     CUDA_LAUNCHED(ctx, "mergesort partition kernel");
-    pass_tiles<PM::NV, HAS_V, K, V> t = {sk, sv, n, run, splits.as<int>(),
-                                         dk, dv, ds};
+    pass_tiles<PM::NV, HAS_V, K, V, Off> t = {sk, sv, n, run, splits.as<Off>(),
+                                              dk, dv, ds};
     /* the scratch buffers and the caller's arrays alike */
     g.vector_stores = staged_stores_aligned<PM::NV, HAS_V>(dk, dv);
     CUDA_TRY(ctx, launch_early(ctx, pdl, kernel, merge_tiles, PM::NT, smem, s, t,
@@ -93,8 +100,11 @@ template <typename K, int VB> struct mergesort_launch {
   template <typename Comp>
   static mgpu_status run(mgpu_context *ctx, const mgpu_sort_args *a, Comp comp) {
     typedef mergesort_policy<sizeof(K), VB> P;
-    return mergesort_run<P, VB != 0>(
-        ctx, (K *)a->keys, (value_t<VB> *)a->vals, (int)a->n, comp);
+    return dispatch_offset(a->n, [&](auto off) {
+      typedef decltype(off) Off;
+      return mergesort_run<P, VB != 0, Off>(
+          ctx, (K *)a->keys, (value_t<VB> *)a->vals, (Off)a->n, comp);
+    });
   }
 };
 

@@ -80,7 +80,7 @@ struct seg_pair {
 
 __device__ __forceinline__ seg_pair seg_pair_of(long long d, long long run,
                                                 int n, const head_range *ranges) {
-  const run_pair p = pair_of(d, run, n);
+  const pass_pair<int> p = pair_of(d, run, n);
   seg_pair s = {p.start, p.mid, p.end, (int)p.start, p.end};
   if (ranges) {
     const long long r = p.start / run; /* A's run; B is r + 1 */

@@ -202,3 +202,35 @@ for _, p in ipairs(sizes) do
     end)
   end)
 end
+
+-- A whole past 2^31 - 1 (each shard within its GPU's 32-bit merges): the
+-- group makes it, sorts it and keeps it in order across the shards.
+-- 2^31 + 5 i32 keys counting down, about 8.6 GB in all, so it runs only
+-- with MGPU_SPEC_HUGE=1 (tools/gpu-check.sh huge).
+if not why_not and os.getenv("MGPU_SPEC_HUGE") == "1" then
+  describe("a group of 2 GPUs past 2^31 - 1 elements", function()
+    it("mgpu.sort of 2^31 + 5 keys: sorted within and across the shards", function()
+      local g = gpu_group(2)
+      local n = 2147483647 + 6
+      -- n keys from INT32_MAX down to -5: sorted, global place q holds q - 6
+      local s = g:iota(n, 2147483647, -1, "i32")
+      assert.are.equal(n, #s)
+      mgpu.sort(s)
+      local at = 0
+      for k, shard in ipairs(s:shards()) do
+        local len = #shard
+        C.truthy(len <= 2147483647, "shard " .. k .. " within 32 bits")
+        assert.is_true(shard:is_sorted(), "shard " .. k .. " sorted")
+        for _, w in ipairs { { 1, 4096 }, { len - 4095, len } } do
+          local i, j = math.max(1, w[1]), math.min(len, w[2])
+          local want = {}
+          for q = i, j do want[#want + 1] = at + q - 6 end
+          C.table_eq(shard:totable(i, j), want, "i32",
+            string.format("shard %d, window from %d", k, i))
+        end
+        at = at + len
+      end
+      assert.are.equal(n, at)
+    end)
+  end)
+end

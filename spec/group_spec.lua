@@ -367,3 +367,29 @@ describe("distributed segsort", function()
     C.table_eq(s:totable(), { 1, 2, 3, 4 }, "i32")
   end)
 end)
+
+-- A whole past 2^31 - 1 on cpu contexts: g:iota takes the group's count
+-- (each shard within its context's limit), not the 32-bit one.  2^31 + 5
+-- i32 elements, about 8.6 GB, so it runs only with MGPU_SPEC_HUGE=1.
+if os.getenv("MGPU_SPEC_HUGE") == "1" then
+  describe("a group of cpu contexts past 2^31 - 1 elements", function()
+    it("g:iota of 2^31 + 5: every shard in place, the whole in order", function()
+      local g = mgpu.group { devices = { "cpu", "cpu", "cpu" } }
+      local n = 2147483647 + 6
+      local s = g:iota(n, -2147483648, 1, "i32")
+      assert.are.equal(n, #s)
+      local at = 0
+      for k, shard in ipairs(s:shards()) do
+        local len = #shard
+        -- shard k holds the whole's elements floor(n k / p) .. floor(n (k + 1) / p) - 1
+        assert.are.equal(n * k // 3 - n * (k - 1) // 3, len, "shard " .. k)
+        C.table_eq(shard:totable(1, 3), { at - 2147483648, at - 2147483647, at - 2147483646 },
+          "i32", "shard " .. k .. " start")
+        C.table_eq(shard:totable(len, len), { at + len - 1 - 2147483648 }, "i32",
+          "shard " .. k .. " end")
+        at = at + len
+      end
+      assert.are.equal(n, at)
+    end)
+  end)
+end

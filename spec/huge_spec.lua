@@ -194,8 +194,9 @@ backends.each(function(ctx, device)
   end
 
   if gpu then
-    -- arrays, the element-wise kernels and the radix sort take 64-bit
-    -- counts on cuda; the calls of 32-bit kernel offsets refuse them
+    -- arrays, the element-wise kernels, the radix sort, merge and mergesort
+    -- take 64-bit counts on cuda; the calls of 32-bit kernel offsets refuse
+    -- them
     local function down() return ctx:iota(WIDE, MAX, -1, "i32") end
     local function up(p) return p - 6 end
 
@@ -235,14 +236,96 @@ backends.each(function(ctx, device)
       window((1 << 32) - 2048, n)
     end)
 
-    it("cuda, 2^31 + 5: merges, set operations and merge sorts refuse it", function()
+    -- the evens and the odds from INT32_MIN, merged: INT32_MIN + p - 1 at
+    -- position p, up to 4 at p = 2^31 + 5; every tile past the 2^31st
+    -- output takes keys from both sides (17.2 GB)
+    it("cuda, 2^31 + 5: merge, keys", function()
       local na, nb = (WIDE + 1) // 2, WIDE // 2
       local a <close> = ctx:iota(na, I32_MIN, 2, "i32")
       local b <close> = ctx:iota(nb, I32_MIN + 1, 2, "i32")
-      C.raises(function() return mgpu.merge(a, b) end, "mgpu.merge", "32%-bit offsets")
+      local c <close> = mgpu.merge(a, b)
+      assert.is_true(c:is_sorted(), "merge output sorted")
+      check_result(c, nil, WIDE, function(p) return I32_MIN + p - 1 end,
+                   MAX + 1, "merge keys")
+    end)
+
+    -- the same keys on both sides (a has one more), so that every key is a
+    -- tie, which a takes first: key INT32_MIN + (p - 1) // 2 at p, and the
+    -- values (a's INT32_MAX, INT32_MAX - 2, ..., b's one less each)
+    -- INT32_MAX - p + 1, down to -5 (34.4 GB)
+    it("cuda, 2^31 + 5: merge, pairs with every key tied", function()
+      local na, nb = (WIDE + 1) // 2, WIDE // 2
+      local a <close> = ctx:iota(na, I32_MIN, 1, "i32")
+      local b <close> = ctx:iota(nb, I32_MIN, 1, "i32")
+      local av <close> = ctx:iota(na, MAX, -2, "i32")
+      local bv <close> = ctx:iota(nb, MAX - 1, -2, "i32")
+      local c, cv = mgpu.merge(a, b, { values = { av, bv } })
+      assert.is_true(c:is_sorted(), "merge output sorted")
+      check_result(c, cv, WIDE,
+                   function(p) return I32_MIN + (p - 1) // 2, MAX - p + 1 end,
+                   MAX + 1, "merge pairs")
+      c:free()
+      cv:free()
+    end)
+
+    -- INT32_MAX down to -5: sorted, p - 6 at position p; the last pass
+    -- merges runs whose ends pass 2^31 (17.2 GB)
+    it("cuda, 2^31 + 5: mergesort, keys in reverse order", function()
+      local k <close> = down()
+      mgpu.mergesort(k)
+      assert.is_true(k:is_sorted(), "mergesort output sorted")
+      check_result(k, nil, WIDE, up, MAX + 1, "mergesort")
+    end)
+
+    -- values INT32_MIN up: key p - 6 came from position WIDE - p + 1, whose
+    -- value is INT32_MIN + WIDE - p (34.4 GB)
+    it("cuda, 2^31 + 5: mergesort, pairs in reverse order", function()
+      local k <close> = down()
+      local v <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      mgpu.mergesort(k, { values = v })
+      check_result(k, v, WIDE, function(p) return p - 6, I32_MIN + WIDE - p end,
+                   MAX + 1, "mergesort pairs")
+    end)
+
+    -- 2^32 + 3 i32 keys i * STEP (i = 0, 1, ...), wrapped to 32 bits: STEP is
+    -- odd, so the first 2^32 are every i32 once, in a scattered order (the
+    -- passes' merges interleave their runs), and the last three repeat the
+    -- first three.  Sorted: every i32 in order, those three twice (34.4 GB)
+    it("cuda, 2^32 + 3: mergesort, scattered i32 keys", function()
+      local n = (1 << 32) + 3
+      local STEP = 2654435761
+      local function wrap(x)
+        x = x & 0xffffffff
+        return x > MAX and x - (1 << 32) or x
+      end
+      local dups = { wrap(0), wrap(STEP), wrap(2 * STEP) }
+      table.sort(dups)
+      local function want(p)
+        local q = p - 1 -- INT32_MIN + q, less the copies before it
+        for i, d in ipairs(dups) do
+          local first = d - I32_MIN + (i - 1) -- q of d's first copy
+          if q <= first then return I32_MIN + q - (i - 1) end
+          if q == first + 1 then return d end
+        end
+        return I32_MIN + q - #dups
+      end
+      local k <close> = ctx:iota(n, 0, STEP, "i32")
+      assert.are.same({ 0, wrap(STEP), wrap(2 * STEP) }, k:totable(n - 2, n))
+      mgpu.mergesort(k)
+      assert.is_true(k:is_sorted(), "mergesort output sorted")
+      check_result(k, nil, n, want, 1 << 31, "mergesort 2^32 + 3")
+      for _, d in ipairs(dups) do
+        local at = d - I32_MIN + 1
+        check_window(k, nil, at - 2048, at + 2048, want, "mergesort 2^32 + 3 copies")
+      end
+    end)
+
+    it("cuda, 2^31 + 5: set operations and scans refuse it", function()
+      local na, nb = (WIDE + 1) // 2, WIDE // 2
+      local a <close> = ctx:iota(na, I32_MIN, 2, "i32")
+      local b <close> = ctx:iota(nb, I32_MIN + 1, 2, "i32")
       C.raises(function() return mgpu.set_union(a, b) end, "mgpu", "32%-bit offsets")
       local k <close> = down()
-      C.raises(function() return mgpu.mergesort(k) end, "mgpu.mergesort", "32%-bit offsets")
       C.raises(function() return mgpu.scan(k) end, "mgpu.scan", "32%-bit offsets")
       -- and the context goes on
       C.array_eq(mgpu.merge(ctx:array { 1, 3 }, ctx:array { 2 }), { 1, 2, 3 }, "i32", "after")

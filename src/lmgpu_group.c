@@ -460,6 +460,19 @@ static size_t shard_length(size_t n, size_t p, size_t k, size_t *offset) {
   return hi - lo;
 }
 
+/* The most elements g:iota and g:random make: each shard within its
+ * context's limit (a shard is at most n / p rounded up), and the whole
+ * at most 2^53, which Lua numbers and LuaJIT's hold exactly. */
+static size_t group_max_count(mgpu_group *g) {
+  const size_t p = mgpu_group_size(g), whole = (size_t)1 << 53;
+  size_t least = whole;
+  for (size_t k = 0; k < p; k++) {
+    const size_t m = mgpu_context_max_count(mgpu_group_context(g, k));
+    if (m < least) least = m;
+  }
+  return least > whole / p ? whole : least * p;
+}
+
 /* Calls method name on the context object k of the group at 1 with the
  * nargs values on top of the stack; leaves the array it returns. */
 static void call_ctx_method(lua_State *L, int k, const char *name,
@@ -591,7 +604,7 @@ static int g_random(lua_State *L) {
   l_frame *f = lmgpu_begin(L, "mgpu.group:random");
   l_group *g = group_self(f);
   size_t p = mgpu_group_size(g->g);
-  size_t n = lmgpu_check_count(f, 2, "n", MGPU_MAX_COUNT);
+  size_t n = lmgpu_check_count(f, 2, "n", group_max_count(g->g));
   for (int i = 3; i <= 4; i++)
     if (lua_type(L, i) != LUA_TNUMBER)
       lmgpu_error(f, "%s must be a number (got %s)", i == 3 ? "lo" : "hi",
@@ -634,7 +647,7 @@ static int g_iota(lua_State *L) {
   l_frame *f = lmgpu_begin(L, "mgpu.group:iota");
   l_group *g = group_self(f);
   size_t p = mgpu_group_size(g->g);
-  size_t n = lmgpu_check_count(f, 2, "n", MGPU_MAX_COUNT);
+  size_t n = lmgpu_check_count(f, 2, "n", group_max_count(g->g));
   int dtype_idx = 0;
   for (int i = 3; i <= 5 && !dtype_idx; i++)
     if (lua_type(L, i) == LUA_TSTRING) dtype_idx = i;

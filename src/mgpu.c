@@ -263,7 +263,6 @@ mgpu_status mgpu_merge(mgpu_context *ctx, mgpu_dtype key_type,
                           "the result would have %zu elements, past the "
                           "limit of %zu",
                           na + nb, ctx->be->max_count);
-  TRY(check_narrow_count(ctx, na + nb));
   if (na + nb == 0) return MGPU_OK;
   mgpu_merge_args args = {key_type, order, value_size, a_keys, a_vals, na,
                           b_keys, b_vals, nb, out_keys, out_vals};
@@ -274,7 +273,7 @@ mgpu_status mgpu_mergesort(mgpu_context *ctx, mgpu_dtype key_type,
                            mgpu_order order, void *keys, size_t n,
                            size_t value_size, void *vals) {
   TRY(check_keys(ctx, key_type, order, value_size));
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   if (n < 2) return MGPU_OK;
   mgpu_sort_args args = {key_type, order, value_size, keys, vals, n};
   return ctx->be->mergesort(ctx, &args);

@@ -130,8 +130,9 @@ const char *mgpu_context_device(const mgpu_context *ctx); /* "cpu", "cuda:0" */
 const char *mgpu_context_backend(const mgpu_context *ctx); /* "cpu", "cuda" */
 const char *mgpu_context_error(const mgpu_context *ctx);
 /* The most elements an array or a count may have on this context's
- * backend: 2^53 on 64-bit hosts.  On cuda the calls whose kernels hold
- * 32-bit offsets take at most MGPU_MAX_COUNT, with MGPU_ETOOBIG. */
+ * backend: 2^53 on 64-bit hosts, cpu and cuda.  Some cuda calls, whose
+ * kernels still hold 32-bit offsets, stop at MGPU_MAX_COUNT with
+ * MGPU_ETOOBIG; so do int32 index arrays (docs/API.md, "Limits"). */
 size_t mgpu_context_max_count(const mgpu_context *ctx);
 /* Non-zero when the context's *_idx calls take MGPU_I64 index arrays
  * (cpu); 0 where its kernels take int32 ones only (cuda), whose index

@@ -27,17 +27,23 @@ template <int NV, bool HAS_V, typename K, typename V> struct merge_tile_smem {
 /* A tile's intervals of A and B.  Built from the partition splits so that
  * it stays inside both inputs even when the splits are not monotone (which
  * unsorted input can cause): then the output is meaningless but every read
- * and write stays in bounds. */
-struct tile_span {
-  int a0, na, b0, nb;
+ * and write stays in bounds.  The starts are in the merge's offset type
+ * Off; the lengths, at most a tile, are int. */
+template <typename Off> struct tile_span_of {
+  Off a0;
+  int na;
+  Off b0;
+  int nb;
 };
+typedef tile_span_of<int> tile_span;
 
-__device__ __forceinline__ tile_span make_tile_span(int d0, int d1, int a0,
-                                                    int a1) {
-  int n = d1 - d0;
-  int na = a1 - a0;
-  na = na < 0 ? 0 : (na > n ? n : na);
-  return tile_span{a0, na, d0 - a0, n - na};
+template <typename Off>
+__device__ __forceinline__ tile_span_of<Off> make_tile_span(Off d0, Off d1,
+                                                            Off a0, Off a1) {
+  const int n = (int)(d1 - d0);
+  const Off a_len = a1 - a0;
+  const int na = a_len < 0 ? 0 : (a_len > n ? n : (int)a_len);
+  return tile_span_of<Off>{a0, na, d0 - a0, n - na};
 }
 
 /* Where one tile reads and writes.  samples, when not null, receives every

@@ -22,9 +22,13 @@ namespace mgpu {
  * so that one thread writes at most one sample per tile. */
 constexpr int kSortSampleStride = 64;
 
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+/* n in the sort's offset type, not always 64-bit: one instance taking a
+ * 64-bit n moved the 32-bit blocksorts' register allocation (stack and
+ * spills for i32 keys with 8-byte values, sm_90). */
+template <typename P, bool HAS_V, typename K, typename V, typename Off,
+          typename Comp>
 __global__ void __launch_bounds__(P::NT)
-    blocksort_kernel(const K *keys_in, const V *vals_in, int n, K *keys_out,
+    blocksort_kernel(const K *keys_in, const V *vals_in, Off n, K *keys_out,
                      V *vals_out, K *keys_out2, V *vals_out2, K *samples,
                      Comp comp) {
   auto &sm = *shared_as<merge_tile_smem<P::NV, HAS_V, K, V>>();
@@ -37,50 +41,55 @@ __global__ void __launch_bounds__(P::NT)
 }
 
 /* The pair of sorted runs (each `run` long) that output position d of a
- * pass belongs to: A = [start, mid), B = [mid, end). */
-struct run_pair {
+ * pass belongs to: A = [start, mid), B = [mid, end), in the sort's offset
+ * type Off. */
+template <typename Off> struct pass_pair {
   long long start;
-  int mid, end;
+  Off mid, end;
 };
 
-__device__ __forceinline__ run_pair pair_of(long long d, long long run, int n) {
-  run_pair p;
+template <typename Off>
+__device__ __forceinline__ pass_pair<Off> pair_of(long long d, long long run,
+                                                  Off n) {
+  pass_pair<Off> p;
   p.start = d / (2 * run) * (2 * run);
-  p.mid = (int)min(p.start + run, (long long)n);
-  p.end = (int)min(p.start + 2 * run, (long long)n);
+  p.mid = (Off)min(p.start + run, (long long)n);
+  p.end = (Off)min(p.start + 2 * run, (long long)n);
   return p;
 }
 
 /* splits[i] = how many of the first (i * nv - start) outputs of its pair's
  * merge come from the pair's A run.  Runs start at multiples of the sample
  * stride, so a run's samples are a slice of the pass's sample array. */
-template <typename K, typename Comp>
+template <typename K, typename Off, typename Comp>
 __global__ void mergesort_partition_kernel(const K *keys, const K *samples,
-                                           int n, long long run, int nv,
-                                           int count, int *splits, Comp comp) {
+                                           Off n, long long run, int nv,
+                                           int count, Off *splits, Comp comp) {
   constexpr int S = kSortSampleStride;
   /* launched early (mergesort_run): the pass after it may start now, and
    * the keys and samples are the launch ahead's output */
   allow_dependent_grids();
   wait_for_prior_grid();
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  /* the last block's threads pass count, and INT_MAX where count is near */
+  const Off i = (Off)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const long long d = min((long long)i * nv, (long long)n);
-  const run_pair p = pair_of(d, run, n);
-  const int na = p.mid - (int)p.start, nb = p.end - p.mid;
+  const pass_pair<Off> p = pair_of(d, run, n);
+  const Off na = p.mid - (Off)p.start, nb = p.end - p.mid;
   splits[i] = sampled_merge_path<S>(keys + p.start, samples + p.start / S, na,
                                     keys + p.mid, samples + p.mid / S, nb,
-                                    (int)(d - p.start), comp);
+                                    (Off)(d - p.start), comp);
 }
 
 /* The tiles of one global pass: tile t writes outputs [t * NV, (t + 1) *
  * NV) of the pass, which all belong to one pair of runs. */
-template <int NV, bool HAS_V, typename K, typename V> struct pass_tiles {
+template <int NV, bool HAS_V, typename K, typename V, typename Off>
+struct pass_tiles {
   const K *keys;
   const V *vals;
-  int n;
+  Off n;
   long long run;
-  const int *splits;
+  const Off *splits;
   K *keys_out;
   V *vals_out;
   K *samples_out;
@@ -88,13 +97,13 @@ template <int NV, bool HAS_V, typename K, typename V> struct pass_tiles {
   __device__ __forceinline__ tile_io<K, V> describe(int t) const {
     const long long d0g = (long long)t * NV;
     const long long d1g = min(d0g + NV, (long long)n);
-    const run_pair p = pair_of(d0g, run, n);
-    const int na = p.mid - (int)p.start, nb = p.end - p.mid;
-    const int d0 = (int)(d0g - p.start), d1 = (int)(d1g - p.start);
+    const pass_pair<Off> p = pair_of(d0g, run, n);
+    const Off na = p.mid - (Off)p.start, nb = p.end - p.mid;
+    const Off d0 = (Off)(d0g - p.start), d1 = (Off)(d1g - p.start);
     /* The split after a pair's last tile belongs to the next pair. */
-    const int a0 = splits[t];
-    const int a1 = d1 == na + nb ? na : splits[t + 1];
-    const tile_span sp = make_tile_span(d0, d1, a0, a1);
+    const Off a0 = splits[t];
+    const Off a1 = d1 == na + nb ? na : splits[t + 1];
+    const tile_span_of<Off> sp = make_tile_span(d0, d1, a0, a1);
     const long long a_at = p.start + sp.a0, b_at = p.mid + sp.b0;
     return tile_io_at<HAS_V>(keys, vals, a_at, sp.na, keys, vals, b_at, sp.nb,
                              keys_out, vals_out, d0g, samples_out);
@@ -102,9 +111,10 @@ template <int NV, bool HAS_V, typename K, typename V> struct pass_tiles {
 };
 
 /* A pass tile, staged as merge's tiles are (agent/merge_staged.cuh). */
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+template <typename P, bool HAS_V, typename K, typename V, typename Off,
+          typename Comp>
 __global__ void __launch_bounds__(P::NT)
-    mergesort_pass_kernel(pass_tiles<P::NV, HAS_V, K, V> tiles,
+    mergesort_pass_kernel(pass_tiles<P::NV, HAS_V, K, V, Off> tiles,
                           merge_staged_args g, Comp comp) {
   auto &sm = *shared_as<merge_staged_smem<P::NV, HAS_V, K, V>>();
   /* launched early: the next partition may start (it waits for this
@@ -115,13 +125,16 @@ __global__ void __launch_bounds__(P::NT)
       tiles, (int)blockIdx.x, g, sm, comp);
 }
 
-/* The blocksort launch alone. */
-template <typename PB, bool HAS_V, typename K, typename V, typename Comp>
+/* The blocksort launch alone, of tiles_of(n, PB::NV) blocks: where n may
+ * pass INT_MAX the caller has checked that count (checked_tiles), or a
+ * larger one. */
+template <typename PB, bool HAS_V, typename K, typename V, typename Off,
+          typename Comp>
 mgpu_status blocksort_run(mgpu_context *ctx, const K *keys, const V *vals,
-                          int n, K *keys_out, V *vals_out, K *samples,
+                          Off n, K *keys_out, V *vals_out, K *samples,
                           Comp comp, K *keys_out2 = nullptr,
                           V *vals_out2 = nullptr) {
-  auto kernel = blocksort_kernel<PB, HAS_V, K, V, Comp>;
+  auto kernel = blocksort_kernel<PB, HAS_V, K, V, Off, Comp>;
   const size_t smem = sizeof(merge_tile_smem<PB::NV, HAS_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   kernel<<<tiles_of(n, PB::NV), PB::NT, smem, cuda_of(ctx)->stream>>>(

@@ -19,14 +19,14 @@ namespace mgpu {
 /* What the samples say of P(k) = comp(b[diag-1-k], a[k]) at k = i * S:
  * +1 surely true, -1 surely false, 0 undecided.  P is false then true as k
  * grows, and so are these answers, which is what the coarse searches use. */
-template <int S, typename K, typename Comp>
-__device__ __forceinline__ int sample_verdict(const K *sa, const K *sb, int nb,
-                                              int diag, int i, Comp comp) {
+template <int S, typename K, typename I, typename Comp>
+__device__ __forceinline__ int sample_verdict(const K *sa, const K *sb, I nb,
+                                              I diag, I i, Comp comp) {
   const K ak = sa[i];
-  const int m = diag - 1 - i * S; /* the B index P(i * S) compares */
-  const int j = m / S;            /* b[j S] <= b[m] <= b[(j + 1) S] */
+  const I m = diag - 1 - i * S; /* the B index P(i * S) compares */
+  const I j = m / S;            /* b[j S] <= b[m] <= b[(j + 1) S] */
   if (!comp(sb[j], ak)) return -1;
-  /* (j + 1) S < nb, without overflowing for nb near INT_MAX */
+  /* (j + 1) S < nb, without overflowing for nb near I's largest */
   if (j < (nb - 1) / S && comp(sb[j + 1], ak)) return 1;
   return 0;
 }
@@ -35,22 +35,22 @@ __device__ __forceinline__ int sample_verdict(const K *sa, const K *sb, int nb,
  * The coarse searches bracket the answer between two samples; the answer
  * is exact whatever the data (a wide bracket only costs more fine steps),
  * and, as for merge_path, it lies in [max(0, diag - nb), min(diag, na)] even
- * for unsorted input, so callers stay in bounds. */
-template <int S, typename K, typename Comp>
-__device__ __forceinline__ int sampled_merge_path(const K *a, const K *sa,
-                                                  int na, const K *b,
-                                                  const K *sb, int nb, int diag,
-                                                  Comp comp) {
-  int lo = diag > nb ? diag - nb : 0;
-  int hi = diag < na ? diag : na;
+ * for unsorted input, so callers stay in bounds.  I is the coordinates'
+ * type: int, or a 64-bit one for inputs past INT_MAX. */
+template <int S, typename K, typename I, typename Comp>
+__device__ __forceinline__ I sampled_merge_path(const K *a, const K *sa, I na,
+                                                const K *b, const K *sb, I nb,
+                                                I diag, Comp comp) {
+  I lo = diag > nb ? diag - nb : 0;
+  I hi = diag < na ? diag : na;
   /* samples i whose k = i S lies in [lo, hi): there P(k) reads b[0, nb) */
-  const int i0 = lo / S + (lo % S != 0); /* lo + S - 1 may overflow */
-  const int i1 = hi > 0 ? (hi - 1) / S + 1 : 0; /* one past the last */
+  const I i0 = lo / S + (lo % S != 0); /* lo + S - 1 may overflow */
+  const I i1 = hi > 0 ? (hi - 1) / S + 1 : 0; /* one past the last */
   if (i0 < i1) {
     /* first sample surely true, and first sample not surely false */
-    int t_lo = i0, t_hi = i1, f_lo = i0, f_hi = i1;
+    I t_lo = i0, t_hi = i1, f_lo = i0, f_hi = i1;
     while (t_lo < t_hi || f_lo < f_hi) {
-      const int tm = (t_lo + t_hi) >> 1, fm = (f_lo + f_hi) >> 1;
+      const I tm = (t_lo + t_hi) >> 1, fm = (f_lo + f_hi) >> 1;
       if (t_lo < t_hi) {
         if (sample_verdict<S>(sa, sb, nb, diag, tm, comp) > 0) t_hi = tm;
         else t_lo = tm + 1;
@@ -64,7 +64,7 @@ __device__ __forceinline__ int sampled_merge_path(const K *a, const K *sa,
     if (f_lo > i0) lo = max(lo, (f_lo - 1) * S + 1); /* P((f_lo-1) S) false */
   }
   while (lo < hi) {
-    const int mid = lo + ((hi - lo) >> 1);
+    const I mid = lo + ((hi - lo) >> 1);
     if (comp(b[diag - 1 - mid], a[mid]))
       hi = mid;
     else
@@ -75,25 +75,28 @@ __device__ __forceinline__ int sampled_merge_path(const K *a, const K *sa,
 
 /* Sample i of each input: sa[i] = a[i * S], sb[i] = b[i * S], where they
  * exist. */
-template <int S, typename K>
-__device__ __forceinline__ void gather_sample(int i, const K *a, int na, K *sa,
-                                              const K *b, int nb, K *sb) {
+template <int S, typename K, typename I>
+__device__ __forceinline__ void gather_sample(I i, const K *a, I na, K *sa,
+                                              const K *b, I nb, K *sb) {
   if ((long long)i * S < na) sa[i] = a[(long long)i * S];
   if ((long long)i * S < nb) sb[i] = b[(long long)i * S];
 }
 
 /* samples[i] = keys[i * S] for i < ceil(n / S). */
-template <int S, typename K>
-__global__ void gather_samples_kernel(const K *a, int na, K *sa, const K *b,
-                                      int nb, K *sb) {
+template <int S, typename K, typename I>
+__global__ void gather_samples_kernel(const K *a, I na, K *sa, const K *b,
+                                      I nb, K *sb) {
   /* a partition launched early may start now: it waits for this launch to
    * end before it reads the samples (grid_dependency.cuh) */
   allow_dependent_grids();
-  gather_sample<S>(blockIdx.x * blockDim.x + threadIdx.x, a, na, sa, b, nb,
-                   sb);
+  gather_sample<S>((I)(blockIdx.x * blockDim.x + threadIdx.x), a, na, sa, b,
+                   nb, sb);
 }
 
-inline int samples_of(long long n, int s) { return (int)((n + s - 1) / s); }
+/* Samples of n keys at stride s, in the caller's offset type. */
+template <typename Off = int> inline Off samples_of(long long n, int s) {
+  return (Off)((n + s - 1) / s);
+}
 
 } // namespace mgpu
 

@@ -2416,7 +2416,14 @@ function core.group(opts)
     fail(fn, "%s", ffistring(errbuf))
   end
   local g = newproxy(GROUP_PROTO)
-  group_state[g] = { g = ffi.gc(box[0], C.mgpu_group_release), ctxs = ctxs, p = p }
+  -- max_count: the most elements g:iota and g:random make (each shard
+  -- within its context's limit, the whole within 2^53), as lmgpu_group.c
+  local least = 2 ^ 53
+  for k = 0, p - 1 do
+    least = math.min(least, tonumber(C.mgpu_context_max_count(C.mgpu_group_context(box[0], k))))
+  end
+  group_state[g] = { g = ffi.gc(box[0], C.mgpu_group_release), ctxs = ctxs, p = p,
+    max_count = math.min(least * p, 2 ^ 53) }
   return g
 end
 
@@ -2534,7 +2541,7 @@ function group_methods.random(g, n, lo, hi, dtype, seed)
   if ndeferred > 0 then settle() end
   local fn = "mgpu.group:random"
   local gs = group_self(fn, g, "random")
-  n = check_count(fn, n, "n")
+  n = check_count(fn, n, "n", nil, gs.max_count)
   for k, v in ipairs { lo, hi } do
     if type(v) ~= "number" then
       fail(fn, "%s must be a number (got %s)", k == 1 and "lo" or "hi",
@@ -2561,7 +2568,7 @@ function group_methods.iota(g, n, a2, a3, a4)
   if ndeferred > 0 then settle() end
   local fn = "mgpu.group:iota"
   local gs = group_self(fn, g, "iota")
-  n = check_count(fn, n, "n")
+  n = check_count(fn, n, "n", nil, gs.max_count)
   local args = { a2, a3, a4 }
   local dtype_pos
   for i = 1, 3 do
