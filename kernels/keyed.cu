@@ -328,7 +328,8 @@ mgpu_status mgpu_cuda_join(mgpu_context *ctx, mgpu_join_args *a) {
   join_counts_kernel<<<stride_grid(ctx, slots), kStrideThreads, 0, st>>>(
       js, counts.as<long long>());
   CUDA_LAUNCHED(ctx, "join counts");
-  mgpu_scan_args sa = {counts.ptr, MGPU_I64, slots, scan.as<int32_t>(), 0, -1, 0};
+  mgpu_scan_args sa = {counts.ptr, MGPU_I64, slots, scan.as<int32_t>(), 0, -1, 0,
+                      MGPU_I32};
   MGPU_TRY(mgpu_cuda_scan_counts(ctx, &sa));
   a->count = (uint64_t)sa.total;
   /* the scan has read them: the result may have their room */

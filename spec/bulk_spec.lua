@@ -396,6 +396,26 @@ backends.each(function(ctx, device)
     end)
   end)
 
+  -- the index dtype rule: below 2^31 - 1 elements every index array is
+  -- i32 (on cpu too), and index arguments of any integer dtype work
+  it("the index dtype rule: i64 indices and positions, and their values past int32 refused", function()
+    local d = R.iota(20, 5)
+    local data = ctx:array(d)
+    for _, kind in ipairs { "i64", "u64", "table" } do
+      local idx = index_arg(ctx, { 1, 7, 20 }, kind)
+      C.array_eq(mgpu.bulk_remove(data, idx), R.bulk_remove(d, { 1, 7, 20 }), "i32", "remove, " .. kind)
+      local pos = index_arg(ctx, { 1, 21, 21 }, kind)
+      local vals = ctx:array({ -1, -2, -3 })
+      C.array_eq(mgpu.bulk_insert(data, pos, vals), R.bulk_insert(d, { 1, 21, 21 }, { -1, -2, -3 }),
+        "i32", "insert, " .. kind)
+    end
+    -- an i64 index past int32 is out of range here, not wrapped into it
+    C.raises(function() return mgpu.bulk_remove(data, ctx:array({ (1 << 32) + 1 }, "i64")) end,
+      "mgpu.bulk_remove", C.word("4294967297"))
+    C.raises(function() return mgpu.bulk_insert(data, ctx:array({ (1 << 32) + 1 }, "i64"), ctx:array { 0 }) end,
+      "mgpu.bulk_insert", C.word("4294967297"))
+  end)
+
   describe("against the Lua reference at 10^5", function()
     for k, dt in ipairs(R.dtypes) do
       it("bulk_remove and bulk_insert, " .. dt, function()

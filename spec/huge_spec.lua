@@ -428,6 +428,55 @@ backends.each(function(ctx, device)
       assert.are.same({ MAX, 2, WIDE - MAX - 2 }, r2:totable())
     end)
 
+    -- bulk and interval operations past 2^31: their positions, starts and
+    -- scans are i64 (the results stay i32 where their values fit)
+    local function from(p) return I32_MIN + p - 1 end
+
+    it("cpu, 2^31 + 5, i64 index: bulk_insert at positions past 2^31", function()
+      local n = WIDE - 2
+      local data <close> = ctx:iota(n, I32_MIN, 1, "i32") -- from(p) at p
+      local k = MAX + 1
+      local out <close> = mgpu.bulk_insert(data, { k, n + 1 }, ctx:array({ -7, 9 }, "i32"))
+      check_result(out, nil, WIDE, function(p)
+        if p < k then return from(p) elseif p == k then return -7
+        elseif p <= n + 1 then return from(p - 1) else return 9 end
+      end, k, "bulk_insert past 2^31")
+    end)
+
+    it("cpu, 2^31 + 5, i64 index: bulk_remove at indices past 2^31", function()
+      local data <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      local k = MAX + 1
+      local out <close> = mgpu.bulk_remove(data, ctx:array({ 1, k, WIDE }, "i64"))
+      check_result(out, nil, WIDE - 3, function(p)
+        if p < k - 1 then return from(p + 1) else return from(p + 2) end
+      end, k, "bulk_remove past 2^31")
+    end)
+
+    it("cpu, 2^31 + 5, i64 index: interval_expand and load_balance, an i64 scan", function()
+      local counts = { MAX, 0, 6 }
+      local out <close> = mgpu.interval_expand(ctx:array({ 11, 22, 33 }, "i32"), counts)
+      check_result(out, nil, WIDE, function(p) return p <= MAX and 11 or 33 end, MAX + 1,
+                   "interval_expand past 2^31")
+      out:free()
+      -- three intervals: 1-based interval numbers fit i32
+      local lb <close> = mgpu.load_balance(ctx:array(counts, "i64"))
+      assert.are.equal("i32", lb.dtype)
+      check_result(lb, nil, WIDE, function(p) return p <= MAX and 1 or 3 end, MAX + 1,
+                   "load_balance past 2^31")
+    end)
+
+    it("cpu, 2^31 + 5, i64 index: interval_gather from past 2^31, interval_scatter to past it", function()
+      local input <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      local g <close> = mgpu.interval_gather(input, { MAX + 1, 1 }, { 5, 2 })
+      assert.are.same({ from(MAX + 1), from(MAX + 2), from(MAX + 3), from(MAX + 4), from(MAX + 5),
+                        from(1), from(2) }, g:totable())
+      input:free()
+      -- no out: zeros up to the furthest end, 2^31 + 3
+      local s <close> = mgpu.interval_scatter(ctx:array({ 4, 5, 6 }, "i32"), { MAX + 2 }, { 3 })
+      check_result(s, nil, MAX + 4, function(p) return p > MAX + 1 and p - MAX + 2 or 0 end, MAX + 2,
+                   "interval_scatter past 2^31")
+    end)
+
     -- the long side as b: the cpu join's temporaries follow #a
     it("cpu, 2^31 + 5, i64 index: join with b indices past 2^31", function()
       local b <close> = ctx:fill(WIDE, 7, "i32")

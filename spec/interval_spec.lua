@@ -251,6 +251,10 @@ describe("the reference interval operations", function()
 end)
 
 backends.each(function(ctx, device)
+  -- the index arrays may be i64 on cpu (mgpu_context_wide_index), whose
+  -- limit is then the context's, 2^53; cuda's are int32
+  local wide = device == "cpu"
+  local LIMIT = wide and ctx:info().max_count or 0x7fffffff
   describe("seed 002", function()
     it("INTERVAL-EXPAND demonstration", function()
       for _, kind in ipairs(INDEX_KINDS) do
@@ -768,9 +772,10 @@ backends.each(function(ctx, device)
       end
       E(function() return mgpu.interval_scatter(ctx:iota(1), { -1 }, { 1 }) end, "mgpu.interval_scatter",
         W("scatter"))
-      -- an end past 2^31 - 1 without out
-      E(function() return mgpu.interval_scatter(ctx:iota(2), { 0x7fffffff }, { 2 }) end, "mgpu.interval_scatter")
-      E(function() return mgpu.interval_move(input, { 1 }, ctx:array({ 1 << 40 }, "i64"), { 1 }) end,
+      -- an end past the index limit without out
+      E(function() return mgpu.interval_scatter(ctx:iota(2), { LIMIT }, { 2 }) end, "mgpu.interval_scatter",
+        W(tostring(LIMIT)))
+      E(function() return mgpu.interval_move(input, { 1 }, ctx:array({ LIMIT << 7 }, "i64"), { 1 }) end,
         "mgpu.interval_move", W("scatter"))
     end)
 
@@ -863,12 +868,14 @@ backends.each(function(ctx, device)
       C.array_eq(mgpu.interval_expand(oi:slice(1, 2), oc), { 1, 2 }, "i32", "the other context works")
     end)
 
-    it("a total count past 2^31 - 1 is an error, not a crash", function()
+    it("a total count past the index limit is an error, not a crash", function()
       local vals, input = ctx:iota(3), ctx:array(IN)
       guard { { vals, R.iota(3) }, { input, IN } }
-      local big = { 1 << 30, 1 << 30, 1 << 30 }
-      local TOTAL = { W("counts"), "total", "2147483647", "2%^31" }
-      for _, kind in ipairs { "table", "i32", "i64", "u32" } do
+      -- three counts past 2^31 - 1 on cuda; past 2^53 on cpu (i64 counts)
+      local big = wide and { 1 << 52, 1 << 52, 1 << 52 } or { 1 << 30, 1 << 30, 1 << 30 }
+      local TOTAL = { W("counts"), "total", W(tostring(LIMIT)) }
+      local kinds = wide and { "table", "i64", "u64" } or { "table", "i32", "i64", "u32" }
+      for _, kind in ipairs(kinds) do
         local counts = index_arg(ctx, big, kind)
         E(function() return mgpu.interval_expand(vals, counts) end, "mgpu.interval_expand", TOTAL)
         E(function() return mgpu.interval_gather(input, { 1, 1, 1 }, counts) end, "mgpu.interval_gather")
@@ -880,16 +887,42 @@ backends.each(function(ctx, device)
       end
       E(function() return on_default(ctx, function() return mgpu.load_balance(big) end) end,
         "mgpu.load_balance", TOTAL)
-      E(function() return mgpu.load_balance(ctx:array({ 1 << 31 }, "i64")) end, "mgpu.load_balance", TOTAL)
-      E(function() return mgpu.load_balance(ctx:array({ 0x7fffffff, 1 }, "u32")) end, "mgpu.load_balance", TOTAL)
-      E(function() return mgpu.interval_expand(ctx:iota(1), ctx:array({ 1 << 40 }, "u64")) end,
+      E(function() return mgpu.load_balance(ctx:array({ LIMIT + 1 }, "i64")) end, "mgpu.load_balance", TOTAL)
+      E(function() return mgpu.load_balance(ctx:array({ LIMIT, 1 }, wide and "u64" or "u32")) end,
+        "mgpu.load_balance", TOTAL)
+      E(function() return mgpu.interval_expand(ctx:iota(1), ctx:array({ wide and -1 or 1 << 40 }, "u64")) end,
         "mgpu.interval_expand", TOTAL)
     end)
   end)
 
-  it("intervals and outputs past 2^31 - 1 together: a clear error before any allocation", function()
-    -- the kernels walk both in 32-bit offsets; each alone is within the limit
-    local big = { 2^31 - 3, 0, 0, 0 }
+  -- the index dtype rule: below 2^31 - 1 outputs and intervals the
+  -- results are i32 on every backend, whatever the index arguments' dtype
+  it("the index dtype rule: an i32 load_balance, i64 counts and starts", function()
+    local counts = { 2, 0, 3, 1 }
+    for _, kind in ipairs { "i64", "u64" } do
+      local lb = mgpu.load_balance(ctx:array(counts, kind))
+      assert.are.equal("i32", lb.dtype)
+      C.array_eq(lb, R.load_balance(counts), "i32", "load_balance, " .. kind)
+      C.array_eq(mgpu.interval_expand(ctx:array { 7, 8, 9, 10 }, ctx:array(counts, kind)),
+        R.interval_expand({ 7, 8, 9, 10 }, counts), "i32", "expand, " .. kind)
+      local input = R.iota(12, 100)
+      local gather, scatter = { 3, 1, 10, 12 }, { 1, 9, 4, 20 }
+      C.array_eq(mgpu.interval_gather(ctx:array(input), ctx:array(gather, kind), ctx:array(counts, kind)),
+        R.interval_gather(input, gather, counts), "i32", "gather, " .. kind)
+      C.array_eq(mgpu.interval_move(ctx:array(input), ctx:array(gather, kind), ctx:array(scatter, kind),
+          ctx:array(counts, kind)),
+        R.interval_move(input, gather, scatter, counts, nil, 0), "i32", "move, " .. kind)
+    end
+    -- an i64 start past int32 is out of range, not wrapped into it
+    C.raises(function()
+      return mgpu.interval_gather(ctx:iota(4), ctx:array({ (1 << 32) + 1 }, "i64"), { 1 })
+    end, "mgpu.interval_gather", C.word("4294967297"))
+  end)
+
+  it("intervals and outputs past the limit together: a clear error before any allocation", function()
+    -- cuda's kernels walk both in 32-bit offsets; each alone is within the
+    -- limit (cpu: the context's)
+    local big = { LIMIT - 2, 0, 0, 0 }
     C.raises(function() return mgpu.load_balance(ctx:array(big, "i64")) end,
       "mgpu.load_balance", "together")
     C.raises(function() return mgpu.interval_expand(ctx:iota(4), big) end,

@@ -130,6 +130,7 @@ typedef struct mgpu_scan_args {
   int32_t *scan;
   /* out: */
   int64_t total, bad, bad_value;
+  mgpu_dtype index_type; /* of scan (wide_index) */
 } mgpu_scan_args;
 
 typedef struct mgpu_starts_args {
@@ -137,10 +138,15 @@ typedef struct mgpu_starts_args {
   mgpu_dtype type;
   const int32_t *scan;
   size_t m, total;
-  int64_t limit; /* < 0: no array yet; max_end tells the length needed */
+  /* the largest start - 1 and end allowed: the C API passes the caller's
+   * limit, at most what dst can hold (< 0 from a caller of the backend
+   * itself: MGPU_MAX_COUNT) */
+  int64_t limit;
   int32_t *dst;
   /* out: */
   int64_t bad, bad_value, max_end;
+  mgpu_dtype scan_type;  /* of scan (wide_index) */
+  mgpu_dtype index_type; /* of dst (wide_index) */
 } mgpu_starts_args;
 
 /* bulk_remove: m sorted unique indices; bulk_insert: m sorted positions
@@ -153,12 +159,13 @@ typedef struct mgpu_bulk_args {
   const void *values;
   size_t m;
   void *out;
+  mgpu_dtype index_type; /* of index (wide_index) */
 } mgpu_bulk_args;
 
 /* The interval operations: total outputs from m intervals (exclusive scan
- * `scan`).  load_balance writes int32 interval numbers (plus base); expand
- * repeats values; move copies input ranges (gather/scatter NULL = the
- * scan, i.e. sequential). */
+ * `scan`).  load_balance writes interval numbers plus base (int32: wrapped
+ * to 32 bits); expand repeats values; move copies input ranges
+ * (gather/scatter NULL = the scan, i.e. sequential). */
 typedef struct mgpu_interval_args {
   size_t width;
   const void *input;    /* expand: the m values; move: the input array */
@@ -168,6 +175,8 @@ typedef struct mgpu_interval_args {
   void *out;
   size_t n_out;
   int32_t base;
+  /* of gather, scatter and scan, and of load_balance's out (wide_index) */
+  mgpu_dtype gather_type, scatter_type, scan_type, index_type;
 } mgpu_interval_args;
 
 /* scan (dst: n outputs) and reduce (dst NULL) */
@@ -338,12 +347,12 @@ typedef struct mgpu_backend {
    * backend (mgpu_context_max_count); at most SIZE_MAX / 2, so that the
    * sum of two counts (merge, setop capacity) cannot wrap. */
   size_t max_count;
-  /* Non-zero when the args' index arrays may be MGPU_I64: index_type is
-   * MGPU_I32 or MGPU_I64, and with MGPU_I64 the int32_t pointer it
-   * describes points at int64_t (the pointers keep their type for the
-   * backends without it, which get MGPU_I32 only).  index_type comes last
-   * in each args struct, so that initializers that stop before it give
-   * MGPU_I32 (0). */
+  /* Non-zero when the args' index arrays may be MGPU_I64: index_type (and
+   * the other *_type fields of index arrays) is MGPU_I32 or MGPU_I64, and
+   * with MGPU_I64 the int32_t pointer it describes points at int64_t (the
+   * pointers keep their type for the backends without it, which get
+   * MGPU_I32 only).  These fields come last in each args struct, so that
+   * initializers that stop before them give MGPU_I32 (0). */
   int wide_index;
   /* The largest count the backend's calls of 32-bit kernel offsets take
    * (mgpu.c's check_narrow_count: set operations, segsort and

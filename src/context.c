@@ -40,6 +40,10 @@ const char *mgpu_context_error(const mgpu_context *ctx) { return ctx->error; }
 size_t mgpu_context_max_count(const mgpu_context *ctx) {
   return ctx->be->max_count;
 }
+
+int mgpu_context_wide_index(const mgpu_context *ctx) {
+  return ctx->be->wide_index;
+}
 void *mgpu_context_stream(const mgpu_context *ctx) {
   return ctx->be->stream(ctx);
 }

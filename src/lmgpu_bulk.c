@@ -1,9 +1,12 @@
 /*
  * lmgpu_bulk.c - bulk_remove, bulk_insert, the interval operations and
  * load_balance.  Their index-like arguments (arrays of an integer dtype or
- * Lua tables, 1-based) are checked and converted to 0-based int32 arrays by
- * the backend (mgpu_prepare_positions, mgpu_scan_counts,
- * mgpu_prepare_starts); the errors name the first offending position.
+ * Lua tables, 1-based) are checked and converted to 0-based index arrays
+ * by the backend (mgpu_prepare_positions_idx, mgpu_scan_counts_idx,
+ * mgpu_prepare_starts_idx); the errors name the first offending position.
+ * The index arrays are i32, or i64 where the index dtype rule asks for it
+ * and the context takes them (mgpu_context_wide_index: cpu); elsewhere
+ * (cuda) a call that needs them is an error naming the 32-bit index limit.
  */
 #include "lmgpu.h"
 
@@ -73,19 +76,26 @@ static l_array *index_argument(const call *c, int idx, const char *arg) {
   return a;
 }
 
-/* Sorted 1-based positions in [lo, hi] -> a new 0-based array (pushed),
- * int32, or with `wide` of the index dtype rule's dtype for hi - 1.
- * `rule` completes "<arg> must be ...". */
+/* The most elements the call's index arrays address: the context's limit
+ * where they may be i64, else the 32-bit index limit. */
+static size_t index_limit(const call *c) {
+  return mgpu_context_wide_index(c->ctx) ? mgpu_context_max_count(c->ctx)
+                                         : MGPU_MAX_COUNT;
+}
+
+/* Sorted 1-based positions in [lo, hi] -> a new 0-based array (pushed) of
+ * the index dtype rule's dtype for hi - 1.  `rule` completes "<arg> must
+ * be ...". */
 static l_array *positions(const call *c, int idx, const char *arg, int64_t lo,
-                          int64_t hi, int unique, const char *rule, int wide) {
-  /* the bulk operations' positions are int32: an array past the 32-bit
-   * limit (a cpu context's may be) has places they cannot name */
-  if (!wide && hi > (int64_t)MGPU_MAX_COUNT + 1)
-    lmgpu_error(c->f, "%s may reach %I, past the 32-bit index limit of %I "
-                      "(the positions are int32)",
-                arg, (lua_Integer)hi, (lua_Integer)MGPU_MAX_COUNT);
-  l_array *src = index_argument(c, idx, arg);
+                          int64_t hi, int unique, const char *rule) {
   const mgpu_dtype t = mgpu_index_type(hi > 0 ? (uint64_t)hi - 1 : 0);
+  /* an array past the 32-bit limit has places int32 positions cannot name */
+  if (t == MGPU_I64 && !mgpu_context_wide_index(c->ctx))
+    lmgpu_error(c->f, "%s may reach %I, past the 32-bit index limit of %I "
+                      "(the positions are int32 on %s)",
+                arg, (lua_Integer)hi, (lua_Integer)MGPU_MAX_COUNT,
+                mgpu_context_backend(c->ctx));
+  l_array *src = index_argument(c, idx, arg);
   l_array *dst = new_array(c, src->n, t);
   int64_t bad = -1, bad_value = 0;
   mgpu_status s = mgpu_prepare_positions_idx(c->ctx, lmgpu_data(src),
@@ -109,7 +119,7 @@ l_array *lmgpu_positions(l_frame *f, int ctx_idx, mgpu_context *ctx, int idx,
   c.f = f;
   c.ctx_idx = lua_absindex(f->L, ctx_idx);
   c.ctx = ctx;
-  return positions(&c, lua_absindex(f->L, idx), arg, lo, hi, unique, rule, 1);
+  return positions(&c, lua_absindex(f->L, idx), arg, lo, hi, unique, rule);
 }
 
 typedef struct scan_request {
@@ -119,48 +129,69 @@ typedef struct scan_request {
 
 static mgpu_status scan_op(mgpu_context *ctx, void *arg) {
   scan_request *r = arg;
-  return mgpu_scan_counts(ctx, lmgpu_data(r->counts), r->counts->dtype,
-                          r->counts->n, lmgpu_data(r->scan), &r->total,
-                          &r->bad, &r->bad_value);
+  r->total = 0;
+  r->bad = -1;
+  r->bad_value = 0;
+  return mgpu_scan_counts_idx(ctx, lmgpu_data(r->counts), r->counts->dtype,
+                              r->counts->n, r->scan->dtype,
+                              lmgpu_data(r->scan), &r->total, &r->bad,
+                              &r->bad_value);
 }
 
-/* counts -> their exclusive scan as a new int32 array (pushed); *total. */
+/* counts -> their exclusive scan as a new array (pushed); *total.  The
+ * scan is i32, or i64 for a total past INT32_MAX (known once summed: then
+ * the counts are scanned again). */
 static l_array *scanned_counts(const call *c, int idx, int64_t *total) {
+  lua_State *L = c->f->L;
+  const size_t most = index_limit(c);
   scan_request r;
   r.counts = index_argument(c, idx, "counts");
   r.scan = new_array(c, r.counts->n, MGPU_I32);
-  r.total = 0;
-  r.bad = -1;
-  r.bad_value = 0;
   mgpu_status s = lmgpu_retry(c->f, c->ctx, scan_op, &r);
+  if (s == MGPU_ETOOBIG && most > MGPU_MAX_COUNT && r.total >= 0 &&
+      (uint64_t)r.total <= most) {
+    lua_pop(L, 1);
+    r.scan = new_array(c, r.counts->n, MGPU_I64);
+    s = lmgpu_retry(c->f, c->ctx, scan_op, &r);
+  }
   if (s == MGPU_EINVAL && r.bad >= 0)
     lmgpu_error(c->f, "counts must not be negative (got %s at position %I)",
                 lmgpu_element_string(c->f, r.counts, (size_t)r.bad),
                 (lua_Integer)(r.bad + 1));
   if (s == MGPU_ETOOBIG) {
-    /* Counts are summed capped at 2^31 each, so a sum that reached 2^31 is
-     * a lower bound. */
-    if (r.total >= ((int64_t)1 << 31))
-      lmgpu_error(c->f, "counts add up to more than %I, the limit of elements",
-                  (lua_Integer)MGPU_MAX_COUNT);
-    lmgpu_error(c->f, "counts add up to %I, past the limit of %I elements",
-                (lua_Integer)r.total, (lua_Integer)MGPU_MAX_COUNT);
+    /* An i32 scan sums the counts capped at 2^31 each, so a sum that
+     * reached 2^31 is a lower bound; an i64 one caps at 2^62. */
+    const int64_t exact = r.scan->dtype == MGPU_I64 ? (int64_t)1 << 62
+                                                    : (int64_t)1 << 31;
+    const char *limit = most > MGPU_MAX_COUNT ? "" : "32-bit index ";
+    if (r.total >= exact)
+      lmgpu_error(c->f, "counts add up to more than %I, the %slimit of "
+                        "elements", (lua_Integer)most, limit);
+    lmgpu_error(c->f, "counts add up to %I, past the %slimit of %I elements",
+                (lua_Integer)r.total, limit, (lua_Integer)most);
   }
   lmgpu_check_status(c->f, c->ctx, s);
   /* before the outputs are allocated: the interval operations walk the
-   * intervals and their outputs together */
-  if ((size_t)r.total > MGPU_MAX_COUNT - r.counts->n)
+   * intervals and their outputs together (cuda: in 32-bit offsets) */
+  if ((size_t)r.total > most - r.counts->n)
     lmgpu_error(c->f, "%I counts adding up to %I are past the limit of %I "
                       "intervals and outputs together",
                 (lua_Integer)r.counts->n, (lua_Integer)r.total,
-                (lua_Integer)MGPU_MAX_COUNT);
-  lua_remove(c->f->L, -2);
+                (lua_Integer)most);
+  lua_remove(L, -2);
   *total = r.total;
   return r.scan;
 }
 
-/* One element of an int32 device array. */
-static int64_t element_i32(const call *c, const l_array *a, size_t i) {
+/* One element of an i32 or i64 device array. */
+static int64_t element_index(const call *c, const l_array *a, size_t i) {
+  if (a->dtype == MGPU_I64) {
+    int64_t v = 0;
+    lmgpu_check_status(c->f, c->ctx,
+                       mgpu_download(c->ctx, &v, (int64_t *)lmgpu_data(a) + i,
+                                     sizeof v));
+    return v;
+  }
   int32_t v = 0;
   lmgpu_check_status(c->f, c->ctx,
                      mgpu_download(c->ctx, &v, (int32_t *)lmgpu_data(a) + i,
@@ -168,34 +199,50 @@ static int64_t element_i32(const call *c, const l_array *a, size_t i) {
   return v;
 }
 
-/* Interval starts (1-based) -> a new 0-based int32 array (pushed), each
- * interval checked to fit in `limit` elements of `target` (limit < 0: no
- * array yet; *max_end is then the length it needs). */
+/* Interval starts (1-based) -> a new 0-based array (pushed), each interval
+ * checked to fit in `limit` elements of `target` (limit < 0: no array yet;
+ * *max_end is then the length it needs).  The starts are i32, or i64 by
+ * the index dtype rule for limit; without limit, i64 only when an interval
+ * ends past INT32_MAX (then they are prepared again). */
 static l_array *starts(const call *c, int idx, const char *arg,
                        const l_array *scan, int64_t total, int64_t limit,
                        const char *target, int64_t *max_end) {
-  if (limit > (int64_t)MGPU_MAX_COUNT)
+  const size_t most = index_limit(c);
+  if (limit > (int64_t)most)
     lmgpu_error(c->f, "%s has %I elements, past the 32-bit index limit of %I "
-                      "(the starts are int32)",
-                target, (lua_Integer)limit, (lua_Integer)MGPU_MAX_COUNT);
+                      "(the starts are int32 on %s)",
+                target, (lua_Integer)limit, (lua_Integer)MGPU_MAX_COUNT,
+                mgpu_context_backend(c->ctx));
   l_array *src = index_argument(c, idx, arg);
   if (src->n != scan->n)
     lmgpu_error(c->f, "%s has %I elements, counts has %I", arg,
                 (lua_Integer)src->n, (lua_Integer)scan->n);
-  l_array *dst = new_array(c, src->n, MGPU_I32);
+  mgpu_dtype t = limit >= 0 ? mgpu_index_type((uint64_t)limit) : MGPU_I32;
+  l_array *dst = new_array(c, src->n, t);
   int64_t bad = -1, bad_value = 0;
-  mgpu_status s = mgpu_prepare_starts(c->ctx, lmgpu_data(src), src->dtype,
-                                      lmgpu_data(scan), scan->n, (size_t)total,
-                                      limit, lmgpu_data(dst), &bad, &bad_value,
-                                      max_end);
+  mgpu_status s = mgpu_prepare_starts_idx(
+      c->ctx, lmgpu_data(src), src->dtype, lmgpu_data(scan), scan->dtype,
+      scan->n, (size_t)total, limit, t, lmgpu_data(dst), &bad, &bad_value,
+      max_end);
+  if (s == MGPU_EINVAL && bad >= 0 && bad_value >= 1 && limit < 0 &&
+      t == MGPU_I32 && most > MGPU_MAX_COUNT) {
+    lua_pop(c->f->L, 1);
+    t = MGPU_I64;
+    dst = new_array(c, src->n, t);
+    bad = -1;
+    s = mgpu_prepare_starts_idx(c->ctx, lmgpu_data(src), src->dtype,
+                                lmgpu_data(scan), scan->dtype, scan->n,
+                                (size_t)total, limit, t, lmgpu_data(dst), &bad,
+                                &bad_value, max_end);
+  }
   if (s == MGPU_EINVAL && bad >= 0) {
     const char *value = lmgpu_element_string(c->f, src, (size_t)bad);
     if (bad_value < 1)
       lmgpu_error(c->f, "%s[%I] must be at least 1 (got %s)", arg,
                   (lua_Integer)(bad + 1), value);
     int64_t next = (size_t)bad + 1 < scan->n
-                       ? element_i32(c, scan, (size_t)bad + 1) : total;
-    int64_t count = next - element_i32(c, scan, (size_t)bad);
+                       ? element_index(c, scan, (size_t)bad + 1) : total;
+    int64_t count = next - element_index(c, scan, (size_t)bad);
     if (limit >= 0)
       lmgpu_error(c->f, "%s[%I] = %s with counts[%I] = %I runs past the end "
                         "of %s (%I elements)",
@@ -204,7 +251,7 @@ static l_array *starts(const call *c, int idx, const char *arg,
     lmgpu_error(c->f, "%s[%I] = %s with counts[%I] = %I reaches past element "
                       "%I",
                 arg, (lua_Integer)(bad + 1), value, (lua_Integer)(bad + 1),
-                (lua_Integer)count, (lua_Integer)MGPU_MAX_COUNT);
+                (lua_Integer)count, (lua_Integer)most);
   }
   lmgpu_check_status(c->f, c->ctx, s);
   lua_remove(c->f->L, -2);
@@ -239,40 +286,45 @@ typedef struct op_request {
 
 static mgpu_status remove_op(mgpu_context *ctx, void *arg) {
   op_request *r = arg;
-  return mgpu_bulk_remove(ctx, width_of(r->data), lmgpu_data(r->data),
-                          r->data->n, lmgpu_data(r->index), r->index->n,
-                          lmgpu_data(r->out));
+  return mgpu_bulk_remove_idx(ctx, width_of(r->data), lmgpu_data(r->data),
+                              r->data->n, lmgpu_data(r->index),
+                              r->index->dtype, r->index->n,
+                              lmgpu_data(r->out));
 }
 
 static mgpu_status insert_op(mgpu_context *ctx, void *arg) {
   op_request *r = arg;
-  return mgpu_bulk_insert(ctx, width_of(r->data), lmgpu_data(r->data),
-                          r->data->n, lmgpu_data(r->index),
-                          lmgpu_data(r->values), r->index->n,
-                          lmgpu_data(r->out));
+  return mgpu_bulk_insert_idx(ctx, width_of(r->data), lmgpu_data(r->data),
+                              r->data->n, lmgpu_data(r->index),
+                              r->index->dtype, lmgpu_data(r->values),
+                              r->index->n, lmgpu_data(r->out));
 }
 
 static mgpu_status expand_op(mgpu_context *ctx, void *arg) {
   op_request *r = arg;
-  return mgpu_interval_expand(ctx, width_of(r->values), lmgpu_data(r->values),
-                              lmgpu_data(r->scan), r->scan->n,
-                              (size_t)r->total, lmgpu_data(r->out));
+  return mgpu_interval_expand_idx(ctx, width_of(r->values),
+                                  lmgpu_data(r->values), lmgpu_data(r->scan),
+                                  r->scan->dtype, r->scan->n, (size_t)r->total,
+                                  lmgpu_data(r->out));
 }
 
 static mgpu_status move_op(mgpu_context *ctx, void *arg) {
   op_request *r = arg;
-  return mgpu_interval_move(ctx, width_of(r->data), lmgpu_data(r->data),
-                            r->data->n,
-                            r->gather ? lmgpu_data(r->gather) : NULL,
-                            r->scatter ? lmgpu_data(r->scatter) : NULL,
-                            lmgpu_data(r->scan), r->scan->n, (size_t)r->total,
-                            lmgpu_data(r->out), r->out->n);
+  return mgpu_interval_move_idx(
+      ctx, width_of(r->data), lmgpu_data(r->data), r->data->n,
+      r->gather ? lmgpu_data(r->gather) : NULL,
+      r->gather ? r->gather->dtype : MGPU_I32,
+      r->scatter ? lmgpu_data(r->scatter) : NULL,
+      r->scatter ? r->scatter->dtype : MGPU_I32, lmgpu_data(r->scan),
+      r->scan->dtype, r->scan->n, (size_t)r->total, lmgpu_data(r->out),
+      r->out->n);
 }
 
 static mgpu_status load_balance_op(mgpu_context *ctx, void *arg) {
   op_request *r = arg;
-  return mgpu_load_balance(ctx, lmgpu_data(r->scan), r->scan->n,
-                           (size_t)r->total, 1, lmgpu_data(r->out));
+  return mgpu_load_balance_idx(ctx, lmgpu_data(r->scan), r->scan->dtype,
+                               r->scan->n, (size_t)r->total, 1, r->out->dtype,
+                               lmgpu_data(r->out));
 }
 
 static void run(const call *c, mgpu_status (*op)(mgpu_context *, void *),
@@ -294,7 +346,7 @@ int lmgpu_bulk_remove(lua_State *L) {
   op_request r = {0};
   call c = begin(L, "mgpu.bulk_remove", 1, "data", &r.data);
   r.index = positions(&c, 2, "indices", 1, (int64_t)r.data->n, 1,
-                      "sorted, unique", 0);
+                      "sorted, unique");
   r.out = new_array(&c, r.data->n - r.index->n, r.data->dtype);
   run(&c, remove_op, &r);
   return 1;
@@ -311,15 +363,17 @@ int lmgpu_bulk_insert(lua_State *L) {
     lmgpu_error(c.f, "values has dtype %s, data has %s",
                 mgpu_dtype_name(r.values->dtype), mgpu_dtype_name(r.data->dtype));
   r.index = positions(&c, 2, "positions", 1, (int64_t)r.data->n + 1, 0,
-                      "sorted", 0);
+                      "sorted");
   if (r.index->n != r.values->n)
     lmgpu_error(c.f, "values has %I elements, positions has %I",
                 (lua_Integer)r.values->n, (lua_Integer)r.index->n);
-  if (r.data->n + r.values->n > MGPU_MAX_COUNT)
-    lmgpu_error(c.f, "the result would have %I elements, past the 32-bit "
-                     "index limit of %I",
+  const size_t most = index_limit(&c);
+  if (r.data->n + r.values->n > most)
+    lmgpu_error(c.f, "the result would have %I elements, past the %slimit "
+                     "of %I",
                 (lua_Integer)(r.data->n + r.values->n),
-                (lua_Integer)MGPU_MAX_COUNT);
+                most > MGPU_MAX_COUNT ? "" : "32-bit index ",
+                (lua_Integer)most);
   r.out = new_array(&c, r.data->n + r.values->n, r.data->dtype);
   run(&c, insert_op, &r);
   return 1;
@@ -417,7 +471,8 @@ int lmgpu_load_balance(lua_State *L) {
   }
   c.ctx_idx = lua_gettop(L);
   r.scan = scanned_counts(&c, 1, &r.total);
-  r.out = new_array(&c, (size_t)r.total, MGPU_I32);
+  /* 1-based interval numbers: the index dtype rule for #counts */
+  r.out = new_array(&c, (size_t)r.total, mgpu_index_type(r.scan->n));
   run(&c, load_balance_op, &r);
   return 1;
 }

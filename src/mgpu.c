@@ -136,18 +136,6 @@ static mgpu_status check_narrow_count(mgpu_context *ctx, size_t n) {
   return MGPU_OK;
 }
 
-/* A count in a call that takes or gives int32 index arrays: they address
- * at most MGPU_MAX_COUNT elements, on every backend, until those calls
- * have int64 forms (docs/WIDE.md). */
-static mgpu_status check_index_count(mgpu_context *ctx, size_t n) {
-  if (n > MGPU_MAX_COUNT)
-    return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "%zu elements is past the 32-bit index limit of "
-                          "%zu (this call's index arrays are int32)",
-                          n, MGPU_MAX_COUNT);
-  return MGPU_OK;
-}
-
 mgpu_dtype mgpu_index_type(uint64_t largest) {
   return largest <= (uint64_t)INT32_MAX ? MGPU_I32 : MGPU_I64;
 }
@@ -459,8 +447,6 @@ mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
                                    int64_t *bad, int64_t *bad_value) {
   *bad = -1;
   *bad_value = 0;
-  /* the bulk and interval operations it serves stay within 32 bits */
-  TRY(check_index_count(ctx, m));
   if (hi > (int64_t)MGPU_MAX_COUNT + 1)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "hi = %lld is past the 32-bit index limit + 1 "
@@ -469,43 +455,70 @@ mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
                                     dst, bad, bad_value);
 }
 
-mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
-                             mgpu_dtype t, size_t m, int32_t *scan,
-                             int64_t *total, int64_t *bad,
-                             int64_t *bad_value) {
+/* The most a scan of scan_type may add up to: an int32 scan's values stop
+ * at the 32-bit index limit, an int64 one's at the backend's element
+ * limit (the total is a length). */
+static size_t scan_limit(mgpu_context *ctx, mgpu_dtype scan_type) {
+  return scan_type == MGPU_I64 ? ctx->be->max_count : MGPU_MAX_COUNT;
+}
+
+mgpu_status mgpu_scan_counts_idx(mgpu_context *ctx, const void *counts,
+                                 mgpu_dtype t, size_t m, mgpu_dtype scan_type,
+                                 void *scan, int64_t *total, int64_t *bad,
+                                 int64_t *bad_value) {
   *bad = -1;
   *bad_value = 0;
   *total = 0;
   TRY(check_index_type(ctx, t));
-  TRY(check_index_count(ctx, m));
+  TRY(check_narrow_count(ctx, m));
+  TRY(check_index_dtype(ctx, "scan", scan_type));
   if (!m) return MGPU_OK;
-  mgpu_scan_args a = {counts, t, m, scan, 0, -1, 0};
+  mgpu_scan_args a = {counts, t, m, scan, 0, -1, 0, scan_type};
   TRY(ctx->be->scan_counts(ctx, &a));
   *total = a.total;
   *bad = a.bad;
   *bad_value = a.bad_value;
   TRY(reported(ctx, *bad, "negative count"));
-  if (*total > (int64_t)MGPU_MAX_COUNT)
+  const size_t most = scan_limit(ctx, scan_type);
+  if (*total > (int64_t)most)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "the counts add up to %lld, past the 32-bit index "
-                          "limit of %zu",
-                          (long long)*total, MGPU_MAX_COUNT);
+                          "the counts add up to %lld, past the %slimit of %zu",
+                          (long long)*total,
+                          scan_type == MGPU_I32 ? "32-bit index " : "", most);
   return MGPU_OK;
 }
 
-mgpu_status mgpu_prepare_starts(mgpu_context *ctx, const void *starts,
-                                mgpu_dtype t, const int32_t *scan, size_t m,
-                                size_t total, int64_t limit, int32_t *dst,
-                                int64_t *bad, int64_t *bad_value,
-                                int64_t *max_end) {
+mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
+                             mgpu_dtype t, size_t m, int32_t *scan,
+                             int64_t *total, int64_t *bad,
+                             int64_t *bad_value) {
+  return mgpu_scan_counts_idx(ctx, counts, t, m, MGPU_I32, scan, total, bad,
+                              bad_value);
+}
+
+mgpu_status mgpu_prepare_starts_idx(mgpu_context *ctx, const void *starts,
+                                    mgpu_dtype t, const void *scan,
+                                    mgpu_dtype scan_type, size_t m,
+                                    size_t total, int64_t limit,
+                                    mgpu_dtype dst_type, void *dst,
+                                    int64_t *bad, int64_t *bad_value,
+                                    int64_t *max_end) {
   *bad = -1;
   *bad_value = 0;
   *max_end = 0;
   TRY(check_index_type(ctx, t));
-  TRY(check_index_count(ctx, m));
-  TRY(check_index_count(ctx, total));
+  TRY(check_narrow_count(ctx, m));
+  TRY(check_narrow_count(ctx, total));
+  TRY(check_index_out(ctx, "scan", scan_type, total));
+  TRY(check_index_dtype(ctx, "dst", dst_type));
+  /* with no array, ends up to the dtype's limit; int32 starts stop at the
+   * 32-bit index limit whatever the array, so that every start fits */
+  const int64_t most = (int64_t)scan_limit(ctx, dst_type);
+  const int64_t cap =
+      limit < 0 || (dst_type == MGPU_I32 && limit > most) ? most : limit;
   if (!m) return MGPU_OK;
-  mgpu_starts_args a = {starts, t, scan, m, total, limit, dst, -1, 0, 0};
+  mgpu_starts_args a = {starts, t,  scan, m, total,    cap,     dst,
+                        -1,     0,  0,    scan_type, dst_type};
   TRY(ctx->be->prepare_starts(ctx, &a));
   *bad = a.bad;
   *bad_value = a.bad_value;
@@ -513,67 +526,160 @@ mgpu_status mgpu_prepare_starts(mgpu_context *ctx, const void *starts,
   return reported(ctx, *bad, "interval out of range");
 }
 
-mgpu_status mgpu_bulk_remove(mgpu_context *ctx, size_t width, const void *data,
-                             size_t n, const int32_t *indices, size_t m,
-                             void *out) {
+mgpu_status mgpu_prepare_starts(mgpu_context *ctx, const void *starts,
+                                mgpu_dtype t, const int32_t *scan, size_t m,
+                                size_t total, int64_t limit, int32_t *dst,
+                                int64_t *bad, int64_t *bad_value,
+                                int64_t *max_end) {
+  return mgpu_prepare_starts_idx(ctx, starts, t, scan, MGPU_I32, m, total,
+                                 limit, MGPU_I32, dst, bad, bad_value,
+                                 max_end);
+}
+
+mgpu_status mgpu_bulk_remove_idx(mgpu_context *ctx, size_t width,
+                                 const void *data, size_t n,
+                                 const void *indices, mgpu_dtype indices_type,
+                                 size_t m, void *out) {
   TRY(check_width(ctx, width));
-  TRY(check_index_count(ctx, n));
+  TRY(check_narrow_count(ctx, n));
+  TRY(check_index_dtype(ctx, "indices", indices_type));
   if (m > n)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "%zu indices to remove from %zu elements", m, n);
   if (n == m) return MGPU_OK;
   if (!m) return mgpu_copy(ctx, out, data, n * width);
-  mgpu_bulk_args a = {width, data, n, indices, NULL, m, out};
+  mgpu_bulk_args a = {width, data, n, indices, NULL, m, out, indices_type};
   return ctx->be->bulk_remove(ctx, &a);
+}
+
+mgpu_status mgpu_bulk_remove(mgpu_context *ctx, size_t width, const void *data,
+                             size_t n, const int32_t *indices, size_t m,
+                             void *out) {
+  return mgpu_bulk_remove_idx(ctx, width, data, n, indices, MGPU_I32, m, out);
+}
+
+mgpu_status mgpu_bulk_insert_idx(mgpu_context *ctx, size_t width,
+                                 const void *data, size_t n,
+                                 const void *positions,
+                                 mgpu_dtype positions_type,
+                                 const void *values, size_t m, void *out) {
+  TRY(check_width(ctx, width));
+  TRY(check_narrow_count(ctx, n));
+  TRY(check_narrow_count(ctx, m));
+  TRY(check_index_dtype(ctx, "positions", positions_type));
+  /* no wrap: each count is at most max_count <= SIZE_MAX / 2 */
+  if (n + m > ctx->be->max_count)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "the result would have %zu elements, past the "
+                          "limit of %zu",
+                          n + m, ctx->be->max_count);
+  TRY(check_narrow_count(ctx, n + m));
+  if (!m) return mgpu_copy(ctx, out, data, n * width);
+  mgpu_bulk_args a = {width, data, n, positions, values, m, out,
+                      positions_type};
+  return ctx->be->bulk_insert(ctx, &a);
 }
 
 mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
                              size_t n, const int32_t *positions,
                              const void *values, size_t m, void *out) {
-  TRY(check_width(ctx, width));
-  TRY(check_index_count(ctx, n));
-  TRY(check_index_count(ctx, m));
-  if (n + m > MGPU_MAX_COUNT)
-    return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "the result would have %zu elements, past the "
-                          "32-bit index limit of %zu",
-                          n + m, MGPU_MAX_COUNT);
-  if (!m) return mgpu_copy(ctx, out, data, n * width);
-  mgpu_bulk_args a = {width, data, n, positions, values, m, out};
-  return ctx->be->bulk_insert(ctx, &a);
+  return mgpu_bulk_insert_idx(ctx, width, data, n, positions, MGPU_I32, values,
+                              m, out);
 }
 
 /* The interval kernels walk a Merge Path over the m intervals and the
- * total outputs together, in 32-bit offsets. */
-static mgpu_status check_intervals(mgpu_context *ctx, size_t m, size_t total) {
-  TRY(check_index_count(ctx, m));
-  TRY(check_index_count(ctx, total));
-  if (m > MGPU_MAX_COUNT - total)
+ * total outputs together, in 32-bit offsets on cuda; scan, of scan_type,
+ * holds values up to total. */
+static mgpu_status check_intervals(mgpu_context *ctx, size_t m, size_t total,
+                                   mgpu_dtype scan_type) {
+  TRY(check_narrow_count(ctx, m));
+  TRY(check_narrow_count(ctx, total));
+  const size_t most = ctx->be->narrow_max_count;
+  if (m > most - total)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "%zu intervals and %zu outputs are past the 32-bit "
-                          "index limit of %zu together",
-                          m, total, (size_t)MGPU_MAX_COUNT);
-  return MGPU_OK;
+                          "%zu intervals and %zu outputs are past %zu "
+                          "together, the most this call takes on %s",
+                          m, total, most, ctx->be->name);
+  return check_index_out(ctx, "scan", scan_type, total);
+}
+
+mgpu_status mgpu_load_balance_idx(mgpu_context *ctx, const void *scan,
+                                  mgpu_dtype scan_type, size_t m,
+                                  size_t total, int32_t base,
+                                  mgpu_dtype out_type, void *out) {
+  TRY(check_intervals(ctx, m, total, scan_type));
+  TRY(check_index_dtype(ctx, "out", out_type));
+  /* an int32 out wraps base + i to 32 bits (mgpu.h), but i itself fits */
+  if (out_type == MGPU_I32 && m > (size_t)INT32_MAX + 1)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "out may hold interval %zu, past the 32-bit index "
+                          "limit of %zu: it must be i64",
+                          m - 1, MGPU_MAX_COUNT);
+  if (!total) return MGPU_OK;
+  mgpu_interval_args a = {.width = 4,        .scan = scan,
+                          .m = m,            .total = total,
+                          .out = out,        .n_out = total,
+                          .base = base,      .scan_type = scan_type,
+                          .index_type = out_type};
+  return ctx->be->load_balance(ctx, &a);
 }
 
 mgpu_status mgpu_load_balance(mgpu_context *ctx, const int32_t *scan, size_t m,
                               size_t total, int32_t base, int32_t *out) {
-  TRY(check_intervals(ctx, m, total));
+  return mgpu_load_balance_idx(ctx, scan, MGPU_I32, m, total, base, MGPU_I32,
+                               out);
+}
+
+mgpu_status mgpu_interval_expand_idx(mgpu_context *ctx, size_t width,
+                                     const void *values, const void *scan,
+                                     mgpu_dtype scan_type, size_t m,
+                                     size_t total, void *out) {
+  TRY(check_width(ctx, width));
+  TRY(check_intervals(ctx, m, total, scan_type));
   if (!total) return MGPU_OK;
-  mgpu_interval_args a = {4, NULL, 0, NULL, NULL, scan, m, total, out, total,
-                          base};
-  return ctx->be->load_balance(ctx, &a);
+  mgpu_interval_args a = {.width = width,   .input = values,
+                          .n_input = m,     .scan = scan,
+                          .m = m,           .total = total,
+                          .out = out,       .n_out = total,
+                          .scan_type = scan_type};
+  return ctx->be->interval_expand(ctx, &a);
 }
 
 mgpu_status mgpu_interval_expand(mgpu_context *ctx, size_t width,
                                  const void *values, const int32_t *scan,
                                  size_t m, size_t total, void *out) {
+  return mgpu_interval_expand_idx(ctx, width, values, scan, MGPU_I32, m, total,
+                                  out);
+}
+
+mgpu_status mgpu_interval_move_idx(mgpu_context *ctx, size_t width,
+                                   const void *input, size_t n_input,
+                                   const void *gather, mgpu_dtype gather_type,
+                                   const void *scatter,
+                                   mgpu_dtype scatter_type, const void *scan,
+                                   mgpu_dtype scan_type, size_t m,
+                                   size_t total, void *out, size_t n_out) {
   TRY(check_width(ctx, width));
-  TRY(check_intervals(ctx, m, total));
+  TRY(check_intervals(ctx, m, total, scan_type));
+  TRY(check_narrow_count(ctx, n_input));
+  TRY(check_narrow_count(ctx, n_out));
+  if (gather) TRY(check_index_dtype(ctx, "gather", gather_type));
+  if (scatter) TRY(check_index_dtype(ctx, "scatter", scatter_type));
   if (!total) return MGPU_OK;
-  mgpu_interval_args a = {width, values, m, NULL, NULL, scan, m, total, out,
-                          total, 0};
-  return ctx->be->interval_expand(ctx, &a);
+  mgpu_interval_args a = {.width = width,
+                          .input = input,
+                          .n_input = n_input,
+                          .gather = gather,
+                          .scatter = scatter,
+                          .scan = scan,
+                          .m = m,
+                          .total = total,
+                          .out = out,
+                          .n_out = n_out,
+                          .gather_type = gather ? gather_type : MGPU_I32,
+                          .scatter_type = scatter ? scatter_type : MGPU_I32,
+                          .scan_type = scan_type};
+  return ctx->be->interval_move(ctx, &a);
 }
 
 mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
@@ -581,14 +687,9 @@ mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
                                const int32_t *gather, const int32_t *scatter,
                                const int32_t *scan, size_t m, size_t total,
                                void *out, size_t n_out) {
-  TRY(check_width(ctx, width));
-  TRY(check_intervals(ctx, m, total));
-  TRY(check_index_count(ctx, n_input));
-  TRY(check_index_count(ctx, n_out));
-  if (!total) return MGPU_OK;
-  mgpu_interval_args a = {width, input, n_input, gather, scatter, scan, m,
-                          total, out, n_out, 0};
-  return ctx->be->interval_move(ctx, &a);
+  return mgpu_interval_move_idx(ctx, width, input, n_input, gather, MGPU_I32,
+                                scatter, MGPU_I32, scan, MGPU_I32, m, total,
+                                out, n_out);
 }
 
 /* ---- scan, reduce, search, unique, compact ------------------------------ */

@@ -16,11 +16,11 @@
  * mgpu_context_max_count(ctx) elements per array (and per result), the
  * backend's limit.  Index arrays follow the index dtype rule
  * (mgpu_index_type): the *_idx forms of segsort, sorted_search, unique,
- * segreduce, the joins and prepare_positions take them as MGPU_I32 or, on
- * a backend with 64-bit indices (cpu), MGPU_I64; the plain forms are
- * MGPU_I32.  The bulk and interval operations, scan_counts and
- * prepare_starts stay within MGPU_MAX_COUNT on every backend, and so do a
- * join's rows.  A count of 0 is allowed everywhere and does nothing,
+ * segreduce, the joins, the index preparations and the bulk and interval
+ * operations take them as MGPU_I32 or, on a backend with 64-bit indices
+ * (cpu: mgpu_context_wide_index), MGPU_I64; the plain forms are MGPU_I32.
+ * A join's rows stay within MGPU_MAX_COUNT on every backend.  A count of 0
+ * is allowed everywhere and does nothing,
  * and value pointers may be NULL when value_size is 0.
  *
  * A CUDA context makes its device current (cudaSetDevice) in every call
@@ -134,6 +134,10 @@ const char *mgpu_context_error(const mgpu_context *ctx);
  * kernels still hold 32-bit offsets, stop at MGPU_MAX_COUNT with
  * MGPU_ETOOBIG; so do int32 index arrays (docs/API.md, "Limits"). */
 size_t mgpu_context_max_count(const mgpu_context *ctx);
+/* Non-zero when the context's *_idx calls take MGPU_I64 index arrays
+ * (cpu); 0 where its kernels take int32 ones only (cuda), whose index
+ * arrays then name at most INT32_MAX. */
+int mgpu_context_wide_index(const mgpu_context *ctx);
 /* The cudaStream_t the context enqueues on, or NULL for cpu. */
 void *mgpu_context_stream(const mgpu_context *ctx);
 mgpu_status mgpu_context_sync(mgpu_context *ctx);
@@ -256,9 +260,8 @@ typedef struct mgpu_sort_stats {
  * `largest` (e.g. m + base for sorted_search's positions into m elements):
  * MGPU_I32 up to INT32_MAX, MGPU_I64 past it.  An *_idx call refuses an
  * MGPU_I32 output that cannot hold its values (MGPU_ETOOBIG), any other
- * dtype than these two, and MGPU_I64 on cuda (MGPU_EINVAL: its kernels
- * take int32 index arrays; its counts stay within MGPU_MAX_COUNT, so the
- * rule never asks for MGPU_I64 there). */
+ * dtype than these two, and MGPU_I64 on cuda (its kernels take int32
+ * index arrays: MGPU_EINVAL, or MGPU_ETOOBIG where the values need it). */
 mgpu_dtype mgpu_index_type(uint64_t largest);
 
 /* Sorts keys (and values) in place within segments: a segment starts at
@@ -474,8 +477,9 @@ mgpu_status mgpu_join_new_idx(mgpu_context *ctx, mgpu_dtype t,
 
 /* ---- index preparation -------------------------------------------------
  * Callers of the bulk and interval operations usually hold 1-based indices
- * of some integer dtype; these turn them into the 0-based int32 arrays the
- * operations take, checking them on the way.  On a violation they return
+ * of some integer dtype; these turn them into the 0-based index arrays the
+ * operations take (int32; the *_idx forms: of a dtype of the index dtype
+ * rule), checking them on the way.  On a violation they return
  * MGPU_EINVAL and set *bad to the 0-based position of the first offending
  * element and *bad_value to its value (as int64); otherwise *bad = -1. */
 
@@ -485,9 +489,8 @@ mgpu_status mgpu_prepare_positions(mgpu_context *ctx, const void *src,
                                    mgpu_dtype t, size_t m, int64_t lo,
                                    int64_t hi, int unique, int32_t *dst,
                                    int64_t *bad, int64_t *bad_value);
-/* The same into dst of dst_type: MGPU_I32 needs hi - 1 <= INT32_MAX, and
- * m may pass MGPU_MAX_COUNT (the plain form's limit: it serves the bulk
- * and interval operations). */
+/* The same into dst of dst_type: MGPU_I32 needs hi - 1 <= INT32_MAX (the
+ * plain form refuses hi past MGPU_MAX_COUNT + 1 with MGPU_EINVAL). */
 mgpu_status mgpu_prepare_positions_idx(mgpu_context *ctx, const void *src,
                                        mgpu_dtype t, size_t m, int64_t lo,
                                        int64_t hi, int unique,
@@ -496,31 +499,59 @@ mgpu_status mgpu_prepare_positions_idx(mgpu_context *ctx, const void *src,
 
 /* scan[i] = counts[0] + ... + counts[i-1] (int32), *total = the sum.  A
  * negative count is MGPU_EINVAL (*bad, *bad_value); a total past
- * MGPU_MAX_COUNT is MGPU_ETOOBIG (then *total holds it). */
+ * MGPU_MAX_COUNT is MGPU_ETOOBIG (then *total holds it, summed with each
+ * count capped at 2^31: a lower bound). */
 mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
                              mgpu_dtype t, size_t m, int32_t *scan,
                              int64_t *total, int64_t *bad, int64_t *bad_value);
+/* The same into scan of scan_type: MGPU_I32 as above; MGPU_I64 takes a
+ * total up to mgpu_context_max_count (past it, *total is summed with counts
+ * and sum capped at 2^62).  The total is only known after the scan: a
+ * caller that wants the index dtype rule's dtype scans into MGPU_I32 and,
+ * on MGPU_ETOOBIG with a total the context takes, again into MGPU_I64. */
+mgpu_status mgpu_scan_counts_idx(mgpu_context *ctx, const void *counts,
+                                 mgpu_dtype t, size_t m, mgpu_dtype scan_type,
+                                 void *scan, int64_t *total, int64_t *bad,
+                                 int64_t *bad_value);
 
 /* Interval starts: dst[i] = starts[i] - 1 for the intervals of lengths
- * given by (scan, total), requiring starts[i] >= 1 and, when limit >= 0,
- * starts[i] - 1 + count[i] <= limit (the interval fits in an array of limit
- * elements) and starts[i] <= limit + 1.  *max_end = the largest
- * starts[i] - 1 + count[i] over non-empty intervals (0 if none). */
+ * given by (scan, total), requiring starts[i] >= 1,
+ * starts[i] - 1 + count[i] <= cap (the interval fits in an array of cap
+ * elements) and starts[i] <= cap + 1, where cap is limit, or MGPU_MAX_COUNT
+ * when limit is negative (no array yet) or past it: dst's int32 hold every
+ * start.  *max_end = the largest starts[i] - 1 + count[i] over non-empty
+ * intervals (0 if none). */
 mgpu_status mgpu_prepare_starts(mgpu_context *ctx, const void *starts,
                                 mgpu_dtype t, const int32_t *scan, size_t m,
                                 size_t total, int64_t limit, int32_t *dst,
                                 int64_t *bad, int64_t *bad_value,
                                 int64_t *max_end);
+/* The same with scan of scan_type (MGPU_I32 needs total <= INT32_MAX) and
+ * dst of dst_type: an MGPU_I64 dst's cap is limit, or
+ * mgpu_context_max_count when limit is negative. */
+mgpu_status mgpu_prepare_starts_idx(mgpu_context *ctx, const void *starts,
+                                    mgpu_dtype t, const void *scan,
+                                    mgpu_dtype scan_type, size_t m,
+                                    size_t total, int64_t limit,
+                                    mgpu_dtype dst_type, void *dst,
+                                    int64_t *bad, int64_t *bad_value,
+                                    int64_t *max_end);
 
 /* ---- bulk and interval operations (elements of `width` bytes: 4 or 8) ---
  * Intervals are given by their exclusive scan: interval i has count
- * scan[i+1] - scan[i] (the last one total - scan[m-1]). */
+ * scan[i+1] - scan[i] (the last one total - scan[m-1]).  The *_idx forms
+ * take each index array with its dtype (MGPU_I32, or MGPU_I64 where
+ * mgpu_context_wide_index); an MGPU_I32 scan needs total <= INT32_MAX. */
 
 /* out = data without the elements at indices (0-based, sorted, unique,
  * < n): n - m elements, in order. */
 mgpu_status mgpu_bulk_remove(mgpu_context *ctx, size_t width, const void *data,
                              size_t n, const int32_t *indices, size_t m,
                              void *out);
+mgpu_status mgpu_bulk_remove_idx(mgpu_context *ctx, size_t width,
+                                 const void *data, size_t n,
+                                 const void *indices, mgpu_dtype indices_type,
+                                 size_t m, void *out);
 
 /* out (n + m elements) = data with values[i] inserted before data[
  * positions[i]] (0-based, non-decreasing, <= n; equal positions keep their
@@ -528,16 +559,33 @@ mgpu_status mgpu_bulk_remove(mgpu_context *ctx, size_t width, const void *data,
 mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
                              size_t n, const int32_t *positions,
                              const void *values, size_t m, void *out);
+mgpu_status mgpu_bulk_insert_idx(mgpu_context *ctx, size_t width,
+                                 const void *data, size_t n,
+                                 const void *positions,
+                                 mgpu_dtype positions_type,
+                                 const void *values, size_t m, void *out);
 
 /* For each of the total outputs of intervals with exclusive scan `scan`
- * (m intervals): out[k] = base + the interval that produces output k. */
+ * (m intervals): out[k] = base + the interval that produces output k,
+ * wrapped to 32 bits (two's complement). */
 mgpu_status mgpu_load_balance(mgpu_context *ctx, const int32_t *scan, size_t m,
                               size_t total, int32_t base, int32_t *out);
+/* The same with out of out_type: MGPU_I32 as above (for at most 2^31
+ * intervals), MGPU_I64 holding base + the interval itself.  The index
+ * dtype rule's out_type is mgpu_index_type(m - 1 + base). */
+mgpu_status mgpu_load_balance_idx(mgpu_context *ctx, const void *scan,
+                                  mgpu_dtype scan_type, size_t m,
+                                  size_t total, int32_t base,
+                                  mgpu_dtype out_type, void *out);
 
 /* out[scan[i] + j] = values[i] for j < count[i]. */
 mgpu_status mgpu_interval_expand(mgpu_context *ctx, size_t width,
                                  const void *values, const int32_t *scan,
                                  size_t m, size_t total, void *out);
+mgpu_status mgpu_interval_expand_idx(mgpu_context *ctx, size_t width,
+                                     const void *values, const void *scan,
+                                     mgpu_dtype scan_type, size_t m,
+                                     size_t total, void *out);
 
 /* For each interval i and j < count[i]: out[s + j] = input[g + j] with g =
  * gather[i] (or scan[i] when gather is NULL) and s = scatter[i] (or scan[i]
@@ -551,6 +599,13 @@ mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
                                const int32_t *gather, const int32_t *scatter,
                                const int32_t *scan, size_t m, size_t total,
                                void *out, size_t n_out);
+mgpu_status mgpu_interval_move_idx(mgpu_context *ctx, size_t width,
+                                   const void *input, size_t n_input,
+                                   const void *gather, mgpu_dtype gather_type,
+                                   const void *scatter,
+                                   mgpu_dtype scatter_type, const void *scan,
+                                   mgpu_dtype scan_type, size_t m,
+                                   size_t total, void *out, size_t n_out);
 
 /* ---- groups: data sharded across several contexts ----------------------
  * A group is contexts of one backend, numbered 0..size-1; a sharded array

@@ -1739,7 +1739,6 @@ end
 
 -- ---- segmented sort and locality sort -----------------------------------
 
-local function i32p(a) return a and cast("int32_t *", a._p) or NULL end
 
 -- Releases a call's temporaries, whatever happened, then returns or raises.
 local function finish(temps, ok, ...)
@@ -1792,18 +1791,18 @@ local function index_argument(fn, cobj, v, arg)
   return v, false
 end
 
--- Sorted 1-based positions in [lo, hi] -> a new 0-based array: i32, or
--- with `wide` the index dtype rule's dtype for hi - 1.  `rule` completes
--- "<arg> must be ...".
-local function positions(fn, cobj, v, arg, lo, hi, unique, rule, wide)
-  -- the bulk operations' positions are int32: an array past the 32-bit
-  -- limit (a cpu context's may be) has places they cannot name
-  if not wide and hi > MAX_COUNT + 1 then
+-- Sorted 1-based positions in [lo, hi] -> a new 0-based array of the
+-- index dtype rule's dtype for hi - 1.  `rule` completes "<arg> must be
+-- ...".
+local function positions(fn, cobj, v, arg, lo, hi, unique, rule)
+  local dt = hi - 1 > MAX_COUNT and I64 or I32
+  -- an array past the 32-bit limit has places int32 positions cannot name
+  if dt == I64 and C.mgpu_context_wide_index(cobj._c) == 0 then
     fail(fn, "%s may reach %d, past the 32-bit index limit of %d (the "
-      .. "positions are int32)", arg, hi, MAX_COUNT)
+      .. "positions are int32 on %s)", arg, hi, MAX_COUNT,
+      ffistring(C.mgpu_context_backend(cobj._c)))
   end
   local src, temp = index_argument(fn, cobj, v, arg)
-  local dt = hi - 1 > MAX_COUNT and I64 or I32
   local dst = new_array(fn, cobj, tonumber(src._n), dt)
   local bad, bad_value = i64p(), i64p()
   bad[0] = -1
@@ -1887,7 +1886,7 @@ function core.segsort(keys, heads, opts)
     fail(fn, "heads must be an mgpu.array or a table (got %s)", typename(heads))
   end
   local h = positions(fn, home_of(keys), heads, "heads", 1, tonumber(keys._n),
-    true, "sorted, unique", true)
+    true, "sorted, unique")
   return finish({ h }, pcall(sort_common, fn, keys, opts,
     function(ctx, t, o, p, n, vs, v, st)
       return C.mgpu_segsort_idx(ctx, t, o, p, n, vs, v, h._p, h._t, h._n, st)
@@ -1906,53 +1905,77 @@ end
 
 -- ---- bulk and interval operations ---------------------------------------
 
--- counts -> (their exclusive scan as a new i32 array, total).
+-- The most elements a call's index arrays address on context ctx: its
+-- limit where they may be i64 (cpu), else the 32-bit index limit.
+local function index_limit(ctx)
+  if C.mgpu_context_wide_index(ctx) ~= 0 then
+    return tonumber(C.mgpu_context_max_count(ctx))
+  end
+  return MAX_COUNT
+end
+
+-- counts -> (their exclusive scan as a new array, total): i32, or i64 for
+-- a total past INT32_MAX (known once summed: the counts are scanned again).
 local function scanned_counts(fn, cobj, v)
   local counts, temp = index_argument(fn, cobj, v, "counts")
   local m = tonumber(counts._n)
-  local scan = new_array(fn, cobj, m, I32)
-  local total, bad, bad_value = i64p(), i64p(), i64p()
-  bad[0] = -1
   local ctx = cobj._c
-  local s = retry(ctx, C.mgpu_scan_counts, ctx, counts._p, counts._t, m,
-    cast("int32_t *", scan._p), total, bad, bad_value)
+  local most = index_limit(ctx)
+  local total, bad, bad_value = i64p(), i64p(), i64p()
+  local scan, s
+  for _, st in ipairs { I32, I64 } do
+    if scan then array_release(scan) end
+    scan = new_array(fn, cobj, m, st)
+    bad[0] = -1
+    s = retry(ctx, C.mgpu_scan_counts_idx, ctx, counts._p, counts._t, m, st,
+      scan._p, total, bad, bad_value)
+    -- an i32 scan's total past INT32_MAX: i64 where the context takes it
+    if not (s == 3 and most > MAX_COUNT and total[0] <= most) then break end
+  end
   if s == 2 and bad[0] >= 0 then
     local b = tonumber(bad[0])
     fail(fn, "counts must not be negative (got %s at position %d)",
       element_string(fn, counts, b), b + 1)
   end
   if s == 3 then
-    -- counts are summed capped at 2^31 each: a sum that reached 2^31 is a
-    -- lower bound
-    if total[0] >= 2147483648 then
-      fail(fn, "counts add up to more than %d, the limit of elements", MAX_COUNT)
+    -- an i32 scan sums the counts capped at 2^31 each, so a sum that
+    -- reached 2^31 is a lower bound; an i64 one caps at 2^62
+    local which = most > MAX_COUNT and "" or "32-bit index "
+    if total[0] >= (scan._t == I64 and 4611686018427387904LL or 2147483648LL) then
+      fail(fn, "counts add up to more than %d, the %slimit of elements", most,
+        which)
     end
-    fail(fn, "counts add up to %d, past the limit of %d elements",
-      tonumber(total[0]), MAX_COUNT)
+    fail(fn, "counts add up to %s, past the %slimit of %d elements",
+      int64_digits(total[0]), which, most)
   end
   check_status(fn, ctx, s)
   local t = tonumber(total[0])
   -- before the outputs are allocated: the interval operations walk the
-  -- intervals and their outputs together
-  if t > MAX_COUNT - m then
+  -- intervals and their outputs together (cuda: in 32-bit offsets)
+  if t > most - m then
     fail(fn, "%d counts adding up to %d are past the limit of %d intervals "
-      .. "and outputs together", m, t, MAX_COUNT)
+      .. "and outputs together", m, t, most)
   end
   if temp then array_release(counts) end
   return scan, t
 end
 
-local function element_i32(fn, a, i)
+local function element_index(fn, a, i)
   return tonumber(download(fn, a, i, 1)[0])
 end
 
--- Interval starts (1-based) -> a new 0-based i32 array, each interval
--- checked to fit in `limit` elements of `target` (limit < 0: no array yet;
--- second result: the length it needs).
+-- Interval starts (1-based) -> a new 0-based array, each interval checked
+-- to fit in `limit` elements of `target` (limit < 0: no array yet; second
+-- result: the length it needs).  The starts are i32, or i64 by the index
+-- dtype rule for limit; without limit, i64 only when an interval ends past
+-- INT32_MAX (then they are prepared again).
 local function starts(fn, cobj, v, arg, scan, total, limit, target)
-  if limit > MAX_COUNT then
+  local ctx = cobj._c
+  local most = index_limit(ctx)
+  if limit > most then
     fail(fn, "%s has %d elements, past the 32-bit index limit of %d (the "
-      .. "starts are int32)", target, limit, MAX_COUNT)
+      .. "starts are int32 on %s)", target, limit, MAX_COUNT,
+      ffistring(C.mgpu_context_backend(ctx)))
   end
   local src, temp = index_argument(fn, cobj, v, arg)
   if src._n ~= scan._n then
@@ -1960,26 +1983,33 @@ local function starts(fn, cobj, v, arg, scan, total, limit, target)
       tonumber(scan._n))
   end
   local m = tonumber(src._n)
-  local dst = new_array(fn, cobj, m, I32)
   local bad, bad_value, max_end = i64p(), i64p(), i64p()
-  bad[0] = -1
-  local ctx = cobj._c
-  local s = C.mgpu_prepare_starts(ctx, src._p, src._t, cast("int32_t *", scan._p),
-    m, total, limit, cast("int32_t *", dst._p), bad, bad_value, max_end)
+  local dst, s
+  for _, dt in ipairs { limit > MAX_COUNT and I64 or I32, I64 } do
+    if dst then array_release(dst) end
+    dst = new_array(fn, cobj, m, dt)
+    bad[0] = -1
+    s = C.mgpu_prepare_starts_idx(ctx, src._p, src._t, scan._p, scan._t, m,
+      total, limit, dt, dst._p, bad, bad_value, max_end)
+    if not (s == 2 and bad[0] >= 0 and bad_value[0] >= 1 and limit < 0
+        and dt == I32 and most > MAX_COUNT) then
+      break
+    end
+  end
   if s == 2 and bad[0] >= 0 then
     local b = tonumber(bad[0])
     local value = element_string(fn, src, b)
     if bad_value[0] < 1 then
       fail(fn, "%s[%d] must be at least 1 (got %s)", arg, b + 1, value)
     end
-    local nxt = b + 1 < m and element_i32(fn, scan, b + 1) or total
-    local count = nxt - element_i32(fn, scan, b)
+    local nxt = b + 1 < m and element_index(fn, scan, b + 1) or total
+    local count = nxt - element_index(fn, scan, b)
     if limit >= 0 then
       fail(fn, "%s[%d] = %s with counts[%d] = %d runs past the end of %s (%d "
         .. "elements)", arg, b + 1, value, b + 1, count, target, limit)
     end
     fail(fn, "%s[%d] = %s with counts[%d] = %d reaches past element %d", arg,
-      b + 1, value, b + 1, count, MAX_COUNT)
+      b + 1, value, b + 1, count, most)
   end
   check_status(fn, ctx, s)
   if temp then array_release(src) end
@@ -1999,8 +2029,8 @@ function core.bulk_remove(data, indices)
     true, "sorted, unique")
   return finish({ idx }, pcall(function()
     local out = new_array(fn, cobj, tonumber(data._n - idx._n), data._t)
-    check_status(fn, ctx, retry(ctx, C.mgpu_bulk_remove, ctx,
-      DTYPE_SIZE[data._t], data._p, data._n, i32p(idx), idx._n, out._p))
+    check_status(fn, ctx, retry(ctx, C.mgpu_bulk_remove_idx, ctx,
+      DTYPE_SIZE[data._t], data._p, data._n, idx._p, idx._t, idx._n, out._p))
     return out
   end))
 end
@@ -2027,14 +2057,15 @@ function core.bulk_insert(data, pos, values)
         tonumber(values._n), tonumber(idx._n))
     end
     local n = tonumber(data._n + values._n)
-    if n > MAX_COUNT then
-      fail(fn, "the result would have %d elements, past the 32-bit index "
-        .. "limit of %d", n, MAX_COUNT)
+    local most = index_limit(ctx)
+    if n > most then
+      fail(fn, "the result would have %d elements, past the %slimit of %d", n,
+        most > MAX_COUNT and "" or "32-bit index ", most)
     end
     local out = new_array(fn, cobj, n, data._t)
-    check_status(fn, ctx, retry(ctx, C.mgpu_bulk_insert, ctx,
-      DTYPE_SIZE[data._t], data._p, data._n, i32p(idx), values._p, idx._n,
-      out._p))
+    check_status(fn, ctx, retry(ctx, C.mgpu_bulk_insert_idx, ctx,
+      DTYPE_SIZE[data._t], data._p, data._n, idx._p, idx._t, values._p,
+      idx._n, out._p))
     return out
   end))
 end
@@ -2050,16 +2081,19 @@ function core.interval_expand(values, counts)
         tonumber(values._n))
     end
     local out = new_array(fn, cobj, total, values._t)
-    check_status(fn, ctx, retry(ctx, C.mgpu_interval_expand, ctx,
-      DTYPE_SIZE[values._t], values._p, i32p(scan), scan._n, total, out._p))
+    check_status(fn, ctx, retry(ctx, C.mgpu_interval_expand_idx, ctx,
+      DTYPE_SIZE[values._t], values._p, scan._p, scan._t, scan._n, total,
+      out._p))
     return out
   end))
 end
 
 local function move(fn, ctx, input, gather, scatter, scan, total, out)
-  check_status(fn, ctx, retry(ctx, C.mgpu_interval_move, ctx,
-    DTYPE_SIZE[input._t], input._p, input._n, i32p(gather), i32p(scatter),
-    i32p(scan), scan._n, total, out._p, out._n))
+  check_status(fn, ctx, retry(ctx, C.mgpu_interval_move_idx, ctx,
+    DTYPE_SIZE[input._t], input._p, input._n, gather and gather._p or NULL,
+    gather and gather._t or I32, scatter and scatter._p or NULL,
+    scatter and scatter._t or I32, scan._p, scan._t, scan._n, total, out._p,
+    out._n))
   return out
 end
 
@@ -2156,9 +2190,10 @@ function core.load_balance(counts)
   end
   local scan, total = scanned_counts(fn, cobj, counts)
   return finish({ scan }, pcall(function()
-    local out = new_array(fn, cobj, total, I32)
-    check_status(fn, cobj._c, retry(cobj._c, C.mgpu_load_balance, cobj._c,
-      i32p(scan), scan._n, total, 1, i32p(out)))
+    -- 1-based interval numbers: the index dtype rule for #counts
+    local out = new_array(fn, cobj, total, scan._n > MAX_COUNT and I64 or I32)
+    check_status(fn, cobj._c, retry(cobj._c, C.mgpu_load_balance_idx,
+      cobj._c, scan._p, scan._t, scan._n, total, 1, out._t, out._p))
     return out
   end))
 end
@@ -2211,7 +2246,7 @@ function core.segreduce(vals, offsets, opts)
     identity[0] = to_element(fn, iv, vals._t, "identity")
   end
   local off = positions(fn, home_of(vals), offsets, "offsets", 1,
-    tonumber(vals._n) + 1, false, "non-decreasing", true)
+    tonumber(vals._n) + 1, false, "non-decreasing")
   return finish({ off }, pcall(function()
     local r = new_like(fn, vals, tonumber(off._n), vals._t)
     local ctx = vals._ctx

@@ -49,6 +49,7 @@ const char *mgpu_context_device(const mgpu_context *ctx);
 const char *mgpu_context_backend(const mgpu_context *ctx);
 const char *mgpu_context_error(const mgpu_context *ctx);
 size_t mgpu_context_max_count(const mgpu_context *ctx);
+int mgpu_context_wide_index(const mgpu_context *ctx);
 void *mgpu_context_stream(const mgpu_context *ctx);
 mgpu_status mgpu_context_sync(mgpu_context *ctx);
 typedef struct mgpu_context_info {
@@ -218,27 +219,62 @@ mgpu_status mgpu_prepare_positions_idx(mgpu_context *ctx, const void *src,
 mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
                              mgpu_dtype t, size_t m, int32_t *scan,
                              int64_t *total, int64_t *bad, int64_t *bad_value);
+mgpu_status mgpu_scan_counts_idx(mgpu_context *ctx, const void *counts,
+                                 mgpu_dtype t, size_t m, mgpu_dtype scan_type,
+                                 void *scan, int64_t *total, int64_t *bad,
+                                 int64_t *bad_value);
 mgpu_status mgpu_prepare_starts(mgpu_context *ctx, const void *starts,
                                 mgpu_dtype t, const int32_t *scan, size_t m,
                                 size_t total, int64_t limit, int32_t *dst,
                                 int64_t *bad, int64_t *bad_value,
                                 int64_t *max_end);
+mgpu_status mgpu_prepare_starts_idx(mgpu_context *ctx, const void *starts,
+                                    mgpu_dtype t, const void *scan,
+                                    mgpu_dtype scan_type, size_t m,
+                                    size_t total, int64_t limit,
+                                    mgpu_dtype dst_type, void *dst,
+                                    int64_t *bad, int64_t *bad_value,
+                                    int64_t *max_end);
 mgpu_status mgpu_bulk_remove(mgpu_context *ctx, size_t width, const void *data,
                              size_t n, const int32_t *indices, size_t m,
                              void *out);
+mgpu_status mgpu_bulk_remove_idx(mgpu_context *ctx, size_t width,
+                                 const void *data, size_t n,
+                                 const void *indices, mgpu_dtype indices_type,
+                                 size_t m, void *out);
 mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
                              size_t n, const int32_t *positions,
                              const void *values, size_t m, void *out);
+mgpu_status mgpu_bulk_insert_idx(mgpu_context *ctx, size_t width,
+                                 const void *data, size_t n,
+                                 const void *positions,
+                                 mgpu_dtype positions_type,
+                                 const void *values, size_t m, void *out);
 mgpu_status mgpu_load_balance(mgpu_context *ctx, const int32_t *scan, size_t m,
                               size_t total, int32_t base, int32_t *out);
+mgpu_status mgpu_load_balance_idx(mgpu_context *ctx, const void *scan,
+                                  mgpu_dtype scan_type, size_t m,
+                                  size_t total, int32_t base,
+                                  mgpu_dtype out_type, void *out);
 mgpu_status mgpu_interval_expand(mgpu_context *ctx, size_t width,
                                  const void *values, const int32_t *scan,
                                  size_t m, size_t total, void *out);
+mgpu_status mgpu_interval_expand_idx(mgpu_context *ctx, size_t width,
+                                     const void *values, const void *scan,
+                                     mgpu_dtype scan_type, size_t m,
+                                     size_t total, void *out);
 mgpu_status mgpu_interval_move(mgpu_context *ctx, size_t width,
                                const void *input, size_t n_input,
                                const int32_t *gather, const int32_t *scatter,
                                const int32_t *scan, size_t m, size_t total,
                                void *out, size_t n_out);
+mgpu_status mgpu_interval_move_idx(mgpu_context *ctx, size_t width,
+                                   const void *input, size_t n_input,
+                                   const void *gather, mgpu_dtype gather_type,
+                                   const void *scatter,
+                                   mgpu_dtype scatter_type, const void *scan,
+                                   mgpu_dtype scan_type, size_t m,
+                                   size_t total, void *out, size_t n_out);
 typedef struct mgpu_group mgpu_group;
 mgpu_status mgpu_group_create(mgpu_context *const *contexts, size_t count,
                               mgpu_group **out, char *errbuf, size_t errlen);

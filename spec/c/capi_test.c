@@ -57,7 +57,7 @@ static void die(mgpu_context *ctx, const char *what) {
 
 /* ---- buffers of the context (device memory on cuda) -------------------- */
 
-#define MAX_BUFS 8
+#define MAX_BUFS 12
 static struct { void *p; size_t bytes; } bufs[MAX_BUFS];
 static int nbufs;
 
@@ -242,12 +242,16 @@ static void test_scan_counts(mgpu_context *ctx) {
 typedef struct {
   mgpu_status st;
   int64_t bad, bad_value, max_end;
-  int32_t dst[16];
+  int64_t dst[16];
 } starts_result;
 
-/* Intervals of the given counts (their scan made here) starting at starts. */
-static starts_result starts(mgpu_context *ctx, mgpu_dtype t, const void *st,
-                            const int64_t *counts, size_t m, int64_t limit) {
+/* Intervals of the given counts (their scan made here) starting at starts,
+ * into int32 starts (mgpu_prepare_starts) or, with dst_type MGPU_I64,
+ * int64 ones (mgpu_prepare_starts_idx). */
+static starts_result starts_into(mgpu_context *ctx, mgpu_dtype dst_type,
+                                 mgpu_dtype t, const void *st,
+                                 const int64_t *counts, size_t m,
+                                 int64_t limit) {
   starts_result r;
   memset(&r, 0, sizeof r);
   int32_t scan[16];
@@ -258,12 +262,35 @@ static starts_result starts(mgpu_context *ctx, mgpu_dtype t, const void *st,
   }
   void *s = buffer(ctx, st, m * mgpu_dtype_size(t));
   int32_t *sc = buffer(ctx, scan, m * 4);
-  int32_t *d = buffer(ctx, NULL, m * 4);
-  r.st = mgpu_prepare_starts(ctx, s, t, sc, m, (size_t)total, limit, d, &r.bad,
-                             &r.bad_value, &r.max_end);
-  if (r.st == MGPU_OK) fetch(ctx, r.dst, d, m * 4);
+  void *d = buffer(ctx, NULL, m * 8);
+  if (dst_type == MGPU_I64)
+    r.st = mgpu_prepare_starts_idx(ctx, s, t, sc, MGPU_I32, m, (size_t)total,
+                                   limit, MGPU_I64, d, &r.bad, &r.bad_value,
+                                   &r.max_end);
+  else
+    r.st = mgpu_prepare_starts(ctx, s, t, sc, m, (size_t)total, limit, d,
+                               &r.bad, &r.bad_value, &r.max_end);
+  if (r.st == MGPU_OK) {
+    if (dst_type == MGPU_I64) {
+      fetch(ctx, r.dst, d, m * 8);
+    } else {
+      int32_t d32[16];
+      fetch(ctx, d32, d, m * 4);
+      for (size_t i = 0; i < m; i++) r.dst[i] = d32[i];
+    }
+  }
   release_buffers(ctx);
   return r;
+}
+
+static starts_result starts(mgpu_context *ctx, mgpu_dtype t, const void *st,
+                            const int64_t *counts, size_t m, int64_t limit) {
+  return starts_into(ctx, MGPU_I32, t, st, counts, m, limit);
+}
+
+static starts_result starts64(mgpu_context *ctx, mgpu_dtype t, const void *st,
+                              const int64_t *counts, size_t m, int64_t limit) {
+  return starts_into(ctx, MGPU_I64, t, st, counts, m, limit);
 }
 
 #define STARTS_OK(r, want_max_end, what)                                       \
@@ -278,14 +305,18 @@ static starts_result starts(mgpu_context *ctx, mgpu_dtype t, const void *st,
         (int64_t)(want_value))
 
 #ifdef __SIZEOF_INT128__
-/* The documented rule, in 128 bits. */
-static int starts_rule(int64_t s, int64_t count, int64_t limit) {
-  const __int128 cap = limit >= 0 ? limit : MAXC;
+/* The documented rule, in 128 bits: int32 starts (wide 0) stop at
+ * MGPU_MAX_COUNT, int64 ones at the limit (or, with none, max_count). */
+static int starts_rule(int64_t s, int64_t count, int64_t limit, int wide,
+                       int64_t max_count) {
+  const __int128 cap = wide ? (limit >= 0 ? limit : max_count)
+                            : (limit >= 0 && limit < MAXC ? limit : MAXC);
   return s >= 1 && (__int128)s <= cap + 1 && (__int128)s - 1 + count <= cap;
 }
 #endif
 
 static void test_starts(mgpu_context *ctx) {
+  const int wide = mgpu_context_wide_index(ctx);
   {
     /* limit = INT64_MAX: any array; valid intervals are accepted */
     const int64_t s[] = {1, 5}, c[] = {2, 3};
@@ -293,24 +324,41 @@ static void test_starts(mgpu_context *ctx) {
     STARTS_OK(r, 7, "limit INT64_MAX");
     CHECK(r.dst[0] == 0 && r.dst[1] == 4, "limit INT64_MAX: dst %d %d",
           (int)r.dst[0], (int)r.dst[1]);
-    const int64_t e[] = {I64MAX}, c1[] = {1}, c0[] = {0}, c2[] = {2};
-    r = starts(ctx, MGPU_I64, e, c1, 1, I64MAX);
-    STARTS_OK(r, I64MAX, "start INT64_MAX, count 1, limit INT64_MAX");
-    r = starts(ctx, MGPU_I64, e, c0, 1, I64MAX);
-    STARTS_OK(r, 0, "start INT64_MAX, count 0, limit INT64_MAX");
-    r = starts(ctx, MGPU_I64, e, c2, 1, I64MAX);
-    STARTS_BAD(r, 0, I64MAX, "start INT64_MAX, count 2, limit INT64_MAX");
+    /* int32 starts stop at INT32_MAX whatever the limit: none truncated */
+    const int64_t top[] = {I32MAX + 1}, past[] = {I32MAX + 2}, c0[] = {0};
+    r = starts(ctx, MGPU_I64, top, c0, 1, I64MAX);
+    STARTS_OK(r, 0, "int32 start 2^31, count 0, limit INT64_MAX");
+    CHECK(r.dst[0] == I32MAX, "int32 start 2^31: dst %" PRId64, r.dst[0]);
+    r = starts(ctx, MGPU_I64, past, c0, 1, I64MAX);
+    STARTS_BAD(r, 0, I32MAX + 2, "int32 start 2^31 + 1, limit INT64_MAX");
   }
-  {
+  if (wide) {
+    /* int64 starts: the limit itself */
+    const int64_t e[] = {I64MAX}, c1[] = {1}, c0[] = {0}, c2[] = {2};
+    starts_result r = starts64(ctx, MGPU_I64, e, c1, 1, I64MAX);
+    STARTS_OK(r, I64MAX, "start INT64_MAX, count 1, limit INT64_MAX");
+    CHECK(r.dst[0] == I64MAX - 1, "start INT64_MAX: dst %" PRId64, r.dst[0]);
+    r = starts64(ctx, MGPU_I64, e, c0, 1, I64MAX);
+    STARTS_OK(r, 0, "start INT64_MAX, count 0, limit INT64_MAX");
+    r = starts64(ctx, MGPU_I64, e, c2, 1, I64MAX);
+    STARTS_BAD(r, 0, I64MAX, "start INT64_MAX, count 2, limit INT64_MAX");
+  } else {
+    const int64_t e[] = {1}, c1[] = {1};
+    starts_result r = starts64(ctx, MGPU_I64, e, c1, 1, I64MAX);
+    CHECK(r.st == MGPU_EINVAL && strstr(mgpu_context_error(ctx), "dst must be i32"),
+          "int64 starts on %s: status %d: %s", device, (int)r.st,
+          mgpu_context_error(ctx));
+  }
+  if (wide) {
     /* limit INT64_MAX - 1: an end past INT64_MAX must not wrap into range */
     const int64_t s[] = {I64MAX - 1}, c3[] = {3}, c1[] = {1};
-    starts_result r = starts(ctx, MGPU_I64, s, c3, 1, I64MAX - 1);
+    starts_result r = starts64(ctx, MGPU_I64, s, c3, 1, I64MAX - 1);
     STARTS_BAD(r, 0, I64MAX - 1, "start INT64_MAX - 1, count 3");
-    r = starts(ctx, MGPU_I64, s, c1, 1, I64MAX - 1);
+    r = starts64(ctx, MGPU_I64, s, c1, 1, I64MAX - 1);
     STARTS_OK(r, I64MAX - 1, "start INT64_MAX - 1, count 1");
     const int64_t c[] = {0, I32MAX};
     const int64_t t[] = {1, I64MAX - 1};
-    r = starts(ctx, MGPU_I64, t, c, 2, I64MAX - 1);
+    r = starts64(ctx, MGPU_I64, t, c, 2, I64MAX - 1);
     STARTS_BAD(r, 1, I64MAX - 1, "start INT64_MAX - 1, count INT32_MAX");
   }
   {
@@ -344,10 +392,20 @@ static void test_starts(mgpu_context *ctx) {
     STARTS_OK(r, I32MAX, "i32 INT32_MAX start");
     CHECK(r.dst[0] == INT32_MAX - 1, "i32 INT32_MAX start: dst %d",
           (int)r.dst[0]);
-    /* accepted, as the rule says (its dst, past int32, is not checked) */
+    /* past what int32 starts hold: refused, or int64 starts */
     const uint32_t u[] = {UINT32_MAX};
     r = starts(ctx, MGPU_U32, u, c + 1, 1, I64MAX);
-    STARTS_OK(r, 0, "u32 UINT32_MAX start");
+    STARTS_BAD(r, 0, (int64_t)UINT32_MAX, "u32 UINT32_MAX start, int32");
+    if (wide) {
+      r = starts64(ctx, MGPU_U32, u, c + 1, 1, I64MAX);
+      STARTS_OK(r, 0, "u32 UINT32_MAX start, int64");
+      CHECK(r.dst[0] == (int64_t)UINT32_MAX - 1, "u32 UINT32_MAX: dst %" PRId64,
+            r.dst[0]);
+      /* no array: int64 starts up to the context's limit */
+      const int64_t far[] = {I32MAX + 2}, c1[] = {1};
+      r = starts64(ctx, MGPU_I64, far, c1, 1, -1);
+      STARTS_OK(r, I32MAX + 2, "int64 start 2^31 + 1, no array");
+    }
   }
   {
     const int64_t s[] = {I64MIN, 0}, c[] = {0, 0};
@@ -367,27 +425,31 @@ static void test_starts(mgpu_context *ctx) {
     static const int64_t lv[] = {I64MIN, -1, 0, 1, 5, 6, I32MAX - 1, I32MAX,
                                  I32MAX + 1, I64MAX - 3, I64MAX - 2,
                                  I64MAX - 1, I64MAX};
-    int wrong = 0;
-    for (size_t a = 0; a < N(sv); a++)
-      for (size_t b = 0; b < N(cv); b++)
-        for (size_t l = 0; l < N(lv); l++) {
-          const int64_t s = sv[a], c = cv[b], lim = lv[l];
-          starts_result r = starts(ctx, MGPU_I64, &s, &c, 1, lim);
-          const int ok = starts_rule(s, c, lim);
-          const int64_t want_end = ok && c > 0 ? s - 1 + c : 0;
-          int good = ok ? r.st == MGPU_OK && r.bad == -1 && r.max_end == want_end
-                        : r.st == MGPU_EINVAL && r.bad == 0 && r.bad_value == s;
-          if (good && ok && s - 1 <= I32MAX) good = r.dst[0] == (int32_t)(s - 1);
-          if (!good && wrong++ < 10)
-            CHECK(0,
-                  "start %" PRId64 " count %" PRId64 " limit %" PRId64
-                  ": status %d bad %" PRId64 " max_end %" PRId64
-                  ", want %s (max_end %" PRId64 ")",
-                  s, c, lim, (int)r.st, r.bad, r.max_end,
-                  ok ? "accepted" : "rejected", want_end);
-        }
-    CHECK(wrong == 0, "prepare_starts sweep: %d of %zu wrong", wrong,
-          N(sv) * N(cv) * N(lv));
+    const int64_t most = (int64_t)mgpu_context_max_count(ctx);
+    for (int w = 0; w <= wide; w++) {
+      int wrong = 0;
+      for (size_t a = 0; a < N(sv); a++)
+        for (size_t b = 0; b < N(cv); b++)
+          for (size_t l = 0; l < N(lv); l++) {
+            const int64_t s = sv[a], c = cv[b], lim = lv[l];
+            starts_result r = w ? starts64(ctx, MGPU_I64, &s, &c, 1, lim)
+                                : starts(ctx, MGPU_I64, &s, &c, 1, lim);
+            const int ok = starts_rule(s, c, lim, w, most);
+            const int64_t want_end = ok && c > 0 ? s - 1 + c : 0;
+            int good = ok ? r.st == MGPU_OK && r.bad == -1 && r.max_end == want_end
+                          : r.st == MGPU_EINVAL && r.bad == 0 && r.bad_value == s;
+            if (good && ok) good = r.dst[0] == s - 1;
+            if (!good && wrong++ < 10)
+              CHECK(0,
+                    "%s starts: start %" PRId64 " count %" PRId64
+                    " limit %" PRId64 ": status %d bad %" PRId64
+                    " max_end %" PRId64 ", want %s (max_end %" PRId64 ")",
+                    w ? "int64" : "int32", s, c, lim, (int)r.st, r.bad,
+                    r.max_end, ok ? "accepted" : "rejected", want_end);
+          }
+      CHECK(wrong == 0, "prepare_starts sweep (%s starts): %d of %zu wrong",
+            w ? "int64" : "int32", wrong, N(sv) * N(cv) * N(lv));
+    }
   }
 #endif
 }
@@ -706,6 +768,132 @@ static void test_index_dtypes(mgpu_context *ctx) {
           "sorted_search_idx into 2^31 - 1 on %s: status %d: %s", device,
           (int)st, mgpu_context_error(ctx));
   }
+  release_buffers(ctx);
+}
+
+/* The bulk and interval *_idx forms and the index preparations into
+ * int64: on cpu they read and write int64 index arrays; cuda refuses them
+ * (its kernels take int32), before anything is read. */
+static void test_interval_idx(mgpu_context *ctx) {
+  const int wide = mgpu_context_wide_index(ctx);
+  const int64_t counts[] = {2, 0, 2, 1}, scan[] = {0, 2, 2, 4};
+  const int64_t vals[] = {10, 20, 30, 40}, gather[] = {-1}, zero[] = {0};
+  const uint32_t input[] = {100, 101, 102, 103, 104}, fill = 7;
+  const int64_t remove[] = {1, 3}, insert[] = {0, 5};
+  const uint32_t ins[] = {7, 8};
+  void *dc = buffer(ctx, counts, sizeof counts);
+  void *ds = buffer(ctx, scan, sizeof scan);
+  void *dv = buffer(ctx, vals, sizeof vals);
+  void *din = buffer(ctx, input, sizeof input);
+  void *dg = buffer(ctx, gather, sizeof gather);
+  void *di = buffer(ctx, remove, sizeof remove);
+  void *dp = buffer(ctx, insert, sizeof insert);
+  void *out = buffer(ctx, NULL, 8 * sizeof(int64_t));
+  int64_t total = 0, bad = 0, bad_value = 0, got[8] = {0};
+  uint32_t got32[8] = {0};
+  mgpu_status st;
+  if (!wide) {
+    st = mgpu_scan_counts_idx(ctx, dc, MGPU_I64, 4, MGPU_I64, out, &total,
+                              &bad, &bad_value);
+    CHECK(st == MGPU_EINVAL && strstr(mgpu_context_error(ctx), "scan must be i32"),
+          "scan_counts_idx i64 on %s: status %d: %s", device, (int)st,
+          mgpu_context_error(ctx));
+    st = mgpu_load_balance_idx(ctx, ds, MGPU_I64, 4, 5, 1, MGPU_I32, out);
+    CHECK(st == MGPU_EINVAL, "load_balance_idx i64 scan on %s: %d", device,
+          (int)st);
+    st = mgpu_load_balance_idx(ctx, ds, MGPU_I32, 4, 5, 1, MGPU_I64, out);
+    CHECK(st == MGPU_EINVAL, "load_balance_idx i64 out on %s: %d", device,
+          (int)st);
+    st = mgpu_interval_expand_idx(ctx, 8, dv, ds, MGPU_I64, 4, 5, out);
+    CHECK(st == MGPU_EINVAL, "interval_expand_idx on %s: %d", device, (int)st);
+    st = mgpu_interval_move_idx(ctx, 4, din, 5, dg, MGPU_I64, NULL, MGPU_I32,
+                                ds, MGPU_I32, 1, 3, out, 5);
+    CHECK(st == MGPU_EINVAL, "interval_move_idx on %s: %d", device, (int)st);
+    st = mgpu_bulk_remove_idx(ctx, 4, din, 5, di, MGPU_I64, 2, out);
+    CHECK(st == MGPU_EINVAL, "bulk_remove_idx on %s: %d", device, (int)st);
+    st = mgpu_bulk_insert_idx(ctx, 4, din, 5, dp, MGPU_I64, dv, 2, out);
+    CHECK(st == MGPU_EINVAL, "bulk_insert_idx on %s: %d", device, (int)st);
+    release_buffers(ctx);
+    return;
+  }
+  st = mgpu_scan_counts_idx(ctx, dc, MGPU_I64, 4, MGPU_I64, out, &total, &bad,
+                            &bad_value);
+  fetch(ctx, got, out, 4 * sizeof(int64_t));
+  CHECK(st == MGPU_OK && total == 5 && memcmp(got, scan, sizeof scan) == 0,
+        "scan_counts_idx i64: status %d total %" PRId64, (int)st, total);
+  {
+    /* a scan past INT32_MAX: i64 holds it, i32 refuses it */
+    const int64_t c[] = {I32MAX, 5, 0};
+    void *d = buffer(ctx, c, sizeof c);
+    st = mgpu_scan_counts_idx(ctx, d, MGPU_I64, 3, MGPU_I64, out, &total, &bad,
+                              &bad_value);
+    fetch(ctx, got, out, 3 * sizeof(int64_t));
+    CHECK(st == MGPU_OK && total == I32MAX + 5 && got[0] == 0 &&
+              got[1] == I32MAX && got[2] == I32MAX + 5,
+          "scan_counts_idx i64 past INT32_MAX: status %d total %" PRId64,
+          (int)st, total);
+    st = mgpu_scan_counts_idx(ctx, d, MGPU_I64, 3, MGPU_I32, out, &total, &bad,
+                              &bad_value);
+    CHECK(st == MGPU_ETOOBIG && total == I32MAX + 5,
+          "scan_counts_idx i32 past INT32_MAX: status %d total %" PRId64,
+          (int)st, total);
+    /* the sum stops at 2^62, past every limit */
+    const int64_t h[] = {I64MAX, I64MAX, 1};
+    void *dh = buffer(ctx, h, sizeof h);
+    st = mgpu_scan_counts_idx(ctx, dh, MGPU_I64, 3, MGPU_I64, out, &total,
+                              &bad, &bad_value);
+    CHECK(st == MGPU_ETOOBIG && total == (int64_t)1 << 62,
+          "scan_counts_idx i64 of INT64_MAX counts: status %d total %" PRId64,
+          (int)st, total);
+  }
+  /* base + interval in 64 bits: no wrap */
+  st = mgpu_load_balance_idx(ctx, ds, MGPU_I64, 4, 5, INT32_MAX, MGPU_I64,
+                             out);
+  fetch(ctx, got, out, 5 * sizeof(int64_t));
+  CHECK(st == MGPU_OK && got[0] == I32MAX && got[1] == I32MAX &&
+            got[2] == I32MAX + 2 && got[3] == I32MAX + 2 &&
+            got[4] == I32MAX + 3,
+        "load_balance_idx i64 base INT32_MAX: status %d, %" PRId64 " %" PRId64
+        " %" PRId64, (int)st, got[0], got[2], got[4]);
+  /* an int32 out names at most 2^31 intervals: refused before any read */
+  st = mgpu_load_balance_idx(ctx, ds, MGPU_I64, ((size_t)1 << 31) + 1, 1, 1,
+                             MGPU_I32, out);
+  CHECK(st == MGPU_ETOOBIG && strstr(mgpu_context_error(ctx), "must be i64"),
+        "load_balance_idx i32 out of 2^31 + 1 intervals: status %d: %s",
+        (int)st, mgpu_context_error(ctx));
+  st = mgpu_interval_expand_idx(ctx, 8, dv, ds, MGPU_I64, 4, 5, out);
+  fetch(ctx, got, out, 5 * sizeof(int64_t));
+  CHECK(st == MGPU_OK && got[0] == 10 && got[1] == 10 && got[2] == 30 &&
+            got[3] == 30 && got[4] == 40,
+        "interval_expand_idx i64 scan: status %d", (int)st);
+  /* gather -1: the part of the interval inside the input */
+  if (mgpu_fill(ctx, out, 5, MGPU_U32, &fill) != MGPU_OK) die(ctx, "mgpu_fill");
+  void *dz = buffer(ctx, zero, sizeof zero);
+  st = mgpu_interval_move_idx(ctx, 4, din, 5, dg, MGPU_I64, dz, MGPU_I64, dz,
+                              MGPU_I64, 1, 3, out, 5);
+  fetch(ctx, got32, out, 5 * sizeof(uint32_t));
+  CHECK(st == MGPU_OK && got32[0] == 7 && got32[1] == 100 &&
+            got32[2] == 101 && got32[3] == 7,
+        "interval_move_idx i64 gather -1: status %d, %u %u %u %u", (int)st,
+        got32[0], got32[1], got32[2], got32[3]);
+  st = mgpu_bulk_remove_idx(ctx, 4, din, 5, di, MGPU_I64, 2, out);
+  fetch(ctx, got32, out, 3 * sizeof(uint32_t));
+  CHECK(st == MGPU_OK && got32[0] == 100 && got32[1] == 102 &&
+            got32[2] == 104,
+        "bulk_remove_idx i64: status %d, %u %u %u", (int)st, got32[0],
+        got32[1], got32[2]);
+  void *dins = buffer(ctx, ins, sizeof ins);
+  st = mgpu_bulk_insert_idx(ctx, 4, din, 5, dp, MGPU_I64, dins, 2, out);
+  fetch(ctx, got32, out, 7 * sizeof(uint32_t));
+  CHECK(st == MGPU_OK && got32[0] == 7 && got32[1] == 100 &&
+            got32[5] == 104 && got32[6] == 8,
+        "bulk_insert_idx i64: status %d, %u %u .. %u %u", (int)st, got32[0],
+        got32[1], got32[5], got32[6]);
+  st = mgpu_bulk_insert_idx(ctx, 4, din, 5, dp, MGPU_U32, dins, 2, out);
+  CHECK(st == MGPU_EINVAL && strstr(mgpu_context_error(ctx),
+                                    "positions must be i32 or i64 (got u32)"),
+        "bulk_insert_idx u32 positions: status %d: %s", (int)st,
+        mgpu_context_error(ctx));
   release_buffers(ctx);
 }
 
@@ -1229,6 +1417,7 @@ static void run_on(const char *dev) {
   test_interval_ops(ctx);
   test_keyed(ctx);
   test_index_dtypes(ctx);
+  test_interval_idx(ctx);
   test_host_memory(dev);
   test_groups(ctx, dev);
   if (strcmp(dev, "cpu") == 0) test_cpu_wide(ctx);

@@ -1,6 +1,7 @@
 /*
  * cpu_indices.c - the checks and conversions that turn a caller's 1-based
- * indices, positions, counts and interval starts into 0-based int32 arrays.
+ * indices, positions, counts and interval starts into 0-based index arrays
+ * (int32, or int64 by the index dtype rule).
  */
 #include "cpu.h"
 
@@ -51,55 +52,64 @@ mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx,
   return MGPU_OK;
 }
 
-/* Counts are capped at 2^31 while summing: the sum of 2^31 of them still
- * fits int64, and any capped count already passes the limit. */
-#define COUNT_CAP ((int64_t)1 << 31)
+/* Counts are capped while summing, at 2^31 for an int32 scan (any count
+ * that reaches it already passes its limit) and at SUM_CAP for an int64
+ * one, and the sum stops at SUM_CAP: past every backend's limit, and two
+ * capped values add up without overflow. */
+#define I32_COUNT_CAP ((uint64_t)1 << 31)
+#define SUM_CAP ((uint64_t)1 << 62)
 
 mgpu_status mgpu_cpu_scan_counts(mgpu_context *ctx, mgpu_scan_args *a) {
   (void)ctx;
   const void *counts = a->counts;
   mgpu_dtype t = a->type;
   size_t m = a->m;
-  int32_t *scan = a->scan;
-  int64_t *total = &a->total, *bad = &a->bad, *bad_value = &a->bad_value;
-  int64_t sum = 0;
+  const uint64_t cap = a->index_type == MGPU_I64 ? SUM_CAP : I32_COUNT_CAP;
+  uint64_t sum = 0;
   for (size_t i = 0; i < m; i++) {
     int64_t c = index_at(counts, t, i);
-    if (c < 0 && *bad < 0) {
-      *bad = (int64_t)i;
-      *bad_value = c;
+    if (c < 0 && a->bad < 0) {
+      a->bad = (int64_t)i;
+      a->bad_value = c;
     }
-    scan[i] = (int32_t)(sum < INT32_MAX ? sum : INT32_MAX);
-    sum += c < 0 ? 0 : (c < COUNT_CAP ? c : COUNT_CAP);
+    /* an int32 scan saturates: a sum past INT32_MAX fails the call */
+    cpu_put_index(a->scan, a->index_type, i,
+                  a->index_type == MGPU_I64 || sum < INT32_MAX
+                      ? (int64_t)sum : INT32_MAX);
+    const uint64_t capped = c < 0 ? 0 : ((uint64_t)c < cap ? (uint64_t)c : cap);
+    sum += capped;
+    if (sum > SUM_CAP) sum = SUM_CAP;
   }
-  *total = sum;
+  a->total = (int64_t)sum;
   return MGPU_OK;
 }
 
 mgpu_status mgpu_cpu_prepare_starts(mgpu_context *ctx, mgpu_starts_args *a) {
   const void *starts = a->starts;
   mgpu_dtype t = a->type;
-  const int32_t *scan = a->scan;
-  size_t m = a->m, total = a->total;
-  int64_t limit = a->limit;
-  int32_t *dst = a->dst;
+  size_t m = a->m;
+  int64_t total = cpu_index_of(a->total);
   int64_t *bad = &a->bad, *bad_value = &a->bad_value, *max_end = &a->max_end;
   (void)ctx;
-  int64_t cap = limit >= 0 ? limit : (int64_t)MGPU_MAX_COUNT;
+  const int64_t cap = a->limit >= 0 ? a->limit : (int64_t)MGPU_MAX_COUNT;
   for (size_t i = 0; i < m; i++) {
     int64_t s = index_at(starts, t, i);
-    int64_t count = (i + 1 < m ? scan[i + 1] : (int64_t)total) - scan[i];
+    const int64_t here = cpu_get_index(a->scan, a->scan_type, i);
+    int64_t count = (i + 1 < m ? cpu_get_index(a->scan, a->scan_type, i + 1)
+                               : total) - here;
     /* s <= cap + 1 and s - 1 + count <= cap without those sums, which
      * overflow next to INT64_MAX: once s >= 1 and s - 1 <= cap, cap - (s - 1)
      * is in [0, cap]; and s - 1 + count, taken below only after the check,
-     * is in (-2^32, cap] (count is a difference of int32s and total) */
+     * is in (-2^63, cap] (count is a difference of two scan values or of
+     * one and total, each in [0, SUM_CAP]) */
     int ok = s >= 1 && s - 1 <= cap && count <= cap - (s - 1);
     if (!ok) {
       *bad = (int64_t)i;
       *bad_value = s;
       return MGPU_OK;
     }
-    dst[i] = (int32_t)(s - 1);
+    /* s - 1 <= cap, which the C API keeps within what dst holds */
+    cpu_put_index(a->dst, a->index_type, i, s - 1);
     if (count > 0 && s - 1 + count > *max_end) *max_end = s - 1 + count;
   }
   return MGPU_OK;
