@@ -40,12 +40,13 @@ namespace mgpu {
  * register bound keeps the occupancy the kernel had before the rank merge
  * levels (group_rank_merge), which ptxas would otherwise pay for with
  * registers: i32 pairs went from 64 to 100 without it. */
-template <typename P, bool HAS_V, typename K, typename V, typename Comp>
+template <typename P, bool HAS_V, typename K, typename V, typename Off,
+          typename Comp>
 __global__ void __launch_bounds__(P::NT, P::NT >= 512 ? 2 : 3)
-    segblocksort_kernel(const K *keys_in, const V *vals_in, int n, K *keys_out,
+    segblocksort_kernel(const K *keys_in, const V *vals_in, Off n, K *keys_out,
                         V *vals_out, K *keys_out2, V *vals_out2,
-                        const unsigned *bits, head_range *ranges, K *samples,
-                        Comp comp) {
+                        const unsigned *bits, head_range_of<Off> *ranges,
+                        K *samples, Comp comp) {
   auto &sm = *shared_as<segblocksort_smem<P::NT, P::VT, HAS_V, K, V>>();
   const long long t0 = (long long)blockIdx.x * P::NV;
   const int count = (int)min((long long)P::NV, n - t0);
@@ -58,7 +59,8 @@ __global__ void __launch_bounds__(P::NT, P::NT >= 512 ? 2 : 3)
         HAS_V ? vals_out + t0 : vals_out, keys_out2 ? keys_out2 + t0 : nullptr,
         HAS_V && vals_out2 ? vals_out2 + t0 : vals_out2, (K *)nullptr, t0,
         comp, sm.tile);
-    if (ranges && threadIdx.x == 0) ranges[blockIdx.x] = head_range{kNoHead, -1};
+    if (ranges && threadIdx.x == 0)
+      ranges[blockIdx.x] = head_range_of<Off>{no_head<Off>(), -1};
     return;
   }
   segblocksort_tile<P::NT, P::VT, kSortSampleStride, HAS_V>(
@@ -71,32 +73,36 @@ __global__ void __launch_bounds__(P::NT, P::NT >= 512 ? 2 : 3)
 /* ---- one pass --------------------------------------------------------------- */
 
 /* A pair of runs and the locked/active split of its merge, in global
- * positions: A = [start, mid), B = [mid, end); A's active part starts at
- * ha, B's locked part at hb. */
-struct seg_pair {
+ * positions (the sort's offset type Off): A = [start, mid), B = [mid,
+ * end); A's active part starts at ha, B's locked part at hb. */
+template <typename Off> struct seg_pair {
   long long start;
-  int mid, end, ha, hb;
+  Off mid, end, ha, hb;
 };
 
-__device__ __forceinline__ seg_pair seg_pair_of(long long d, long long run,
-                                                int n, const head_range *ranges) {
-  const pass_pair<int> p = pair_of(d, run, n);
-  seg_pair s = {p.start, p.mid, p.end, (int)p.start, p.end};
+template <typename Off>
+__device__ __forceinline__ seg_pair<Off>
+seg_pair_of(long long d, long long run, Off n,
+            const head_range_of<Off> *ranges) {
+  const pass_pair<Off> p = pair_of(d, run, n);
+  seg_pair<Off> s = {p.start, p.mid, p.end, (Off)p.start, p.end};
   if (ranges) {
     const long long r = p.start / run; /* A's run; B is r + 1 */
-    s.ha = max((int)p.start, ranges[r].last);
+    s.ha = max((Off)p.start, ranges[r].last);
     if (p.mid < p.end) s.hb = min(p.end, ranges[r + 1].first);
   }
   return s;
 }
 
 /* A queued merge: the tile and where its inputs lie (global positions). */
-struct seg_job {
-  int tile, a0, a1, b0, b1, ha, hb, pad;
+template <typename Off> struct seg_job {
+  int tile;
+  Off a0, a1, b0, b1, ha, hb;
+  int pad;
 };
 
-struct seg_queues {
-  seg_job *merges;
+template <typename Off> struct seg_queues {
+  seg_job<Off> *merges;
   int *copies;
   int *counts;          /* per pass: merges queued, copies queued */
   unsigned char *same;  /* per tile: both buffers hold its output */
@@ -114,24 +120,24 @@ struct seg_queues {
  * partition and plan launches cost ~6 us more per pass on the H200.) */
 constexpr int kPlanThreads = 128;
 
-template <int NT, typename K, typename Comp>
+template <int NT, typename K, typename Off, typename Comp>
 __global__ void __launch_bounds__(NT)
-    segsort_plan_kernel(const K *keys, const K *samples, int n, long long run,
-                        int nv, int tiles, const head_range *ranges,
-                        head_range *next_ranges, int pass, seg_queues q,
-                        Comp comp) {
+    segsort_plan_kernel(const K *keys, const K *samples, Off n, long long run,
+                        int nv, int tiles, const head_range_of<Off> *ranges,
+                        head_range_of<Off> *next_ranges, int pass,
+                        seg_queues<Off> q, Comp comp) {
   constexpr int S = kSortSampleStride;
-  __shared__ int split_of[NT];
+  __shared__ Off split_of[NT];
   const int tid = threadIdx.x;
   const int i = blockIdx.x * (NT - 1) + tid;
   if (i <= tiles) {
     const long long d = min((long long)i * nv, (long long)n);
-    const seg_pair p = seg_pair_of(d, run, n, ranges);
-    const int na = p.mid - (int)p.start, nb = p.end - p.mid;
-    const int diag = (int)(d - p.start);
+    const seg_pair<Off> p = seg_pair_of(d, run, n, ranges);
+    const Off na = p.mid - (Off)p.start, nb = p.end - p.mid;
+    const Off diag = (Off)(d - p.start);
     if (ranges && diag == 0 && d < n && tid < NT - 1) {
       const long long r = p.start / run;
-      head_range nr = ranges[r];
+      head_range_of<Off> nr = ranges[r];
       if (p.mid < p.end) nr = combine(nr, ranges[r + 1]);
       next_ranges[r / 2] = nr;
     }
@@ -143,31 +149,37 @@ __global__ void __launch_bounds__(NT)
                                     keys + p.mid, samples + p.mid / S, nb,
                                     diag, comp)
             : segmented_merge_path(keys + p.start, na, keys + p.mid, nb,
-                                   p.ha - (int)p.start, p.hb - p.mid, diag,
+                                   p.ha - (Off)p.start, p.hb - p.mid, diag,
                                    comp);
   }
   __syncthreads();
   const int t = i;
   bool merge = false, copy = false;
-  seg_job job = {};
+  seg_job<Off> job = {};
   if (tid < NT - 1 && t < tiles) {
     const long long o0 = (long long)t * nv;
     const long long o1 = min(o0 + nv, (long long)n);
-    const seg_pair p = seg_pair_of(o0, run, n, ranges);
-    const int na = p.mid - (int)p.start, nb = p.end - p.mid;
-    const int d0 = (int)(o0 - p.start), d1 = (int)(o1 - p.start);
-    const int a0 = split_of[tid];
+    const seg_pair<Off> p = seg_pair_of(o0, run, n, ranges);
+    const Off na = p.mid - (Off)p.start, nb = p.end - p.mid;
+    const Off d0 = (Off)(o0 - p.start), d1 = (Off)(o1 - p.start);
+    const Off a0 = split_of[tid];
     /* the split after a pair's last tile belongs to the next pair */
-    const int a1 = d1 == na + nb ? na : split_of[tid + 1];
-    const tile_span sp = make_tile_span(d0, d1, a0, a1);
+    const Off a1 = d1 == na + nb ? na : split_of[tid + 1];
+    const tile_span_of<Off> sp = make_tile_span(d0, d1, a0, a1);
     /* in place: all from A at its own position, or all from B after A */
     const bool in_place = (sp.nb == 0 && sp.a0 == d0) ||
                           (sp.na == 0 && sp.a0 == na);
     merge = !in_place;
     copy = in_place && !q.same[t];
     q.same[t] = in_place;
-    job = seg_job{t, (int)p.start + sp.a0, (int)p.start + sp.a0 + sp.na,
-                  p.mid + sp.b0, p.mid + sp.b0 + sp.nb, p.ha, p.hb, 0};
+    job = seg_job<Off>{t,
+                       (Off)p.start + sp.a0,
+                       (Off)p.start + sp.a0 + sp.na,
+                       p.mid + sp.b0,
+                       p.mid + sp.b0 + sp.nb,
+                       p.ha,
+                       p.hb,
+                       0};
   }
   /* one atomic per warp and queue */
   const int lane = tid & 31;
@@ -185,15 +197,15 @@ __global__ void __launch_bounds__(NT)
   if (copy) q.copies[cbase + __popc(cm & below)] = t;
 }
 
-template <typename K, typename V> struct seg_pass {
+template <typename K, typename V, typename Off> struct seg_pass {
   const K *keys;
   const V *vals;
   K *keys_out;
   V *vals_out;
   const K *samples; /* of keys (nullptr: none kept) */
   K *samples_out;
-  int n;
-  seg_queues q;
+  Off n;
+  seg_queues<Off> q;
   int pass;
 };
 
@@ -204,18 +216,19 @@ template <typename K, typename V> struct seg_pass {
  * (docs/TUNING.md, Segmented sort and locality sort).
  * SEG: the merge may mix only the active parts (segmented sort). */
 template <typename P, bool SEG, bool HAS_V, typename K, typename V,
-          typename Comp>
+          typename Off, typename Comp>
 __global__ void __launch_bounds__(P::NT)
-    segsort_work_kernel(seg_pass<K, V> w, Comp comp) {
+    segsort_work_kernel(seg_pass<K, V, Off> w, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV, S = kSortSampleStride;
   auto &sm = *shared_as<merge_tile_smem<NV, HAS_V, K, V>>();
   const int tid = threadIdx.x;
   const int merges = w.q.counts[2 * w.pass];
   int j = blockIdx.x;
   if (j < merges) {
-    const seg_job job = w.q.merges[j];
+    const seg_job<Off> job = w.q.merges[j];
     const long long o0 = (long long)job.tile * NV;
-    const int na = job.a1 - job.a0, nb = job.b1 - job.b0;
+    /* a tile's inputs: int, whatever Off */
+    const int na = (int)(job.a1 - job.a0), nb = (int)(job.b1 - job.b0);
     const tile_io<K, V> io = tile_io_at<HAS_V>(
         w.keys, w.vals, job.a0, na, w.keys, w.vals, job.b0, nb, w.keys_out,
         w.vals_out, o0, w.samples_out);
@@ -230,8 +243,8 @@ __global__ void __launch_bounds__(P::NT)
     load_two_to_shared<NT, VT>(io.a, na, io.b, nb, sm.keys);
     if (HAS_V) load_two_to_shared<NT, VT>(io.av, na, io.bv, nb, sm.vals);
     __syncthreads();
-    const int ha = max(0, min(job.ha - job.a0, na));
-    const int hb = max(0, min(job.hb - job.b0, nb));
+    const int ha = (int)max((Off)0, min(job.ha - job.a0, (Off)na));
+    const int hb = (int)max((Off)0, min(job.hb - job.b0, (Off)nb));
     const int d = min(VT * tid, total);
     const int from_a =
         segmented_merge_path(sm.keys, na, sm.keys + na, nb, ha, hb, d, comp);
@@ -281,8 +294,10 @@ static mgpu_status read_report(mgpu_context *ctx, const cuda_scratch &report,
   return MGPU_OK;
 }
 
-template <typename PB, typename PM, bool HAS_V, typename K, typename V,
-          typename Comp>
+/* Off holds global positions: int32_t while n fits it, int64_t past
+ * (segsort_launch). */
+template <typename PB, typename PM, bool HAS_V, typename Off, typename K,
+          typename V, typename Comp>
 mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
                         Comp comp) {
   constexpr int S = kSortSampleStride;
@@ -295,29 +310,40 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
   cudaStream_t s = cuda_of(ctx)->stream;
   K *keys = (K *)a->sort.keys;
   V *vals = (V *)a->sort.vals;
-  const int n = (int)a->sort.n;
+  const Off n = (Off)a->sort.n;
   const bool segmented = a->heads || a->flags;
   int passes = 0;
   for (long long run = PB::NV; run < n; run *= 2) ++passes;
-  const int btiles = tiles_of(n, PB::NV), tiles = tiles_of(n, PM::NV);
+  /* the stats keep MGPU_MAX_PASSES passes: 2^41 keys and more */
+  if (a->stats && passes > MGPU_MAX_PASSES)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "a sort of %lld keys takes %d passes, past the %d "
+                          "its stats hold",
+                          (long long)n, passes, MGPU_MAX_PASSES);
+  /* pass tiles are no larger than blocksort tiles: the blocksort's grid
+   * fits where the passes' does */
+  int tiles = 0;
+  MGPU_TRY(checked_tiles(ctx, n, PM::NV, &tiles,
+                         segmented ? "a segmented sort" : "a locality sort"));
+  const int btiles = tiles_of(n, PB::NV);
   const int boundaries = btiles - 1;
   if (a->stats) {
     a->stats->tiles = tiles;
     a->stats->blocksort_tiles = btiles;
   }
-  auto merge_windows = window_merge_kernel<PM, HAS_V, K, V, Comp>;
+  auto merge_windows = window_merge_kernel<PM, HAS_V, K, V, Off, Comp>;
   const size_t window_smem = sizeof(merge_tile_smem<PM::NV, HAS_V, K, V>);
   cuda_scratch bits, windows, report;
   window_report found = {0, 0};
-  const int words = (n + 31) / 32;
-  if (segmented) MGPU_TRY(bits.take(ctx, sizeof(unsigned) * (size_t)words));
+  const size_t words = ((size_t)n + 31) / 32;
+  if (segmented) MGPU_TRY(bits.take(ctx, sizeof(unsigned) * words));
   if (boundaries > 0) {
-    MGPU_TRY(windows.take(ctx, sizeof(sort_window) * (size_t)boundaries));
+    MGPU_TRY(windows.take(ctx, sizeof(sort_window<Off>) * (size_t)boundaries));
     MGPU_TRY(report.take(ctx, sizeof(window_report)));
     MGPU_TRY(allow_shared_memory(ctx, merge_windows, window_smem));
     CUDA_TRY(ctx, cudaMemsetAsync(report.ptr, 0, report.bytes, s));
   }
-  auto segblocksort = segblocksort_kernel<PB, HAS_V, K, V, Comp>;
+  auto segblocksort = segblocksort_kernel<PB, HAS_V, K, V, Off, Comp>;
   const size_t blocksort_bytes =
       sizeof(segblocksort_smem<PB::NT, PB::VT, HAS_V, K, V>);
   if (segmented) {
@@ -327,7 +353,7 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
       /* The windows of a segmented sort follow from the heads alone: when
        * they are short, sort each tile in place and merge the windows. */
       MGPU_TRY(segment_windows(ctx, bits.as<unsigned>(), n, PB::NV, W,
-                               boundaries, windows.as<sort_window>(),
+                               boundaries, windows.as<sort_window<Off>>(),
                                report.as<window_report>()));
       MGPU_TRY(read_report(ctx, report, &found));
     }
@@ -338,7 +364,7 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
       CUDA_LAUNCHED(ctx, "segmented blocksort kernel");
       if (boundaries > 0 && found.windows) {
         merge_windows<<<boundaries, PM::NT, window_smem, s>>>(
-            keys, vals, PB::NV, windows.as<sort_window>(), comp);
+            keys, vals, PB::NV, windows.as<sort_window<Off>>(), comp);
         CUDA_LAUNCHED(ctx, "segsort window merge kernel");
       }
       if (a->stats) a->stats->windows = found.windows;
@@ -351,25 +377,25 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
   cuda_scratch ranges, tmp_keys, tmp_vals, samples, jobs, copies, counts,
       same;
   if (segmented)
-    MGPU_TRY(ranges.take(ctx, sizeof(head_range) * 2 * (size_t)btiles));
+    MGPU_TRY(ranges.take(ctx, sizeof(head_range_of<Off>) * 2 * (size_t)btiles));
   if (passes) {
     MGPU_TRY(tmp_keys.take(ctx, sizeof(K) * (size_t)n));
     if (HAS_V) MGPU_TRY(tmp_vals.take(ctx, sizeof(V) * (size_t)n));
-    MGPU_TRY(jobs.take(ctx, sizeof(seg_job) * (size_t)tiles));
+    MGPU_TRY(jobs.take(ctx, sizeof(seg_job<Off>) * (size_t)tiles));
     MGPU_TRY(copies.take(ctx, sizeof(int) * (size_t)tiles));
     MGPU_TRY(counts.take(ctx, sizeof(int) * 2 * (size_t)passes));
     MGPU_TRY(same.take(ctx, (size_t)tiles));
   }
   /* the unsegmented blocksort always writes samples */
   if (!segmented)
-    MGPU_TRY(samples.take(ctx, sizeof(K) * 2 * (size_t)samples_of(n, S)));
+    MGPU_TRY(samples.take(ctx, sizeof(K) * 2 * (size_t)samples_of<Off>(n, S)));
   const bool odd = passes & 1;
   K *sk = odd ? tmp_keys.as<K>() : keys, *dk = odd ? keys : tmp_keys.as<K>();
   V *sv = odd ? tmp_vals.as<V>() : vals, *dv = odd ? vals : tmp_vals.as<V>();
   K *ss = samples.as<K>();
-  K *ds = ss ? ss + samples_of(n, S) : nullptr;
-  head_range *rs = ranges.as<head_range>();
-  head_range *rd = rs ? rs + btiles : nullptr;
+  K *ds = ss ? ss + samples_of<Off>(n, S) : nullptr;
+  head_range_of<Off> *rs = ranges.as<head_range_of<Off>>();
+  head_range_of<Off> *rd = rs ? rs + btiles : nullptr;
 
   /* The blocksort writes both buffers (a second store from shared memory
    * costs less than the first pass's copies of every tile already in
@@ -390,14 +416,14 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
       /* keys holds the blocksort's output (as sk or as its copy dk): when
        * every window is short, merging them there finishes the sort. */
       locality_windows_kernel<<<grid_for((size_t)boundaries, 128), 128, 0, s>>>(
-          (const K *)keys, n, PB::NV, W, boundaries, windows.as<sort_window>(),
+          (const K *)keys, n, PB::NV, W, boundaries, windows.as<sort_window<Off>>(),
           report.as<window_report>(), comp);
       CUDA_LAUNCHED(ctx, "locality window kernel");
       MGPU_TRY(read_report(ctx, report, &found));
       if (!found.too_far) {
         if (found.windows) {
           merge_windows<<<boundaries, PM::NT, window_smem, s>>>(
-              keys, vals, PB::NV, windows.as<sort_window>(), comp);
+              keys, vals, PB::NV, windows.as<sort_window<Off>>(), comp);
           CUDA_LAUNCHED(ctx, "locality window merge kernel");
         }
         if (a->stats) a->stats->windows = found.windows;
@@ -409,29 +435,29 @@ mgpu_status segsort_run(mgpu_context *ctx, const mgpu_segsort_args *a,
   if (a->stats) a->stats->passes = passes;
 
   if (ss)
-    CUDA_TRY(ctx, cudaMemcpyAsync(ds, ss, sizeof(K) * (size_t)samples_of(n, S),
+    CUDA_TRY(ctx, cudaMemcpyAsync(ds, ss, sizeof(K) * (size_t)samples_of<Off>(n, S),
                                   cudaMemcpyDeviceToDevice, s));
   CUDA_TRY(ctx, cudaMemsetAsync(counts.ptr, 0, counts.bytes, s));
   CUDA_TRY(ctx, cudaMemsetAsync(same.ptr, 1, same.bytes, s));
-  auto work = segmented ? segsort_work_kernel<PM, true, HAS_V, K, V, Comp>
-                        : segsort_work_kernel<PM, false, HAS_V, K, V, Comp>;
+  auto work = segmented ? segsort_work_kernel<PM, true, HAS_V, K, V, Off, Comp>
+                        : segsort_work_kernel<PM, false, HAS_V, K, V, Off, Comp>;
   const size_t smem = sizeof(merge_tile_smem<PM::NV, HAS_V, K, V>);
   MGPU_TRY(allow_shared_memory(ctx, work, smem));
-  seg_queues q = {jobs.as<seg_job>(), copies.as<int>(), counts.as<int>(),
-                  same.as<unsigned char>()};
+  seg_queues<Off> q = {jobs.as<seg_job<Off>>(), copies.as<int>(),
+                       counts.as<int>(), same.as<unsigned char>()};
   int pass = 0;
   for (long long run = PB::NV; run < n; run *= 2, ++pass) {
     segsort_plan_kernel<kPlanThreads>
         <<<grid_for((size_t)tiles, kPlanThreads - 1), kPlanThreads, 0, s>>>(
             sk, ss, n, run, PM::NV, tiles, rs, rd, pass, q, comp);
     CUDA_LAUNCHED(ctx, "segsort plan kernel");
-    seg_pass<K, V> wp = {sk, sv, dk, dv, ss, ds, n, q, pass};
+    seg_pass<K, V, Off> wp = {sk, sv, dk, dv, ss, ds, n, q, pass};
     work<<<tiles, PM::NT, smem, s>>>(wp, comp);
     CUDA_LAUNCHED(ctx, "segsort work kernel");
     K *tk = sk; sk = dk; dk = tk;
     V *tv = sv; sv = dv; dv = tv;
     K *ts = ss; ss = ds; ds = ts;
-    head_range *tr = rs; rs = rd; rd = tr;
+    head_range_of<Off> *tr = rs; rs = rd; rd = tr;
   }
   if (a->stats) {
     int host[2 * MGPU_MAX_PASSES];
@@ -452,11 +478,14 @@ template <typename K, int VB> struct segsort_launch {
                          Comp comp) {
     typedef segsort_policy<sizeof(K), VB> P;
     typedef mergesort_policy<sizeof(K), VB> M;
-    if (a->heads || a->flags)
-      return segsort_run<typename P::blocksort, typename P::pass, VB != 0, K,
-                         value_t<VB>>(ctx, a, comp);
-    return segsort_run<typename M::blocksort, typename M::pass, VB != 0, K,
-                       value_t<VB>>(ctx, a, comp);
+    return dispatch_offset(a->sort.n, [&](auto off) {
+      typedef decltype(off) Off;
+      if (a->heads || a->flags)
+        return segsort_run<typename P::blocksort, typename P::pass, VB != 0,
+                           Off, K, value_t<VB>>(ctx, a, comp);
+      return segsort_run<typename M::blocksort, typename M::pass, VB != 0, Off,
+                         K, value_t<VB>>(ctx, a, comp);
+    });
   }
 };
 

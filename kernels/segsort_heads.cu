@@ -19,8 +19,8 @@ __global__ void heads_to_bits_kernel(const int32_t *heads, int m, int n,
   }
 }
 
-template <typename F>
-__global__ void flags_to_bits_kernel(const F *flags, int n, unsigned *bits) {
+template <typename F, typename Off>
+__global__ void flags_to_bits_kernel(const F *flags, Off n, unsigned *bits) {
   /* whole warps per 32 elements, so that one ballot makes one word */
   const size_t warps = ((size_t)n + 31) / 32;
   const int lane = threadIdx.x & 31;
@@ -36,23 +36,24 @@ __global__ void flags_to_bits_kernel(const F *flags, int n, unsigned *bits) {
 /* Segmented sort, one warp per boundary: the window of boundary t is the
  * segment straddling it (heads as a bitfield; element 0 always starts a
  * segment). */
-__global__ void segment_windows_kernel(const unsigned *bits, int n,
-                                              int tile, int w, int boundaries,
-                                              sort_window *windows,
-                                              window_report *report) {
+template <typename Off>
+__global__ void segment_windows_kernel(const unsigned *bits, Off n, int tile,
+                                       int w, int boundaries,
+                                       sort_window<Off> *windows,
+                                       window_report *report) {
   const int t = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
   if (t >= boundaries) return; /* whole warps */
-  const int p = (t + 1) * tile;
-  const int lo = max(0, p - w);
-  int h0 = warp_last_bit_in(bits, lo, p);
+  const Off p = (Off)(t + 1) * tile;
+  const Off lo = max((Off)0, p - w);
+  Off h0 = warp_last_bit_in(bits, lo, p);
   bool too_far = false;
   if (h0 < 0) {
     h0 = 0;
     too_far = lo > 0;
   }
-  int h1 = p;
+  Off h1 = p;
   if (!too_far && h0 < p) {
-    const int hi = (int)min((long long)n, (long long)h0 + w + 1);
+    const Off hi = (Off)min((long long)n, (long long)h0 + w + 1);
     h1 = warp_first_bit_in(bits, p + 1, hi);
     too_far = (h1 == hi && hi < n) || h1 - h0 > w;
   }
@@ -63,7 +64,8 @@ __global__ void segment_windows_kernel(const unsigned *bits, int n,
 } // namespace
 
 /* Writes the head bitfield of a segmented sort. */
-mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a, int n,
+template <typename Off>
+mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a, Off n,
                           cuda_scratch &bits) {
   cudaStream_t s = cuda_of(ctx)->stream;
   const unsigned grid = stride_grid(ctx, a->heads ? a->m : (size_t)n);
@@ -71,7 +73,7 @@ mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a, int n,
     CUDA_TRY(ctx, cudaMemsetAsync(bits.ptr, 0, bits.bytes, s));
     if (a->m)
       heads_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
-          a->heads, (int)a->m, n, bits.as<unsigned>());
+          a->heads, (int)a->m, (int)n, bits.as<unsigned>());
   } else {
     switch (mgpu_dtype_size(a->flag_type)) {
     case 4:
@@ -87,14 +89,30 @@ mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a, int n,
   return MGPU_OK;
 }
 
-mgpu_status segment_windows(mgpu_context *ctx, const unsigned *bits, int n,
+template <typename Off>
+mgpu_status segment_windows(mgpu_context *ctx, const unsigned *bits, Off n,
                             int tile, int w, int boundaries,
-                            sort_window *windows, window_report *report) {
+                            sort_window<Off> *windows, window_report *report) {
   segment_windows_kernel<<<grid_for((size_t)boundaries * 32, 128), 128, 0,
                            cuda_of(ctx)->stream>>>(bits, n, tile, w, boundaries,
                                                    windows, report);
   CUDA_LAUNCHED(ctx, "segsort window kernel");
   return MGPU_OK;
 }
+
+template mgpu_status segsort_heads<int32_t>(mgpu_context *,
+                                           const mgpu_segsort_args *, int32_t,
+                                           cuda_scratch &);
+template mgpu_status segsort_heads<int64_t>(mgpu_context *,
+                                           const mgpu_segsort_args *, int64_t,
+                                           cuda_scratch &);
+template mgpu_status segment_windows<int32_t>(mgpu_context *, const unsigned *,
+                                             int32_t, int, int, int,
+                                             sort_window<int32_t> *,
+                                             window_report *);
+template mgpu_status segment_windows<int64_t>(mgpu_context *, const unsigned *,
+                                             int64_t, int, int, int,
+                                             sort_window<int64_t> *,
+                                             window_report *);
 
 } // namespace mgpu

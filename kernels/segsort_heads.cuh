@@ -11,15 +11,19 @@
 namespace mgpu {
 
 /* Writes the head bitfield of a segmented sort (bits: one bit an element,
- * the bitfield's bytes taken by the caller). */
-mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a, int n,
+ * the bitfield's bytes taken by the caller).  Off is the sort's offset
+ * type (segsort.cuh); heads, int32, come only with n <= INT32_MAX (mgpu.c
+ * refuses more on a backend of 32-bit indices), flags with any n. */
+template <typename Off>
+mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a, Off n,
                           cuda_scratch &bits);
 
 /* One warp a tile boundary: the window of each is the segment straddling
  * it (sort_windows.cuh). */
-mgpu_status segment_windows(mgpu_context *ctx, const unsigned *bits, int n,
+template <typename Off>
+mgpu_status segment_windows(mgpu_context *ctx, const unsigned *bits, Off n,
                             int tile, int w, int boundaries,
-                            sort_window *windows, window_report *report);
+                            sort_window<Off> *windows, window_report *report);
 
 } // namespace mgpu
 

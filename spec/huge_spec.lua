@@ -194,9 +194,10 @@ backends.each(function(ctx, device)
   end
 
   if gpu then
-    -- arrays, the element-wise kernels, the radix sort, merge and mergesort
-    -- take 64-bit counts on cuda; the calls of 32-bit kernel offsets refuse
-    -- them
+    -- arrays, the element-wise kernels, the radix sort, merge, mergesort,
+    -- segsort with flags and locality_sort take 64-bit counts on cuda; the
+    -- calls of 32-bit kernel offsets refuse them, and segsort's int32 heads
+    -- the 32-bit index limit
     local function down() return ctx:iota(WIDE, MAX, -1, "i32") end
     local function up(p) return p - 6 end
 
@@ -320,13 +321,118 @@ backends.each(function(ctx, device)
       end
     end)
 
-    it("cuda, 2^31 + 5: set operations and scans refuse it", function()
+    -- flags: three segments, [1, 2^30], [2^30 + 1, 2^31 + 2] across 2^31
+    -- and the last three keys; each, in reverse order, comes out reversed,
+    -- so position p of segment [s, e] holds the key and value of position
+    -- s + e - p.  Far from every tile boundary a head is, so the global
+    -- passes run (keys: 26 GB; pairs: 43 GB)
+    local seg_starts = { 1, HALF + 1, MAX + 4, WIDE + 1 }
+    local function three_flags()
+      local f = ctx:zeros(WIDE, "i32")
+      f[seg_starts[2]], f[seg_starts[3]] = 1, 1
+      return f
+    end
+    local function reversed_segments(p)
+      for i = 1, 3 do
+        local s, e = seg_starts[i], seg_starts[i + 1] - 1
+        if p <= e then
+          local q = s + e - p
+          return MAX - q + 1, I32_MIN + q - 1
+        end
+      end
+    end
+
+    it("cuda, 2^31 + 5: segsort with flags, a segment across 2^31, keys", function()
+      local k <close> = down()
+      local f <close> = three_flags()
+      local _, st = mgpu.segsort(k, nil, { flags = f, stats = true })
+      assert.is_true(#st > 0, "the global passes ran")
+      check_result(k, nil, WIDE, reversed_segments, MAX + 1, "segsort flags")
+      check_window(k, nil, HALF - 2048, HALF + 2048, reversed_segments,
+                   "segsort flags, first head")
+    end)
+
+    it("cuda, 2^31 + 5: segsort with flags, a segment across 2^31, pairs", function()
+      local k <close> = down()
+      local v <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      local f <close> = three_flags()
+      mgpu.segsort(k, nil, { flags = f, values = v })
+      check_result(k, v, WIDE, reversed_segments, MAX + 1, "segsort flags pairs")
+      check_window(k, v, HALF - 2048, HALF + 2048, reversed_segments,
+                   "segsort flags pairs, first head")
+    end)
+
+    -- u32 flags (p - 1) * 2^24, wrapped: zero at p = 256 j + 1 only, so
+    -- the segments are single keys but for the pairs (256 j, 256 j + 1),
+    -- one of them at 2^31 (0-based INT32_MAX and 2^31); keys in reverse
+    -- order swap within each pair.  Every tile boundary (a multiple of 256)
+    -- splits such a pair: the window merge alone finishes (17.5 GB)
+    it("cuda, 2^31 + 5: segsort with flags, pairs of keys everywhere", function()
+      local k <close> = down()
+      local f <close> = ctx:iota(WIDE, 0, 1 << 24, "u32")
+      local _, st = mgpu.segsort(k, nil, { flags = f, stats = true })
+      assert.are.equal(0, #st, "no global pass")
+      assert.is_true(st.windows > 0, "windows merged")
+      check_result(k, nil, WIDE, function(p)
+        if p % 256 == 0 and p < WIDE then return MAX - p end
+        if p % 256 == 1 and p > 1 then return MAX - p + 2 end
+        return MAX - p + 1
+      end, MAX + 1, "segsort flags, pairs")
+    end)
+
+    -- sorted but for the ends swapped and the pair at 2^31 swapped: the
+    -- first key has all the way to go, so the global passes run; sorted,
+    -- p - 6 at p, the values following their keys (keys: 17.5 GB; pairs:
+    -- 35 GB)
+    local function nearly_sorted()
+      local k = ctx:iota(WIDE, -5, 1, "i32")
+      k[1], k[WIDE] = k[WIDE], k[1]
+      k[MAX + 1], k[MAX + 2] = k[MAX + 2], k[MAX + 1]
+      assert.are.equal(MAX, k[1])
+      return k
+    end
+
+    it("cuda, 2^31 + 5: locality_sort, nearly sorted keys", function()
+      local k <close> = nearly_sorted()
+      local _, st = mgpu.locality_sort(k, { stats = true })
+      assert.is_true(#st > 0, "the global passes ran")
+      assert.is_true(k:is_sorted(), "locality_sort output sorted")
+      check_result(k, nil, WIDE, up, MAX + 1, "locality_sort")
+    end)
+
+    it("cuda, 2^31 + 5: locality_sort, nearly sorted pairs", function()
+      local k <close> = nearly_sorted()
+      local v <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      mgpu.locality_sort(k, { values = v })
+      local src = { [1] = WIDE, [WIDE] = 1, [MAX + 1] = MAX + 2, [MAX + 2] = MAX + 1 }
+      check_result(k, v, WIDE, function(p) return p - 6, I32_MIN + (src[p] or p) - 1 end,
+                   MAX + 1, "locality_sort pairs")
+    end)
+
+    -- sorted but for the pairs (2 m, 2 m + 1) swapped from 2^31 - 12000 to
+    -- the end: each tile boundary there (even, 0-based) splits a pair, and
+    -- no key has further to go, so the window merge alone finishes (8.6 GB)
+    it("cuda, 2^31 + 5: locality_sort, pairs swapped across the last tiles", function()
+      local k <close> = ctx:iota(WIDE, -5, 1, "i32")
+      for a = MAX + 1 - 12000, WIDE - 1, 2 do k[a], k[a + 1] = k[a + 1], k[a] end
+      assert.are.equal(WIDE - 7, k[WIDE])
+      local _, st = mgpu.locality_sort(k, { stats = true })
+      assert.are.equal(0, #st, "no global pass")
+      assert.is_true(st.windows > 0, "windows merged")
+      check_result(k, nil, WIDE, up, MAX + 1, "locality_sort windows")
+    end)
+
+    it("cuda, 2^31 + 5: set operations, scans and segsort with heads refuse it", function()
       local na, nb = (WIDE + 1) // 2, WIDE // 2
       local a <close> = ctx:iota(na, I32_MIN, 2, "i32")
       local b <close> = ctx:iota(nb, I32_MIN + 1, 2, "i32")
       C.raises(function() return mgpu.set_union(a, b) end, "mgpu", "32%-bit offsets")
       local k <close> = down()
       C.raises(function() return mgpu.scan(k) end, "mgpu.scan", "32%-bit offsets")
+      -- cuda reads int32 heads: keys past INT32_MAX take flags
+      C.raises(function() return mgpu.segsort(k, { 1, MAX + 2 }) end,
+               "mgpu.segsort", "32%-bit index limit")
+      assert.are.equal(MAX, k[1], "keys untouched")
       -- and the context goes on
       C.array_eq(mgpu.merge(ctx:array { 1, 3 }, ctx:array { 2 }), { 1, 2, 3 }, "i32", "after")
     end)

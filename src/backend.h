@@ -355,9 +355,9 @@ typedef struct mgpu_backend {
    * initializers that stop before them give MGPU_I32 (0). */
   int wide_index;
   /* The largest count the backend's calls of 32-bit kernel offsets take
-   * (mgpu.c's check_narrow_count: set operations, segsort and
-   * locality_sort, scans and compactions on cuda until their kernels take
-   * 64-bit offsets, docs/WIDE.md); max_count where every call is 64-bit. */
+   * (mgpu.c's check_narrow_count: set operations, scans and compactions
+   * on cuda until their kernels take 64-bit offsets, docs/WIDE.md);
+   * max_count where every call is 64-bit. */
   size_t narrow_max_count;
   /* Set up ctx->impl for device number `device` (ignored by cpu). */
   mgpu_status (*context_init)(mgpu_context *ctx, int device);

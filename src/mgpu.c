@@ -291,9 +291,19 @@ mgpu_status mgpu_sort(mgpu_context *ctx, mgpu_dtype key_type, mgpu_order order,
 static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   mgpu_sort_args *s = &a->sort;
   TRY(check_keys(ctx, s->key_type, s->order, s->value_size));
-  TRY(check_narrow_count(ctx, s->n));
-  TRY(check_narrow_count(ctx, a->m));
-  if (a->heads) TRY(check_index_dtype(ctx, "heads", a->index_type));
+  TRY(check_count(ctx, s->n));
+  TRY(check_count(ctx, a->m));
+  if (a->heads) {
+    TRY(check_index_dtype(ctx, "heads", a->index_type));
+    /* a backend of int32 index arrays reads heads, and counts them, in
+     * 32 bits: past that only flags mark the segments */
+    if (!ctx->be->wide_index && (s->n > MGPU_MAX_COUNT || a->m > MGPU_MAX_COUNT))
+      return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                            "segsort with heads of %zu keys is past the "
+                            "32-bit index limit of %zu on %s (its heads are "
+                            "int32; flags take any count)",
+                            s->n, MGPU_MAX_COUNT, ctx->be->name);
+  }
   if (a->stats) memset(a->stats, 0, sizeof *a->stats);
   if (s->n < 2) return MGPU_OK;
   if (!ctx->be->segsort)

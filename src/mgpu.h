@@ -269,7 +269,10 @@ mgpu_dtype mgpu_index_type(uint64_t largest);
  * Only the set of heads matters: their order and repeats do not, and heads
  * outside [0, n) are ignored (mgpu_prepare_positions checks a caller's
  * list, with a message).  stats may be NULL; when given, the call waits
- * for the device once per merge pass to read its queue counts. */
+ * for the device once per merge pass to read its queue counts.  On cuda,
+ * whose heads are int32, a sort with heads stops at MGPU_MAX_COUNT keys
+ * (MGPU_ETOOBIG); one with flags, and locality sort, take the context's
+ * limit. */
 mgpu_status mgpu_segsort(mgpu_context *ctx, mgpu_dtype key_type,
                          mgpu_order order, void *keys, size_t n,
                          size_t value_size, void *vals, const int32_t *heads,

@@ -193,14 +193,16 @@ struct window_share {
 
 /* Sorts keys_in[0, count) of the tile starting at global index t0 into
  * keys_out (and keys_out2 when not null); *range (when range is not null)
- * gets the tile's head range (global positions), and samples (when not
- * null) every S-th key.  Without bits there are no heads: a plain
- * blocksort that skips the work of threads whose keys are in place. */
-template <int NT, int VT, int S, bool HAS_V, typename K, typename V, typename Comp>
+ * gets the tile's head range (global positions, in the sort's Off), and
+ * samples (when not null) every S-th key.  Without bits there are no
+ * heads: a plain blocksort that skips the work of threads whose keys are
+ * in place. */
+template <int NT, int VT, int S, bool HAS_V, typename K, typename V,
+          typename Off, typename Comp>
 __device__ __forceinline__ void segblocksort_tile(
     const K *keys_in, const V *vals_in, int count, K *keys_out, V *vals_out,
     K *keys_out2, V *vals_out2, const unsigned *bits, long long n,
-    long long t0, head_range *range, K *samples, Comp comp,
+    long long t0, head_range_of<Off> *range, K *samples, Comp comp,
     segblocksort_smem<NT, VT, HAS_V, K, V> &sm) {
   const int tid = threadIdx.x;
   load_to_shared<NT, VT>(keys_in, count, sm.tile.keys);
@@ -333,8 +335,8 @@ __device__ __forceinline__ void segblocksort_tile(
     }
 #endif
     if (tid == 0) {
-    range->first = r.first == kNoHead ? kNoHead : (int)(t0 + r.first);
-    range->last = r.last < 0 ? -1 : (int)(t0 + r.last);
+      range->first = r.first == kNoHead ? no_head<Off>() : (Off)(t0 + r.first);
+      range->last = r.last < 0 ? (Off)-1 : (Off)(t0 + r.last);
     }
   }
 }

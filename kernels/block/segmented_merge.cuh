@@ -17,11 +17,11 @@
 namespace mgpu {
 
 /* The A count of the first diag outputs.  Diagonals outside the active
- * part are answered without reading a key. */
-template <typename It, typename Comp>
-__device__ __forceinline__ int segmented_merge_path(It a, int na, It b, int nb,
-                                                    int ha, int hb, int diag,
-                                                    Comp comp) {
+ * part are answered without reading a key.  I: int within a tile, or the
+ * sort's offset type Off across global runs. */
+template <typename It, typename I, typename Comp>
+__device__ __forceinline__ I segmented_merge_path(It a, I na, It b, I nb, I ha,
+                                                  I hb, I diag, Comp comp) {
   (void)nb;
   if (diag <= ha) return diag;
   if (diag >= na + hb) return na;
@@ -51,14 +51,24 @@ __device__ __forceinline__ void segmented_serial_merge(
   }
 }
 
-/* The first and last segment head of a run (positions), or {kNoHead,
- * -1}.  Merging two runs combines them. */
-constexpr int kNoHead = 0x7fffffff;
-struct head_range {
-  int first, last;
+/* The first and last segment head of a run (positions), or {no head,
+ * -1}.  Merging two runs combines them.  Tile positions are int; global
+ * ones the sort's offset type Off, whose largest value means no head (a
+ * 32-bit INT_MAX is a real position past 2^31 - 1 keys). */
+template <typename Off> struct head_range_of {
+  Off first, last;
 };
-__device__ __forceinline__ head_range combine(head_range x, head_range y) {
-  return head_range{min(x.first, y.first), max(x.last, y.last)};
+typedef head_range_of<int> head_range;
+
+template <typename Off> __host__ __device__ constexpr Off no_head() {
+  return sizeof(Off) == 8 ? (Off)0x7fffffffffffffffLL : (Off)0x7fffffff;
+}
+constexpr int kNoHead = no_head<int>();
+
+template <typename Off>
+__device__ __forceinline__ head_range_of<Off> combine(head_range_of<Off> x,
+                                                      head_range_of<Off> y) {
+  return head_range_of<Off>{min(x.first, y.first), max(x.last, y.last)};
 }
 
 } // namespace mgpu
