@@ -70,11 +70,13 @@ constexpr size_t tile_smem_bytes() {
 }
 
 /* One call in tile P (values staged or not, waiting with the look-back
- * warp or not) with SP's launch fields. */
+ * warp or not) with SP's launch fields, its positions of type Off. */
 template <typename SP, typename P, bool HAS_V, bool STAGE_V,
-          bool LOOKBACK_WARP, typename K, typename V, typename Comp>
+          bool LOOKBACK_WARP, typename K, typename V, typename Off,
+          typename Comp>
 mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
                       size_t *count, Comp comp) {
+  typedef setop_split_t<Off> split_t;
   constexpr int S = kSetopSampleStride;
   /* a tile with half the kept list would drop outputs of other operations
    * (unless it stores them in rounds) */
@@ -85,9 +87,10 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   cuda_state *st = cuda_of(ctx);
   cudaStream_t s = st->stream;
   const K *a = (const K *)m->a_keys, *b = (const K *)m->b_keys;
-  const int na = (int)m->na, nb = (int)m->nb;
+  const Off na = (Off)m->na, nb = (Off)m->nb;
   const long long total = (long long)na + nb;
-  const int tiles = tiles_of(total, P::NV);
+  int tiles = 0;
+  MGPU_TRY(checked_tiles(ctx, total, P::NV, &tiles, "setop"));
   /* A call of one tile (a small call from a script or a REPL) has no
    * partition launch and no scratch: its points are the inputs' ends, and
    * no tile reads its look-back words (span_of_tile, publish_prefix). */
@@ -99,19 +102,18 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   const int groups = (tiles + 31) / 32;
   const int status_words = tiles + 2 * groups;
   /* the number of points decides (below kSetopSampleFromPoints the
-   * inputs are searched directly); past INT_MAX no samples either */
+   * inputs are searched directly) */
   const bool sampled =
-      !lone && (tiles + 1 > kSetopSampleFromPoints || ctx->paths.sampled) &&
-      total <= INT_MAX;
+      !lone && (tiles + 1 > kSetopSampleFromPoints || ctx->paths.sampled);
   /* direct points for calls of a few waves of tiles (kSetopDirectWaves) */
   const long long wave = (long long)st->sm_count * P::MIN_BLOCKS;
   const bool flagged = sampled && SP::direct_percent > 0 &&
                        tiles <= kSetopDirectWaves * wave;
-  const int ca = sampled ? samples_of(na, S) : 0;
-  const int cb = sampled ? samples_of(nb, S) : 0;
+  const Off ca = sampled ? samples_of<Off>(na, S) : 0;
+  const Off cb = sampled ? samples_of<Off>(nb, S) : 0;
   const size_t status_bytes = (size_t)tile_words_bytes(status_words);
   const size_t splits_at = status_bytes;
-  const size_t ready_at = splits_at + sizeof(unsigned) * ((size_t)tiles + 1);
+  const size_t ready_at = splits_at + sizeof(split_t) * ((size_t)tiles + 1);
   const size_t samples_at =
       (ready_at + (flagged ? sizeof(unsigned) * ((size_t)tiles + 1) : 0) +
        15) &
@@ -119,14 +121,14 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
   cuda_scratch scratch;
   char *base = nullptr;
   unsigned long long *status = nullptr, *gstatus = nullptr, *gsum = nullptr;
-  unsigned *splits = nullptr;
+  split_t *splits = nullptr;
   if (!lone) {
     MGPU_TRY(scratch.take(ctx, samples_at + sizeof(K) * ((size_t)ca + cb)));
     base = scratch.as<char>();
     status = (unsigned long long *)base;
     gstatus = tile_word(status, tiles);
     gsum = tile_word(gstatus, groups);
-    splits = (unsigned *)(base + splits_at);
+    splits = (split_t *)(base + splits_at);
   }
   unsigned *ready = flagged ? (unsigned *)(base + ready_at) : nullptr;
   const K *sa = nullptr, *sb = nullptr;
@@ -153,9 +155,9 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
       flagged ? (int)min((long long)tiles + 1,
                          wave * SP::direct_percent / 100 + 1)
               : 0;
-  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Comp>
-                   : lanes == 16 ? setop_partition_kernel<S, 16, K, Comp>
-                                 : setop_partition_kernel<S, 8, K, Comp>;
+  auto partition = lanes == 32   ? setop_partition_kernel<S, 32, K, Off, Comp>
+                   : lanes == 16 ? setop_partition_kernel<S, 16, K, Off, Comp>
+                                 : setop_partition_kernel<S, 8, K, Off, Comp>;
   if (!lone) {
     CUDA_TRY(ctx, launch_early(ctx, sampled, partition,
                                setop_partition_blocks(lanes, tiles + 1),
@@ -167,13 +169,13 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
     CUDA_LAUNCHED(ctx, "setop partition kernel");
   }
   const unsigned long long ticket = ++st->tickets;
-  setop_tiles<K, V> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
+  setop_tiles<K, V, Off> t = {a, b, (const V *)m->a_vals, (const V *)m->b_vals,
                          na, nb, splits, status, gstatus, gsum, st->word,
                          ticket, (K *)m->keys, (V *)m->vals,
                          (long long)m->capacity, set_op_keeps(m->op),
                          m->duplicates != 0,
                          (int)(wave * SP::prefetch_percent / 100), ready};
-  auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Comp>;
+  auto kernel = setop_kernel<P, HAS_V, STAGE_V, LOOKBACK_WARP, K, V, Off, Comp>;
   const size_t smem = tile_smem_bytes<P, STAGE_V, LOOKBACK_WARP, K, V>();
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   CUDA_TRY(ctx, launch_early(ctx, true, kernel, tiles,
@@ -185,7 +187,8 @@ mgpu_status setop_run(mgpu_context *ctx, const mgpu_setop_args *m,
    * tiles instead of following them. */
   scratch.release();
   unsigned long long n = 0;
-  MGPU_TRY(wait_for_total(ctx, ticket, &n, "setop"));
+  if (sizeof(Off) == 4) MGPU_TRY(wait_for_total(ctx, ticket, &n, "setop"));
+  else MGPU_TRY(wait_for_value(ctx, ticket, &n, "setop"));
   *count = n < m->capacity ? (size_t)n : m->capacity;
   return MGPU_OK;
 }
@@ -207,8 +210,11 @@ template <typename K, int VB> struct setop_launch {
   template <typename P, bool STAGE_V, typename Comp>
   static mgpu_status tile(mgpu_context *ctx, const cuda_setop_call *c,
                           Comp comp) {
-    return setop_run<SP, P, HAS_V, STAGE_V, looks_back_with_warp<P>, K, V>(
-        ctx, c->args, c->count, comp);
+    const mgpu_setop_args *m = c->args;
+    return dispatch_offset(m->na + m->nb, [&](auto off) {
+      return setop_run<SP, P, HAS_V, STAGE_V, looks_back_with_warp<P>, K, V,
+                       decltype(off)>(ctx, m, c->count, comp);
+    });
   }
 
   template <typename P, bool STAGE_V>

@@ -422,11 +422,105 @@ backends.each(function(ctx, device)
       check_result(k, nil, WIDE, up, MAX + 1, "locality_sort windows")
     end)
 
-    it("cuda, 2^31 + 5: set operations, scans and segsort with heads refuse it", function()
+    -- the evens and the odds from INT32_MIN: their union is INT32_MIN +
+    -- p - 1 at position p, up to 4 at p = 2^31 + 5; values MAX down by 2
+    -- on each side (b's one less) follow their keys: MAX - p + 1 at p,
+    -- staged into the tile with them (pairs: 34.4 GB)
+    it("cuda, 2^31 + 5: set_union, keys and pairs", function()
       local na, nb = (WIDE + 1) // 2, WIDE // 2
       local a <close> = ctx:iota(na, I32_MIN, 2, "i32")
       local b <close> = ctx:iota(nb, I32_MIN + 1, 2, "i32")
-      C.raises(function() return mgpu.set_union(a, b) end, "mgpu", "32%-bit offsets")
+      local u = mgpu.set_union(a, b)
+      check_result(u, nil, WIDE, function(p) return I32_MIN + p - 1 end,
+                   MAX + 1, "set_union keys")
+      u:free()
+      local av <close> = ctx:iota(na, MAX, -2, "i32")
+      local bv <close> = ctx:iota(nb, MAX - 1, -2, "i32")
+      local uk, uv = mgpu.set_union(a, b, { values = { av, bv } })
+      check_result(uk, uv, WIDE,
+                   function(p) return I32_MIN + p - 1, MAX - p + 1 end,
+                   MAX + 1, "set_union pairs")
+      uk:free()
+      uv:free()
+    end)
+
+    -- every key of 2^31 + 5 against the evens: the evens, from a's
+    -- positions past 2^31; a's values MAX down by 1 come with them:
+    -- key INT32_MIN + 2 (p - 1) from a's position 2 p - 1, value MAX - 2 p
+    -- + 2 (the values gathered while the tile looks back; 30 GB)
+    it("cuda, 2^31 + 5: set_intersection, keys and pairs", function()
+      local nb = (WIDE + 1) // 2
+      local a <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      local b <close> = ctx:iota(nb, I32_MIN, 2, "i32")
+      local av <close> = ctx:iota(WIDE, MAX, -1, "i32")
+      local bv <close> = ctx:zeros(nb, "i32")
+      local i = mgpu.set_intersection(a, b)
+      check_result(i, nil, nb, function(p) return I32_MIN + 2 * (p - 1) end,
+                   nil, "set_intersection keys")
+      i:free()
+      local ik, iv = mgpu.set_intersection(a, b, { values = { av, bv } })
+      check_result(ik, iv, nb,
+                   function(p) return I32_MIN + 2 * (p - 1), MAX - 2 * p + 2 end,
+                   HALF + 1, "set_intersection pairs")
+      ik:free()
+      iv:free()
+    end)
+
+    -- i64 evens (2^31 + 2) and odds (2^31 + 1) from 0: their union is p - 1
+    -- at position p, 2^32 + 3 of them (69 GB)
+    local W32 = (1 << 32) + 3
+    local function window64(arr, i, j, want, label)
+      local got = arr:totable(i, j)
+      for p = i, j do
+        if got[p - i + 1] ~= want(p) then
+          C.fail(string.format("%s at %d: %s, want %d", label, p,
+                               tostring(got[p - i + 1]), want(p)))
+        end
+      end
+    end
+    local function windows64(arr, n, want, label)
+      assert.are.equal(n, #arr, label .. ": length")
+      for _, at in ipairs { 1, (1 << 31) - 2048, (1 << 32) - 2048, n - 4096, n // 3 } do
+        local i, j = math.max(1, at), math.min(n, at + 4096)
+        if i <= j then window64(arr, i, j, want, label) end
+      end
+    end
+
+    it("cuda, 2^32 + 3: set_union, i64 keys", function()
+      local na, nb = (W32 + 1) // 2, W32 // 2
+      local a <close> = ctx:iota(na, 0, 2, "i64")
+      local b <close> = ctx:iota(nb, 1, 2, "i64")
+      local u <close> = mgpu.set_union(a, b)
+      windows64(u, W32, function(p) return p - 1 end, "set_union 2^32 + 3")
+    end)
+
+    -- 0 .. 3 * 2^30 + 1 against the evens up to 2^31, 2^32 + 3 keys in all:
+    -- the evens, 2 (p - 1) at p, a's positions up to 2^31 + 1; a's i32
+    -- values -q + 1 at position q, wrapped: -(2 p - 2) (60 GB)
+    it("cuda, 2^32 + 3: set_intersection, i64 keys with i32 values", function()
+      local nb = HALF + 1
+      local na = W32 - nb
+      local a <close> = ctx:iota(na, 0, 1, "i64")
+      local b <close> = ctx:iota(nb, 0, 2, "i64")
+      local av <close> = ctx:iota(na, 0, -1, "i32")
+      local bv <close> = ctx:zeros(nb, "i32")
+      local ik, iv = mgpu.set_intersection(a, b, { values = { av, bv } })
+      windows64(ik, nb, function(p) return 2 * (p - 1) end, "set_intersection 2^32 + 3 keys")
+      windows64(iv, nb, function(p) return -(2 * p - 2) end, "set_intersection 2^32 + 3 values")
+      ik:free()
+      iv:free()
+    end)
+
+    -- every i32 (2^32 of them) against three: the three, the last from a's
+    -- position 2^32 (17.2 GB)
+    it("cuda, 2^32 + 3: set_intersection, every i32 against three", function()
+      local a <close> = ctx:iota(1 << 32, I32_MIN, 1, "i32")
+      local b <close> = ctx:array({ I32_MIN, 0, MAX }, "i32")
+      local i <close> = mgpu.set_intersection(a, b)
+      C.table_eq(i:totable(), { I32_MIN, 0, MAX }, "i32", "set_intersection 2^32 + 3")
+    end)
+
+    it("cuda, 2^31 + 5: scans and segsort with heads refuse it", function()
       local k <close> = down()
       C.raises(function() return mgpu.scan(k) end, "mgpu.scan", "32%-bit offsets")
       -- cuda reads int32 heads: keys past INT32_MAX take flags

@@ -374,15 +374,15 @@ mgpu_status mgpu_setop(mgpu_context *ctx, mgpu_setop_kind op,
   if ((unsigned)op > MGPU_SET_SYMMETRIC_DIFFERENCE)
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown set operation %d",
                           (int)op);
-  TRY(check_narrow_count(ctx, na));
-  TRY(check_narrow_count(ctx, nb));
+  TRY(check_count(ctx, na));
+  TRY(check_count(ctx, nb));
+  /* no wrap: each count is at most max_count <= SIZE_MAX / 2 */
   size_t cap = mgpu_setop_capacity(op, na, nb);
   if (cap > ctx->be->max_count)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "the result may have %zu elements, past the limit "
                           "of %zu",
                           cap, ctx->be->max_count);
-  TRY(check_narrow_count(ctx, na + nb));
   if (cap == 0) return MGPU_OK;
   if (na == 0 || nb == 0) {
     /* one side empty: the result is the other side, or nothing */

@@ -46,9 +46,19 @@ inline unsigned setop_partition_blocks(int lanes, int points) {
  * level (docs/TUNING.md, Set operations). */
 constexpr int kSetopEarlyPollNs = 600;
 
-/* splits[i] = the Balanced Path point at diagonal i * nv: A's count in the
- * low 31 bits, the star in bit 31.  LANES lanes a point (warp_merge_path:
- * one, two or four points a warp).
+/* A partition point as the tile kernel reads it: A's count in the low
+ * bits, the star in the top bit; 32 bits for calls whose positions are
+ * int32_t, 64 past (dispatch_offset). */
+template <typename Off>
+using setop_split_t =
+    typename std::conditional<sizeof(Off) == 4, unsigned,
+                              unsigned long long>::type;
+
+template <typename Off>
+constexpr int kSetopStarBit = 8 * sizeof(setop_split_t<Off>) - 1;
+
+/* splits[i] = the Balanced Path point at diagonal i * nv (setop_split_t).
+ * LANES lanes a point (warp_merge_path: one, two or four points a warp).
  *
  * Without `ready`, the launch also zeroes the words of the tile kernel's
  * look-back (and its tile counter), which saves that kernel a memset
@@ -64,11 +74,11 @@ constexpr int kSetopEarlyPollNs = 600;
  * launch, so that the tile kernel sees the zeroed words; a direct block
  * waits after its search, before it writes (the zeroing of ready[] must
  * not come after its flag). */
-template <int S, int LANES, typename K, typename Comp>
+template <int S, int LANES, typename K, typename Off, typename Comp>
 __global__ void __launch_bounds__(kSetopPartitionThreads)
-    setop_partition_kernel(const K *a, const K *sa, int na, const K *b,
-                           const K *sb, int nb, int nv, int count,
-                           bool duplicates, unsigned *splits,
+    setop_partition_kernel(const K *a, const K *sa, Off na, const K *b,
+                           const K *sb, Off nb, int nv, int count,
+                           bool duplicates, setop_split_t<Off> *splits,
                            unsigned long long *status, int status_words,
                            unsigned *ready, int direct, Comp comp) {
   const int gid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -97,24 +107,19 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
   long long d = (long long)i * nv;
   d = d < total ? d : total;
   path_point bp = {0, 0};
-  if (total <= INT_MAX) {
-    const int diag = (int)d;
-    const int p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
-                                            b, direct_block ? nullptr : sb, nb,
-                                            diag, comp);
-    if (l == 0 && live)
-      bp = balanced_path<int>(a, na, b, nb, diag, p, duplicates, comp);
-  } else if (l == 0 && live) {
-    const long long p = merge_path(a, (long long)na, b, (long long)nb, d, comp);
-    bp = balanced_path<long long>(a, (long long)na, b, (long long)nb, d, p,
-                                  duplicates, comp);
-  }
+  const Off diag = (Off)d;
+  const Off p = warp_merge_path<S, LANES>(a, direct_block ? nullptr : sa, na,
+                                          b, direct_block ? nullptr : sb, nb,
+                                          diag, comp);
+  if (l == 0 && live)
+    bp = balanced_path<Off>(a, na, b, nb, diag, p, duplicates, comp);
   if (direct_block) {
     wait_for_prior_grid();
     allow_dependent_grids();
   }
   if (l != 0 || !live) return;
-  splits[i] = (unsigned)bp.a | ((unsigned)bp.star << 31);
+  typedef setop_split_t<Off> split_t;
+  splits[i] = (split_t)bp.a | ((split_t)bp.star << kSetopStarBit<Off>);
   if (ready) {
     __threadfence();
     cuda::atomic_ref<unsigned, cuda::thread_scope_device>(ready[i]).store(
@@ -126,9 +131,9 @@ __global__ void __launch_bounds__(kSetopPartitionThreads)
  * points' ready flags, and gathers the partition's samples:
  * samples[i] = keys[i * S].  The first launch of a sampled set operation,
  * in stream order after whatever wrote the inputs. */
-template <int S, typename K>
-__global__ void setop_samples_kernel(const K *a, int na, K *sa, const K *b,
-                                     int nb, K *sb, unsigned long long *status,
+template <int S, typename K, typename Off>
+__global__ void setop_samples_kernel(const K *a, Off na, K *sa, const K *b,
+                                     Off nb, K *sb, unsigned long long *status,
                                      int status_words, unsigned *ready,
                                      int points) {
   /* the partition may start now: its direct blocks search the inputs and
@@ -138,7 +143,7 @@ __global__ void setop_samples_kernel(const K *a, int na, K *sa, const K *b,
   const int stride = gridDim.x * blockDim.x;
   for (int w = i; w < status_words; w += stride) *tile_word(status, w) = 0;
   for (int w = i; w < points; w += stride) ready[w] = 0;
-  gather_sample<S>(i, a, na, sa, b, nb, sb);
+  gather_sample<S>((Off)i, a, na, sa, b, nb, sb);
 }
 
 /* Waits until the partition has written splits[tile] and splits[tile + 1]
@@ -163,35 +168,43 @@ __device__ __forceinline__ void wait_for_points(const unsigned *ready,
  * input) stay inside both inputs and inside shared memory.  Without
  * splits the call is one tile (setop_run), whose points are the inputs'
  * ends. */
-struct setop_span {
-  int a0, na, b0, nb;
+template <typename Off> struct setop_span {
+  Off a0;
+  int na;
+  Off b0;
+  int nb;
 };
 
-template <int NV>
-__device__ __forceinline__ setop_span span_of_tile(const unsigned *splits,
-                                                   int tile, int na_all,
-                                                   int nb_all) {
+template <int NV, typename Off>
+__device__ __forceinline__ setop_span<Off>
+span_of_tile(const setop_split_t<Off> *splits, int tile, Off na_all,
+             Off nb_all) {
+  typedef setop_split_t<Off> split_t;
+  constexpr int STAR = kSetopStarBit<Off>;
+  constexpr split_t COUNT = ~((split_t)1 << STAR);
   if (!splits) {
-    const int na = min(na_all, NV);
-    return {0, na, 0, min(nb_all, NV - na)};
+    const int na = (int)min(na_all, (Off)NV);
+    return {0, na, 0, (int)min(nb_all, (Off)(NV - na))};
   }
-  const unsigned s0 = splits[tile], s1 = splits[tile + 1];
+  const split_t s0 = splits[tile], s1 = splits[tile + 1];
   const long long total = (long long)na_all + nb_all;
   const long long d0 = (long long)tile * NV;
   const long long d1 = d0 + NV < total ? d0 + NV : total;
-  const int a0 = (int)(s0 & 0x7fffffffu), a1 = (int)(s1 & 0x7fffffffu);
-  const int b0 = (int)(d0 - a0 + (s0 >> 31));
-  const int b1 = (int)(d1 - a1 + (s1 >> 31));
-  const int na = max(0, min(a1 - a0, NV + 1));
-  const int nb = max(0, min(b1 - b0, NV + 1 - na));
+  const Off a0 = (Off)(s0 & COUNT), a1 = (Off)(s1 & COUNT);
+  const Off b0 = (Off)(d0 - a0 + (long long)(s0 >> STAR));
+  const Off b1 = (Off)(d1 - a1 + (long long)(s1 >> STAR));
+  const int na = (int)max((Off)0, min((Off)(a1 - a0), (Off)(NV + 1)));
+  const int nb = (int)max((Off)0, min((Off)(b1 - b0), (Off)(NV + 1 - na)));
   return {a0, na, b0, nb};
 }
 
-template <typename K, typename V> struct setop_tiles {
+/* Off: the type of the inputs' positions (int32_t for calls whose inputs
+ * hold at most INT32_MAX keys together, int64_t past: dispatch_offset). */
+template <typename K, typename V, typename Off> struct setop_tiles {
   const K *a, *b;
   const V *av, *bv;
-  int na, nb;
-  const unsigned *splits;      /* null: one tile, no partition */
+  Off na, nb;
+  const setop_split_t<Off> *splits; /* null: one tile, no partition */
   unsigned long long *status;  /* one word per tile, zeroed; null with
                                   one tile, which has no successor */
   unsigned long long *gstatus; /* one word per 32 tiles, zeroed */
@@ -276,18 +289,18 @@ __device__ __forceinline__ int compute_exclusive_sum(int x, int *warp_totals,
 
 /* Where a tile sits in shared memory: its span, and the offsets of A and
  * B in keys[] (sa, sb) and, staged, in vals[] (va, vb). */
-struct setop_place {
-  setop_span span;
+template <typename Off> struct setop_place {
+  setop_span<Off> span;
   int sa, sb, va, vb;
 };
 
-template <int NV, bool STAGE_V, typename K, typename V>
-__device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
-                                                     int tile) {
+template <int NV, bool STAGE_V, typename K, typename V, typename Off>
+__device__ __forceinline__ setop_place<Off>
+place_of_tile(const setop_tiles<K, V, Off> &t, int tile) {
   constexpr int E = 16 / sizeof(K), EV = 16 / sizeof(V);
-  setop_place p;
+  setop_place<Off> p;
   p.span = span_of_tile<NV>(t.splits, tile, t.na, t.nb);
-  const setop_span &s = p.span;
+  const auto &s = p.span;
   p.sa = stage_offset(t.a + s.a0);
   p.sb = p.sa + s.na + ((stage_offset(t.b + s.b0) - (p.sa + s.na)) & (E - 1));
   p.va = STAGE_V ? stage_offset(t.av + s.a0) : 0;
@@ -308,14 +321,16 @@ __device__ __forceinline__ setop_place place_of_tile(const setop_tiles<K, V> &t,
  * L2 for the inputs of the tile `t.prefetch` ahead, which starts about
  * when this one ends, so that its bulk copies find them there instead of
  * in DRAM (clock64 reads per tile: the load was ~25% of a tile's time). */
-template <int NT, bool STAGE_V, typename K, typename V, typename Smem>
-__device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
-                                                 Smem &sm, const setop_place &p,
+template <int NT, bool STAGE_V, typename K, typename V, typename Smem,
+          typename Off>
+__device__ __forceinline__ void setop_start_load(const setop_tiles<K, V, Off> &t,
+                                                 Smem &sm,
+                                                 const setop_place<Off> &p,
                                                  int tile, int tiles,
                                                  bool init) {
   constexpr int NV = Smem::NV;
   const int tid = threadIdx.x;
-  const setop_span &s = p.span;
+  const auto &s = p.span;
   const bulk_split<K> ca = split_for_bulk(t.a + s.a0, s.na);
   const bulk_split<K> cb = split_for_bulk(t.b + s.b0, s.nb);
   const bulk_split<V> cva =
@@ -360,7 +375,7 @@ __device__ __forceinline__ void setop_start_load(const setop_tiles<K, V> &t,
 #endif
   const int ahead = tile + t.prefetch;
   if (t.prefetch > 0 && tid == NT - 1 && ahead < tiles) {
-    const setop_span n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
+    const auto n = span_of_tile<NV>(t.splits, ahead, t.na, t.nb);
     bulk_prefetch_l2(t.a + n.a0, n.na);
     bulk_prefetch_l2(t.b + n.b0, n.nb);
     if (STAGE_V) {
@@ -381,8 +396,9 @@ struct setop_walk {
  * tile, its end the next thread's start; SYNC is the barrier among the
  * compute threads between the two. */
 template <int NT, int VT, typename K, typename Smem, typename Comp,
-          typename Sync>
-__device__ __forceinline__ setop_walk walk_tile(Smem &sm, const setop_place &p,
+          typename Sync, typename Off>
+__device__ __forceinline__ setop_walk walk_tile(Smem &sm,
+                                                const setop_place<Off> &p,
                                                 bool duplicates, Comp comp,
                                                 Sync sync) {
   const int tid = threadIdx.x;
@@ -465,7 +481,8 @@ __device__ __forceinline__ void list_kept(unsigned short *kept, int offset,
 
 /* Where the value of the key at place s of keys[] comes from: the index
  * into A's values (>= 0) or, complemented, into B's. */
-__device__ __forceinline__ int value_source(const setop_place &p, int s) {
+template <typename Off>
+__device__ __forceinline__ Off value_source(const setop_place<Off> &p, int s) {
   return s < p.sb ? p.span.a0 + (s - p.sa) : ~(p.span.b0 + (s - p.sb));
 }
 
@@ -473,25 +490,25 @@ __device__ __forceinline__ int value_source(const setop_place &p, int s) {
  * an intersection or difference only reads A's keys (every kept slot took
  * a key of A), so that room is free.  An intersection's output always fits
  * (each kept slot also took a key of B); a difference's usually does. */
-template <typename K, typename V>
-__device__ __forceinline__ int early_room(const setop_place &p) {
+template <typename K, typename V, typename Off>
+__device__ __forceinline__ int early_room(const setop_place<Off> &p) {
   static_assert(sizeof(V) <= sizeof(K) && alignof(V) <= alignof(K),
                 "values fit where keys were");
   return p.span.nb * (int)(sizeof(K) / sizeof(V));
 }
 
-template <typename K, typename V, typename Smem>
-__device__ __forceinline__ V *early_values(Smem &sm, const setop_place &p) {
+template <typename K, typename V, typename Smem, typename Off>
+__device__ __forceinline__ V *early_values(Smem &sm, const setop_place<Off> &p) {
   return reinterpret_cast<V *>(sm.keys + p.sb);
 }
 
 /* Gathers the A values of kept[0, n) into early_values, U loads in flight
  * a thread (an intersection's tile emits ~6 outputs a thread here).  Runs
  * while the look-back warp waits for the tile's base. */
-template <int NT, typename K, typename V, typename Smem>
-__device__ __forceinline__ void gather_kept_values(const setop_tiles<K, V> &t,
-                                                   Smem &sm,
-                                                   const setop_place &p,
+template <int NT, typename K, typename V, typename Smem, typename Off>
+__device__ __forceinline__ void
+gather_kept_values(const setop_tiles<K, V, Off> &t, Smem &sm,
+                   const setop_place<Off> &p,
                                                    int n) {
   constexpr int U = 8;
   V *vals = early_values<K, V>(sm, p);
@@ -512,23 +529,25 @@ __device__ __forceinline__ void gather_kept_values(const setop_tiles<K, V> &t,
 }
 
 /* The value of the key at place s of keys[], from the staged values. */
-template <typename Smem>
+template <typename Smem, typename Off>
 __device__ __forceinline__ auto staged_value(const Smem &sm,
-                                             const setop_place &p, int s) {
+                                             const setop_place<Off> &p, int s) {
   return sm.vals[s < p.sb ? p.va + (s - p.sa) : p.vb + (s - p.sb)];
 }
 
 /* The value at source v (value_source) in the inputs. */
-template <typename K, typename V>
-__device__ __forceinline__ V input_value(const setop_tiles<K, V> &t, int v) {
+template <typename K, typename V, typename Off>
+__device__ __forceinline__ V input_value(const setop_tiles<K, V, Off> &t,
+                                         Off v) {
   return v >= 0 ? t.av[v] : t.bv[~v];
 }
 
 /* The value of the kept key at place s of keys[], output i: staged, or
  * for the first `early` outputs from early_values, else from the inputs. */
-template <bool STAGE_V, typename K, typename V, typename Smem>
-__device__ __forceinline__ V kept_value(const setop_tiles<K, V> &t, Smem &sm,
-                                        const setop_place &p, int s, int i,
+template <bool STAGE_V, typename K, typename V, typename Smem, typename Off>
+__device__ __forceinline__ V kept_value(const setop_tiles<K, V, Off> &t,
+                                        Smem &sm, const setop_place<Off> &p,
+                                        int s, int i,
                                         int early) {
   if (STAGE_V) return staged_value(sm, p, s);
   return i < early ? early_values<K, V>(sm, p)[i]
@@ -540,9 +559,9 @@ __device__ __forceinline__ V kept_value(const setop_tiles<K, V> &t, Smem &sm,
  * unsorted input over-counts.  The values of the first `early` outputs
  * wait in early_values (gather_kept_values). */
 template <int NT, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Smem, int U = 1, bool ALIGN = false>
-__device__ __forceinline__ void store_kept(const setop_tiles<K, V> &t,
-                                           Smem &sm, const setop_place &p,
+          typename Smem, int U = 1, bool ALIGN = false, typename Off>
+__device__ __forceinline__ void store_kept(const setop_tiles<K, V, Off> &t,
+                                           Smem &sm, const setop_place<Off> &p,
                                            long long base, int count,
                                            int early = 0, int first = 0) {
   const int room = (int)min((long long)count, t.capacity - base);
@@ -590,11 +609,12 @@ template <typename K, typename V, int N, bool HAS_V> struct loaded_outputs {
 };
 
 template <int NT, int N, bool HAS_V, bool STAGE_V, typename K, typename V,
-          typename Smem>
+          typename Smem, typename Off>
 __device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, HAS_V> &r,
-                                             const setop_tiles<K, V> &t,
+                                             const setop_tiles<K, V, Off> &t,
                                              const Smem &sm,
-                                             const setop_place &p, int count) {
+                                             const setop_place<Off> &p,
+                                             int count) {
 #pragma unroll
   for (int j = 0; j < N; ++j) {
     const int i = (int)threadIdx.x + j * NT;
@@ -607,9 +627,9 @@ __device__ __forceinline__ void load_outputs(loaded_outputs<K, V, N, HAS_V> &r,
   }
 }
 
-template <int NT, int N, bool HAS_V, typename K, typename V>
+template <int NT, int N, bool HAS_V, typename K, typename V, typename Off>
 __device__ __forceinline__ void
-store_loaded(const setop_tiles<K, V> &t,
+store_loaded(const setop_tiles<K, V, Off> &t,
              const loaded_outputs<K, V, N, HAS_V> &r, long long base,
              int count) {
   const int room = (int)min((long long)count, t.capacity - base);
@@ -621,6 +641,18 @@ store_loaded(const setop_tiles<K, V> &t,
       if (HAS_V) t.outv[base + i] = r.val[j];
     }
   }
+}
+
+/* The call's total for the host: beside the ticket in one word while it
+ * fits in 32 bits (inputs of at most INT32_MAX keys), else as a 64-bit
+ * value (publish_value; setop_run waits accordingly). */
+template <typename Off, typename K, typename V>
+__device__ __forceinline__ void
+publish_setop_total(const setop_tiles<K, V, Off> &t, long long total) {
+  if constexpr (sizeof(Off) == 4)
+    publish_total(t.total, total, t.ticket);
+  else
+    publish_value(t.total, total, t.ticket);
 }
 
 /* STAGE_V: the values come into shared memory by bulk copy with the keys
@@ -643,11 +675,11 @@ store_loaded(const setop_tiles<K, V> &t,
  * with EARLY_OUTPUTS each thread reads its first outputs into registers
  * (union and symmetric difference). */
 template <typename P, bool HAS_V, bool STAGE_V, bool LOOKBACK_WARP, typename K,
-          typename V, typename Comp>
+          typename V, typename Off, typename Comp>
 __global__ void __launch_bounds__(
     P::NT + (LOOKBACK_WARP ? 32 : 0),
     min_blocks_within_sm(P::NT + (LOOKBACK_WARP ? 32 : 0), P::MIN_BLOCKS))
-    setop_kernel(setop_tiles<K, V> t, Comp comp) {
+    setop_kernel(setop_tiles<K, V, Off> t, Comp comp) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   constexpr int THREADS = NT + (LOOKBACK_WARP ? 32 : 0);
   static_assert(VT <= 32, "a thread's slots are bits of one word");
@@ -670,7 +702,7 @@ __global__ void __launch_bounds__(
    * launch, which ended before it let this one start) */
   wait_for_points(t.ready, tile);
 
-  const setop_place p = place_of_tile<NV, STAGE_V>(t, tile);
+  const setop_place<Off> p = place_of_tile<NV, STAGE_V>(t, tile);
   if (LOOKBACK_WARP && tid == 0) sm.count_slot = -1;
   setop_start_load<NT, STAGE_V>(t, sm, p, tile, (int)gridDim.x, true);
   __syncthreads();
@@ -682,7 +714,7 @@ __global__ void __launch_bounds__(
     if (tid == NT) {
       sm.base = base;
       if (tile == (int)gridDim.x - 1)
-        publish_total(t.total, base + count, t.ticket);
+        publish_setop_total<Off>(t, base + count);
     }
     __threadfence_block();
     named_arrive(2, THREADS);
@@ -721,7 +753,7 @@ __global__ void __launch_bounds__(
       if (tid == 0) {
         sm.base = base;
         if (tile == (int)gridDim.x - 1)
-          publish_total(t.total, base + tile_count, t.ticket);
+          publish_setop_total<Off>(t, base + tile_count);
       }
     }
   }
