@@ -362,6 +362,33 @@ backends.each(function(ctx, device)
                    "segsort flags pairs, first head")
     end)
 
+    -- 2^32 + 3 keys INT32_MAX down, wrapped to 32 bits (the last three
+    -- are INT32_MAX again, and down), in three segments: [1, 2^31],
+    -- [2^31 + 1, 2^32] and the last three; each comes out reversed, so
+    -- position p of segment [s, e] holds the key of position s + e - p
+    -- (52 GB with the flags and the passes' buffer)
+    it("cuda, 2^32 + 3: segsort with flags, three segments of reversed keys", function()
+      local n = (1 << 32) + 3
+      local starts = { 1, (1 << 31) + 1, (1 << 32) + 1, n + 1 }
+      local function wrap(x)
+        x = x & 0xffffffff
+        return x > MAX and x - (1 << 32) or x
+      end
+      local k <close> = ctx:iota(n, MAX, -1, "i32")
+      assert.are.same({ MAX, MAX - 1, MAX - 2 }, k:totable(n - 2, n))
+      local f <close> = ctx:zeros(n, "i32")
+      f[starts[2]], f[starts[3]] = 1, 1
+      local _, st = mgpu.segsort(k, nil, { flags = f, stats = true })
+      assert.is_true(#st > 0, "the global passes ran")
+      f:free()
+      check_result(k, nil, n, function(p)
+        for i = 1, 3 do
+          local s, e = starts[i], starts[i + 1] - 1
+          if p <= e then return wrap(MAX - (s + e - p - 1)) end
+        end
+      end, 1 << 32, "segsort flags 2^32 + 3")
+    end)
+
     -- u32 flags (p - 1) * 2^24, wrapped: zero at p = 256 j + 1 only, so
     -- the segments are single keys but for the pairs (256 j, 256 j + 1),
     -- one of them at 2^31 (0-based INT32_MAX and 2^31); keys in reverse
