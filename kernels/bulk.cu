@@ -18,33 +18,38 @@
 #include "block/key_order.cuh"
 #include "block/tile_io.cuh"
 #include "agent/merge_tile.cuh"
+#include "dispatch.cuh"
 #include "policy/bulk.cuh"
 #include "rank_partition.cuh"
 
 namespace mgpu {
 namespace {
 
-template <typename P, typename V>
+/* Off holds global positions (data, outputs, the index arrays' places):
+ * int32_t while every count of the call fits it, int64_t past it or with
+ * an MGPU_I64 index array (dispatch_bulk).  Tile-local places stay int. */
+template <typename P, typename V, typename Off>
 __global__ void __launch_bounds__(P::NT)
-    bulk_remove_kernel(const V *data, int n, const int32_t *indices, int m,
-                       const int *splits, V *out, int n_out) {
+    bulk_remove_kernel(const V *data, Off n, const int32_t *indices,
+                       mgpu_dtype indices_type, Off m, const Off *splits,
+                       V *out, Off n_out) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   typedef cub::BlockScan<int, NT> block_scan;
   __shared__ V s_data[NV];
   __shared__ int s_keep[NV];
   __shared__ typename block_scan::TempStorage scan_storage;
   const int tid = threadIdx.x;
-  const int s0 = (int)((long long)blockIdx.x * NV);
-  const int count = min(NV, n - s0);
-  const int r0 = min(max(splits[blockIdx.x], 0), m);
-  const int r1 = min(max(splits[blockIdx.x + 1], r0), m);
+  const Off s0 = (Off)((long long)blockIdx.x * NV);
+  const int count = (int)min((Off)NV, n - s0);
+  const Off r0 = min(max(splits[blockIdx.x], (Off)0), m);
+  const Off r1 = min(max(splits[blockIdx.x + 1], r0), m);
 
   load_to_shared<NT, VT>(data + s0, count, s_data);
 #pragma unroll
   for (int i = 0; i < VT; ++i) s_keep[tid + i * NT] = tid + i * NT < count;
   __syncthreads();
-  for (int j = r0 + tid; j < r1; j += NT) {
-    const int k = indices[j] - s0;
+  for (Off j = r0 + tid; j < r1; j += NT) {
+    const Off k = index_at<Off>(indices, indices_type, j) - s0;
     if (k >= 0 && k < count) s_keep[k] = 0;
   }
   __syncthreads();
@@ -76,29 +81,35 @@ __global__ void __launch_bounds__(P::NT)
   }
 }
 
-template <typename P, typename V>
+/* The merge's keys are positions in Off: insert positions and data
+ * indices, past 2^31 in the 64-bit instances. */
+template <typename P, typename V, typename Off>
 __global__ void __launch_bounds__(P::NT)
-    bulk_insert_kernel(const V *data, int n, const int32_t *positions,
-                       const V *values, int m, const int *splits, V *out) {
+    bulk_insert_kernel(const V *data, Off n, const int32_t *positions,
+                       mgpu_dtype positions_type, const V *values, Off m,
+                       const Off *splits, V *out) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  auto &sm = *shared_as<merge_tile_smem<NV, true, int32_t, V>>();
-  const int total = n + m;
-  const int d0 = (int)((long long)blockIdx.x * NV);
-  const int d1 = d0 + min(NV, total - d0); /* d0 + NV may wrap */
+  auto &sm = *shared_as<merge_tile_smem<NV, true, Off, V>>();
+  const Off total = n + m;
+  const Off d0 = (Off)((long long)blockIdx.x * NV);
+  const Off d1 = d0 + min((Off)NV, total - d0); /* d0 + NV may wrap */
   /* each split must leave both sides in range, even for broken positions */
-  const int a0 = min(max(splits[blockIdx.x], max(0, d0 - n)), min(d0, m));
-  const int a1 = min(max(splits[blockIdx.x + 1], max(0, d1 - n)), min(d1, m));
-  const tile_span sp = make_tile_span(d0, d1, a0, a1);
+  const Off a0 =
+      min(max(splits[blockIdx.x], max((Off)0, d0 - n)), min(d0, m));
+  const Off a1 =
+      min(max(splits[blockIdx.x + 1], max((Off)0, d1 - n)), min(d1, m));
+  const tile_span_of<Off> sp = make_tile_span(d0, d1, a0, a1);
   /* keys: the tile's insert positions, then its data indices */
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int idx = threadIdx.x + i * NT;
-    if (idx < sp.na) sm.keys[idx] = positions[sp.a0 + idx];
+    if (idx < sp.na)
+      sm.keys[idx] = index_at<Off>(positions, positions_type, sp.a0 + idx);
     else if (idx < sp.na + sp.nb) sm.keys[idx] = sp.b0 + (idx - sp.na);
   }
   load_two_to_shared<NT, VT>(values + sp.a0, sp.na, data + sp.b0, sp.nb, sm.vals);
   __syncthreads();
-  tile_io<int32_t, V> io;
+  tile_io<Off, V> io;
   io.a = io.b = nullptr;
   io.av = io.bv = nullptr;
   io.na = sp.na;
@@ -107,73 +118,86 @@ __global__ void __launch_bounds__(P::NT)
   io.outv = out + d0;
   io.samples = nullptr;
   io.out0 = d0;
-  merge_in_shared<NT, VT, 0, true, false>(io, ascending<int32_t>(), sm);
+  merge_in_shared<NT, VT, 0, true, false>(io, ascending<Off>(), sm);
 }
 
-template <typename V>
-mgpu_status bulk_remove_run(mgpu_context *ctx, const V *data, int n,
-                            const int32_t *indices, int m, V *out) {
+template <typename V, typename Off>
+mgpu_status bulk_remove_run(mgpu_context *ctx, const mgpu_bulk_args *a) {
   typedef typename bulk_policy<sizeof(V)>::remove P;
-  const int tiles = tiles_of(n, P::NV);
+  const Off n = (Off)a->n, m = (Off)a->m;
+  int tiles = 0;
+  MGPU_TRY(checked_tiles(ctx, (long long)n, P::NV, &tiles, "a bulk_remove"));
   cuda_scratch splits;
-  MGPU_TRY(splits.take(ctx, sizeof(int) * ((size_t)tiles + 1)));
-  MGPU_TRY(rank_partition(ctx, q_indices{indices}, m, P::NV, n, tiles,
-                          splits.as<int>()));
+  MGPU_TRY(splits.take(ctx, sizeof(Off) * ((size_t)tiles + 1)));
+  MGPU_TRY(rank_partition(ctx, q_indices<Off>{a->index, a->index_type}, m,
+                          P::NV, (int64_t)n, tiles, splits.as<Off>()));
   bulk_remove_kernel<P><<<tiles, P::NT, 0, cuda_of(ctx)->stream>>>(
-      data, n, indices, m, splits.as<int>(), out, n - m);
+      (const V *)a->data, n, a->index, a->index_type, m, splits.as<Off>(),
+      (V *)a->out, n - m);
   CUDA_LAUNCHED(ctx, "bulk_remove kernel");
   return MGPU_OK;
 }
 
-template <typename V>
-mgpu_status bulk_insert_run(mgpu_context *ctx, const V *data, int n,
-                            const int32_t *positions, const V *values, int m,
-                            V *out) {
+template <typename V, typename Off>
+mgpu_status bulk_insert_run(mgpu_context *ctx, const mgpu_bulk_args *a) {
   typedef typename bulk_policy<sizeof(V)>::insert P;
-  const int tiles = tiles_of((long long)n + m, P::NV);
+  const Off n = (Off)a->n, m = (Off)a->m;
+  int tiles = 0;
+  MGPU_TRY(checked_tiles(ctx, (long long)n + m, P::NV, &tiles,
+                         "a bulk_insert"));
   cuda_scratch splits;
-  MGPU_TRY(splits.take(ctx, sizeof(int) * ((size_t)tiles + 1)));
+  MGPU_TRY(splits.take(ctx, sizeof(Off) * ((size_t)tiles + 1)));
   /* insert k sits at positions[k] + k in the output */
-  MGPU_TRY(rank_partition(ctx, q_plus_rank{positions}, m, P::NV,
-                          (int64_t)n + m, tiles, splits.as<int>()));
-  auto kernel = bulk_insert_kernel<P, V>;
-  const size_t smem = sizeof(merge_tile_smem<P::NV, true, int32_t, V>);
+  MGPU_TRY(rank_partition(ctx, q_plus_rank<Off>{a->index, a->index_type}, m,
+                          P::NV, (int64_t)n + m, tiles, splits.as<Off>()));
+  auto kernel = bulk_insert_kernel<P, V, Off>;
+  const size_t smem = sizeof(merge_tile_smem<P::NV, true, Off, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   kernel<<<tiles, P::NT, smem, cuda_of(ctx)->stream>>>(
-      data, n, positions, values, m, splits.as<int>(), out);
+      (const V *)a->data, n, a->index, a->index_type, (const V *)a->values, m,
+      splits.as<Off>(), (V *)a->out);
   CUDA_LAUNCHED(ctx, "bulk_insert kernel");
   return MGPU_OK;
 }
+
+/* run<V, Off>(ctx, a) by the element width, and Off by the call's largest
+ * global position (n for remove, n + m for insert): an MGPU_I64 index
+ * array takes the 64-bit instance at any count, so that the 32-bit ones
+ * read int32 only. */
+template <template <typename, typename> class Run>
+mgpu_status dispatch_bulk(mgpu_context *ctx, const mgpu_bulk_args *a,
+                          size_t largest) {
+  if (a->index_type == MGPU_I64) largest = SIZE_MAX;
+  return dispatch_offset(largest, [&](auto off) {
+    typedef decltype(off) Off;
+    if (a->width == 4) return Run<uint32_t, Off>::run(ctx, a);
+    return Run<uint64_t, Off>::run(ctx, a);
+  });
+}
+
+template <typename V, typename Off> struct bulk_remove_op {
+  static mgpu_status run(mgpu_context *ctx, const mgpu_bulk_args *a) {
+    return bulk_remove_run<V, Off>(ctx, a);
+  }
+};
+template <typename V, typename Off> struct bulk_insert_op {
+  static mgpu_status run(mgpu_context *ctx, const mgpu_bulk_args *a) {
+    return bulk_insert_run<V, Off>(ctx, a);
+  }
+};
 
 } // namespace
 } // namespace mgpu
 
 extern "C" mgpu_status mgpu_cuda_bulk_remove(mgpu_context *ctx,
                                              mgpu_bulk_args *a) {
-  size_t width = a->width, n = a->n, m = a->m;
-  const void *data = a->data;
-  const int32_t *indices = a->index;
-  void *out = a->out;
   MGPU_TRY(cuda_enter(ctx));
-  if (width == 4)
-    return mgpu::bulk_remove_run(ctx, (const uint32_t *)data, (int)n, indices,
-                                 (int)m, (uint32_t *)out);
-  return mgpu::bulk_remove_run(ctx, (const uint64_t *)data, (int)n, indices,
-                               (int)m, (uint64_t *)out);
+  return mgpu::dispatch_bulk<mgpu::bulk_remove_op>(ctx, a, a->n);
 }
 
 extern "C" mgpu_status mgpu_cuda_bulk_insert(mgpu_context *ctx,
                                              mgpu_bulk_args *a) {
-  size_t width = a->width, n = a->n, m = a->m;
-  const void *data = a->data, *values = a->values;
-  const int32_t *positions = a->index;
-  void *out = a->out;
   MGPU_TRY(cuda_enter(ctx));
-  if (width == 4)
-    return mgpu::bulk_insert_run(ctx, (const uint32_t *)data, (int)n, positions,
-                                 (const uint32_t *)values, (int)m,
-                                 (uint32_t *)out);
-  return mgpu::bulk_insert_run(ctx, (const uint64_t *)data, (int)n, positions,
-                               (const uint64_t *)values, (int)m,
-                               (uint64_t *)out);
+  /* no wrap: the C API holds n + m to the backend's limit */
+  return mgpu::dispatch_bulk<mgpu::bulk_insert_op>(ctx, a, a->n + a->m);
 }

@@ -309,6 +309,10 @@ mgpu_backend make_backend() {
    * MGPU_MAX_COUNT (docs/WIDE.md) */
   b.max_count = MGPU_WIDE_MAX_COUNT;
   b.narrow_max_count = MGPU_MAX_COUNT;
+  /* the index preparations, bulk, interval and load_balance kernels read
+   * and write int64 index arrays; segsort's heads, sorted_search, unique,
+   * segreduce and the joins keep int32 ones (wide_index_all 0) */
+  b.wide_index = 1;
   b.context_init = cuda_context_init;
   b.context_destroy = cuda_context_destroy;
   b.stream = cuda_stream;

@@ -1,10 +1,16 @@
 /*
  * index_prep.cu - the checks and conversions that turn a caller's 1-based
- * indices, positions, counts and interval starts into 0-based int32 arrays
- * (the same rules as src/cpu/cpu_indices.c).  Each reports the first
+ * indices, positions, counts and interval starts into 0-based int32 or
+ * int64 arrays (the same rules as src/cpu/cpu_indices.c).  The index
+ * arrays' element type is a template parameter (D for what a kernel
+ * writes, S for the scan prepare_starts reads): these are element-wise
+ * kernels over size_t, and an instance a dtype keeps the int32 ones as they
+ * were.  Each reports the first
  * offending position: threads that find a violation race to an atomicMin.
  */
 #include <stdint.h>
+
+#include <type_traits>
 
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
@@ -34,9 +40,9 @@ struct check_result {
   unsigned long long max_end;
 };
 
-template <typename T>
+template <typename T, typename D>
 __global__ void positions_kernel(const T *src, size_t m, int64_t lo, int64_t hi,
-                                 int unique, int32_t *dst, check_result *res) {
+                                 int unique, D *dst, check_result *res) {
   GRID_STRIDE(i, m) {
     const int64_t v = index_value(src[i]);
     bool ok = v >= lo && v <= hi;
@@ -45,40 +51,64 @@ __global__ void positions_kernel(const T *src, size_t m, int64_t lo, int64_t hi,
       ok = ok && (unique ? p < v : p <= v);
     }
     if (ok) /* unsigned: v may be INT64_MIN when lo is */
-      dst[i] = (int32_t)((uint64_t)v - 1);
+      dst[i] = (D)((uint64_t)v - 1);
     else
       atomicMin(&res->bad, (unsigned long long)i);
   }
 }
 
-/* Counts enter the scan as uint32 capped at 2^31 (negatives as 0), and
- * the scan adds with saturation at 2^32 - 1 (associative for unsigned
+/* Counts enter an int32 scan as uint32 capped at 2^31 (negatives as 0),
+ * and the scan adds with saturation at 2^32 - 1 (associative for unsigned
  * values): one pass, 4 bytes written per count, and any total past the
- * limit stays visibly past it.  Negatives only raise a flag here; the rare
- * error path then looks for the first one. */
-template <typename T> struct capped_count {
+ * limit stays visibly past it.  An int64 scan takes them as uint64 capped
+ * at 2^62 and stops its sums there, as the cpu backend does: past every
+ * backend's limit, and two capped values add up without overflow.
+ * Negatives only raise a flag here; the rare error path then looks for
+ * the first one. */
+constexpr uint64_t kSumCap = uint64_t(1) << 62;
+template <typename U> struct count_cap;
+template <> struct count_cap<uint32_t> {
+  static constexpr uint64_t count = uint64_t(1) << 31;
+};
+template <> struct count_cap<uint64_t> {
+  static constexpr uint64_t count = kSumCap;
+};
+
+template <typename T, typename U> struct capped_count {
   unsigned int *negative;
-  __device__ __forceinline__ uint32_t operator()(T c) const {
+  __device__ __forceinline__ U operator()(T c) const {
     const int64_t v = index_value(c);
     if (v < 0) *negative = 1;
-    return v < 0 ? 0u : (v < (int64_t(1) << 31) ? (uint32_t)v : (1u << 31));
+    constexpr int64_t cap = (int64_t)count_cap<U>::count;
+    return v < 0 ? U(0) : (v < cap ? (U)v : (U)cap);
   }
 };
 
-struct saturating_add {
+template <typename U> struct saturating_add;
+template <> struct saturating_add<uint32_t> {
   __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
     const uint32_t s = a + b;
     return s < a ? 0xffffffffu : s;
   }
 };
+template <> struct saturating_add<uint64_t> {
+  __device__ __forceinline__ uint64_t operator()(uint64_t a, uint64_t b) const {
+    const uint64_t s = a + b; /* both at most 2^62 */
+    return s < kSumCap ? s : kSumCap;
+  }
+};
 
-template <typename T>
-__global__ void scan_total_kernel(const T *counts, const uint32_t *scan,
-                                  size_t m, check_result *res) {
+template <typename T, typename U>
+__global__ void scan_total_kernel(const T *counts, const U *scan, size_t m,
+                                  check_result *res) {
   /* one thread: the total from the last exclusive sum and the last count */
   unsigned int ignored = 0;
-  res->total = (long long)scan[m - 1] +
-               (long long)capped_count<T>{&ignored}(counts[m - 1]);
+  if constexpr (sizeof(U) == 4)
+    res->total = (long long)scan[m - 1] +
+                 (long long)capped_count<T, U>{&ignored}(counts[m - 1]);
+  else
+    res->total = (long long)saturating_add<U>()(
+        scan[m - 1], capped_count<T, U>{&ignored}(counts[m - 1]));
 }
 
 template <typename T>
@@ -100,9 +130,9 @@ __global__ void exact_total_kernel(const T *counts, size_t m, check_result *res)
   atomicAdd((unsigned long long *)&res->total, (unsigned long long)sum);
 }
 
-template <typename T>
-__global__ void starts_kernel(const T *starts, const int32_t *scan, size_t m,
-                              int64_t total, int64_t cap, int32_t *dst,
+template <typename T, typename S, typename D>
+__global__ void starts_kernel(const T *starts, const S *scan, size_t m,
+                              int64_t total, int64_t cap, D *dst,
                               check_result *res) {
   GRID_STRIDE(i, m) {
     const int64_t s = index_value(starts[i]);
@@ -114,7 +144,7 @@ __global__ void starts_kernel(const T *starts, const int32_t *scan, size_t m,
       atomicMin(&res->bad, (unsigned long long)i);
       continue;
     }
-    dst[i] = (int32_t)(s - 1);
+    dst[i] = (D)(s - 1);
     if (count > 0) atomicMax(&res->max_end, (unsigned long long)(s - 1 + count));
   }
 }
@@ -153,39 +183,41 @@ mgpu_status report(mgpu_context *ctx, const check_result &r, const void *src,
   return value_at<T>(ctx, src, (size_t)r.bad, bad_value);
 }
 
-template <typename T>
+template <typename T, typename D>
 mgpu_status prepare_positions_t(mgpu_context *ctx, const void *src, size_t m,
-                                int64_t lo, int64_t hi, int unique, int32_t *dst,
+                                int64_t lo, int64_t hi, int unique, void *dst,
                                 int64_t *bad, int64_t *bad_value) {
   check_result r;
   MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
     positions_kernel<<<stride_grid(ctx, m), kStrideThreads, 0, cuda_of(ctx)->stream>>>(
-        (const T *)src, m, lo, hi, unique, dst, res);
+        (const T *)src, m, lo, hi, unique, (D *)dst, res);
     return MGPU_OK;
   }));
   return report<T>(ctx, r, src, bad, bad_value);
 }
 
-template <typename T>
+/* U: uint32_t for an int32 scan, uint64_t for an int64 one. */
+template <typename T, typename U>
 mgpu_status scan_counts_t(mgpu_context *ctx, const void *counts, size_t m,
-                          int32_t *scan, int64_t *total, int64_t *bad,
+                          void *scan, int64_t *total, int64_t *bad,
                           int64_t *bad_value) {
   cudaStream_t s = cuda_of(ctx)->stream;
   cuda_scratch flag, temp;
   MGPU_TRY(flag.take(ctx, sizeof(unsigned int)));
   CUDA_TRY(ctx, cudaMemsetAsync(flag.ptr, 0, sizeof(unsigned int), s));
   auto in = thrust::make_transform_iterator(
-      (const T *)counts, capped_count<T>{flag.as<unsigned int>()});
-  uint32_t *out = reinterpret_cast<uint32_t *>(scan); /* valid sums fit int32 */
+      (const T *)counts, capped_count<T, U>{flag.as<unsigned int>()});
+  U *out = reinterpret_cast<U *>(scan); /* valid sums fit the signed type */
   size_t temp_bytes = 0;
   CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(nullptr, temp_bytes, in, out,
-                                               saturating_add(), 0u, m, s));
+                                               saturating_add<U>(), U(0), m, s));
   MGPU_TRY(temp.take(ctx, temp_bytes));
   check_result r;
   unsigned int negative = 0;
   MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
     CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(temp.ptr, temp_bytes, in, out,
-                                                 saturating_add(), 0u, m, s));
+                                                 saturating_add<U>(), U(0), m,
+                                                 s));
     scan_total_kernel<<<1, 1, 0, s>>>((const T *)counts, out, m, res);
     CUDA_TRY(ctx, cudaMemcpyAsync(&negative, flag.ptr, sizeof negative,
                                   cudaMemcpyDeviceToHost, s));
@@ -200,7 +232,9 @@ mgpu_status scan_counts_t(mgpu_context *ctx, const void *counts, size_t m,
     }));
     return report<T>(ctx, r, counts, bad, bad_value);
   }
-  if (*total > (int64_t)MGPU_MAX_COUNT) {
+  /* an int32 scan's total past its limit: the exact (capped) sum for the
+   * message; an int64 one's is exact up to 2^62 already */
+  if (sizeof(U) == 4 && *total > (int64_t)MGPU_MAX_COUNT) {
     MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
       exact_total_kernel<<<stride_grid(ctx, m), kStrideThreads, 0, s>>>(
           (const T *)counts, m, res);
@@ -211,20 +245,27 @@ mgpu_status scan_counts_t(mgpu_context *ctx, const void *counts, size_t m,
   return MGPU_OK;
 }
 
-template <typename T>
+template <typename T, typename S, typename D>
 mgpu_status prepare_starts_t(mgpu_context *ctx, const void *starts,
-                             const int32_t *scan, size_t m, size_t total,
-                             int64_t limit, int32_t *dst, int64_t *bad,
+                             const void *scan, size_t m, size_t total,
+                             int64_t limit, void *dst, int64_t *bad,
                              int64_t *bad_value, int64_t *max_end) {
   const int64_t cap = limit >= 0 ? limit : (int64_t)MGPU_MAX_COUNT;
   check_result r;
   MGPU_TRY(with_result(ctx, &r, [&](check_result *res) {
     starts_kernel<<<stride_grid(ctx, m), kStrideThreads, 0, cuda_of(ctx)->stream>>>(
-        (const T *)starts, scan, m, (int64_t)total, cap, dst, res);
+        (const T *)starts, (const S *)scan, m, (int64_t)total, cap, (D *)dst,
+        res);
     return MGPU_OK;
   }));
   *max_end = (int64_t)r.max_end;
   return report<T>(ctx, r, starts, bad, bad_value);
+}
+
+/* f(D()) with D the element of an index array of dtype t. */
+template <typename F> mgpu_status by_index_dtype(mgpu_dtype t, F f) {
+  if (t == MGPU_I64) return f(int64_t());
+  return f(int32_t());
 }
 
 #define BY_INDEX_TYPE(t, call)                                                 \
@@ -241,22 +282,36 @@ mgpu_status prepare_starts_t(mgpu_context *ctx, const void *starts,
 extern "C" mgpu_status mgpu_cuda_prepare_positions(mgpu_context *ctx,
                                                    mgpu_positions_args *a) {
   MGPU_TRY(cuda_enter(ctx));
-  BY_INDEX_TYPE(a->type, prepare_positions_t<T>(ctx, a->src, a->m, a->lo, a->hi,
-                                                a->unique, a->dst, &a->bad,
-                                                &a->bad_value))
+  return by_index_dtype(a->index_type, [&](auto d) {
+    typedef decltype(d) D;
+    BY_INDEX_TYPE(a->type, (prepare_positions_t<T, D>(
+                               ctx, a->src, a->m, a->lo, a->hi, a->unique,
+                               a->dst, &a->bad, &a->bad_value)))
+  });
 }
 
 extern "C" mgpu_status mgpu_cuda_scan_counts(mgpu_context *ctx,
                                              mgpu_scan_args *a) {
   MGPU_TRY(cuda_enter(ctx));
-  BY_INDEX_TYPE(a->type, scan_counts_t<T>(ctx, a->counts, a->m, a->scan,
-                                          &a->total, &a->bad, &a->bad_value))
+  return by_index_dtype(a->index_type, [&](auto d) {
+    typedef std::make_unsigned_t<decltype(d)> U;
+    BY_INDEX_TYPE(a->type, (scan_counts_t<T, U>(ctx, a->counts, a->m, a->scan,
+                                                &a->total, &a->bad,
+                                                &a->bad_value)))
+  });
 }
 
 extern "C" mgpu_status mgpu_cuda_prepare_starts(mgpu_context *ctx,
                                                 mgpu_starts_args *a) {
   MGPU_TRY(cuda_enter(ctx));
-  BY_INDEX_TYPE(a->type, prepare_starts_t<T>(ctx, a->starts, a->scan, a->m,
-                                             a->total, a->limit, a->dst, &a->bad,
-                                             &a->bad_value, &a->max_end))
+  return by_index_dtype(a->scan_type, [&](auto sc) {
+    typedef decltype(sc) S;
+    return by_index_dtype(a->index_type, [&](auto d) {
+      typedef decltype(d) D;
+      BY_INDEX_TYPE(a->type, (prepare_starts_t<T, S, D>(
+                                 ctx, a->starts, a->scan, a->m, a->total,
+                                 a->limit, a->dst, &a->bad, &a->bad_value,
+                                 &a->max_end)))
+    });
+  });
 }

@@ -14,6 +14,7 @@
 
 #include "block/key_order.cuh"
 #include "agent/merge_tile.cuh"
+#include "dispatch.cuh"
 #include "policy/bulk.cuh"
 #include "rank_partition.cuh"
 
@@ -23,39 +24,51 @@ namespace {
 enum interval_op { LOAD_BALANCE, EXPAND, MOVE };
 
 /* Only what the operation uses: with every array present a block took
- * 34 KB and an SM held 6 of them. */
-template <int NV, interval_op OP, bool GATHER, bool SCATTER, typename V>
+ * 34 KB and an SM held 6 of them.  The starts, gathers and scatters are
+ * global places, in Off. */
+template <int NV, interval_op OP, bool GATHER, bool SCATTER, typename V,
+          typename Off>
 struct interval_smem {
-  int scan[NV + 1];   /* scan[a0 - 1 + c] at c: c = starts at or before */
+  Off scan[NV + 1];   /* scan[a0 - 1 + c] at c: c = starts at or before */
   int owner[NV];      /* per output of the tile: its c */
-  int gather[GATHER ? NV + 1 : 1]; /* likewise gather / scatter / values */
-  int scatter[SCATTER ? NV + 1 : 1];
+  Off gather[GATHER ? NV + 1 : 1]; /* likewise gather / scatter / values */
+  Off scatter[SCATTER ? NV + 1 : 1];
   V vals[OP == EXPAND ? NV + 1 : 1];
 };
 
-template <typename P, interval_op OP, bool GATHER, bool SCATTER, typename V>
+/* Off holds global places (intervals, outputs, their sum, gathers and
+ * scatters): int32_t while m + total fits it and every index array is
+ * int32, int64_t otherwise (interval_dispatch).  load_balance writes V:
+ * 4 bytes for an int32 out, whose base + interval wraps in 32 bits, 8 for
+ * an int64 one.  Tile-local places stay int. */
+template <typename P, interval_op OP, bool GATHER, bool SCATTER, typename V,
+          typename Off>
 __global__ void __launch_bounds__(P::NT)
-    interval_kernel(mgpu_interval_args a, const int *splits) {
+    interval_kernel(mgpu_interval_args a, const Off *splits) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  __shared__ interval_smem<NV, OP, GATHER, SCATTER, V> sm;
+  __shared__ interval_smem<NV, OP, GATHER, SCATTER, V, Off> sm;
   const int tid = threadIdx.x;
-  const int m = (int)a.m, total = (int)a.total;
-  const int d0 = (int)((long long)blockIdx.x * NV);
-  const int d1 = (int)min((long long)d0 + NV, (long long)m + total);
+  const Off m = (Off)a.m, total = (Off)a.total;
+  const Off d0 = (Off)((long long)blockIdx.x * NV);
+  const Off d1 = (Off)min((long long)d0 + NV, (long long)m + total);
   /* splits kept consistent even for a broken scan */
-  const int a0 = min(max(splits[blockIdx.x], max(0, d0 - total)), min(d0, m));
-  const int a1 = min(max(splits[blockIdx.x + 1], max(0, d1 - total)), min(d1, m));
-  const tile_span sp = make_tile_span(d0, d1, a0, a1);
-  const int na = sp.na, nb = sp.nb, b0 = sp.b0; /* starts; outputs from b0 */
+  const Off a0 =
+      min(max(splits[blockIdx.x], max((Off)0, d0 - total)), min(d0, m));
+  const Off a1 =
+      min(max(splits[blockIdx.x + 1], max((Off)0, d1 - total)), min(d1, m));
+  const tile_span_of<Off> sp = make_tile_span(d0, d1, a0, a1);
+  const int na = sp.na, nb = sp.nb; /* starts; outputs from b0 */
+  const Off b0 = sp.b0;
 
   /* the starts of the tile, and the one before it (slot 0) */
   for (int c = tid; c <= na; c += NT) {
-    const int k = a0 - 1 + c;
+    const Off k = a0 - 1 + c;
     const bool real = k >= 0;
-    sm.scan[c] = real ? a.scan[k] : 0;
+    sm.scan[c] = real ? index_at<Off>(a.scan, a.scan_type, k) : 0;
     if (OP == EXPAND && real) sm.vals[c] = ((const V *)a.input)[k];
-    if (GATHER && real) sm.gather[c] = a.gather[k];
-    if (SCATTER && real) sm.scatter[c] = a.scatter[k];
+    if (GATHER && real) sm.gather[c] = index_at<Off>(a.gather, a.gather_type, k);
+    if (SCATTER && real)
+      sm.scatter[c] = index_at<Off>(a.scatter, a.scatter_type, k);
   }
   __syncthreads();
 
@@ -89,16 +102,19 @@ __global__ void __launch_bounds__(P::NT)
     dst[i] = -1;
     if (jj < nb) {
       const int own = sm.owner[jj];
-      const int k = b0 + jj; /* the output */
+      const Off k = b0 + jj; /* the output */
       if (OP == LOAD_BALANCE) {
-        /* base + the interval wraps in 32 bits (unsigned: no overflow) */
-        vals[i] = (V)((uint32_t)(a0 - 1 + own) + (uint32_t)a.base);
+        if constexpr (sizeof(V) == 4)
+          /* base + the interval wraps in 32 bits (unsigned: no overflow) */
+          vals[i] = (V)((uint32_t)(a0 - 1 + own) + (uint32_t)a.base);
+        else
+          vals[i] = (V)((uint64_t)(a0 - 1 + own) + (uint64_t)(int64_t)a.base);
         dst[i] = k;
       } else if (OP == EXPAND) {
         vals[i] = sm.vals[own];
         dst[i] = k;
       } else {
-        const int rank = k - sm.scan[own];
+        const Off rank = k - sm.scan[own];
         const long long g = GATHER ? (long long)sm.gather[own] + rank : k;
         const long long s = SCATTER ? (long long)sm.scatter[own] + rank : k;
         /* prepare_starts has checked the ranges; this keeps a caller of the
@@ -116,28 +132,64 @@ __global__ void __launch_bounds__(P::NT)
     if (dst[i] >= 0) ((V *)a.out)[dst[i]] = vals[i];
 }
 
-template <interval_op OP, bool GATHER, bool SCATTER, typename V>
+template <interval_op OP, bool GATHER, bool SCATTER, typename V, typename Off>
 mgpu_status interval_run(mgpu_context *ctx, const mgpu_interval_args *a) {
   typedef interval_policy P;
-  const int m = (int)a->m;
-  const int tiles = tiles_of((long long)m + (long long)a->total, P::NV);
+  const Off m = (Off)a->m;
+  const long long items = (long long)a->m + (long long)a->total;
+  int tiles = 0;
+  MGPU_TRY(checked_tiles(ctx, items, P::NV, &tiles, "an interval call"));
   cuda_scratch splits;
-  MGPU_TRY(splits.take(ctx, sizeof(int) * ((size_t)tiles + 1)));
-  MGPU_TRY(rank_partition(ctx, q_plus_rank{a->scan}, m, P::NV,
-                          (int64_t)m + (int64_t)a->total, tiles,
-                          splits.as<int>()));
-  interval_kernel<P, OP, GATHER, SCATTER, V>
-      <<<tiles, P::NT, 0, cuda_of(ctx)->stream>>>(*a, splits.as<int>());
+  MGPU_TRY(splits.take(ctx, sizeof(Off) * ((size_t)tiles + 1)));
+  MGPU_TRY(rank_partition(ctx, q_plus_rank<Off>{a->scan, a->scan_type}, m,
+                          P::NV, (int64_t)items, tiles, splits.as<Off>()));
+  interval_kernel<P, OP, GATHER, SCATTER, V, Off>
+      <<<tiles, P::NT, 0, cuda_of(ctx)->stream>>>(*a, splits.as<Off>());
   CUDA_LAUNCHED(ctx, "interval kernel");
   return MGPU_OK;
 }
 
+/* f(Off()) with Off by the call's largest global place, m + total (the C
+ * API holds it to the backend's limit), and int64_t for any MGPU_I64
+ * index array, so that the 32-bit instances read int32 only. */
+template <typename F>
+mgpu_status interval_dispatch(const mgpu_interval_args *a, F f) {
+  const bool wide = a->scan_type == MGPU_I64 ||
+                    (a->gather && a->gather_type == MGPU_I64) ||
+                    (a->scatter && a->scatter_type == MGPU_I64);
+  return dispatch_offset(wide ? SIZE_MAX : a->m + a->total, f);
+}
+
 template <typename V>
 mgpu_status interval_move_run(mgpu_context *ctx, const mgpu_interval_args *a) {
-  if (a->gather && a->scatter) return interval_run<MOVE, true, true, V>(ctx, a);
-  if (a->gather) return interval_run<MOVE, true, false, V>(ctx, a);
-  if (a->scatter) return interval_run<MOVE, false, true, V>(ctx, a);
-  return interval_run<MOVE, false, false, V>(ctx, a);
+  return interval_dispatch(a, [&](auto off) {
+    typedef decltype(off) Off;
+    if (a->gather && a->scatter)
+      return interval_run<MOVE, true, true, V, Off>(ctx, a);
+    if (a->gather) return interval_run<MOVE, true, false, V, Off>(ctx, a);
+    if (a->scatter) return interval_run<MOVE, false, true, V, Off>(ctx, a);
+    return interval_run<MOVE, false, false, V, Off>(ctx, a);
+  });
+}
+
+template <typename V>
+mgpu_status interval_expand_run(mgpu_context *ctx,
+                                const mgpu_interval_args *a) {
+  return interval_dispatch(a, [&](auto off) {
+    return interval_run<EXPAND, false, false, V, decltype(off)>(ctx, a);
+  });
+}
+
+/* An int64 out is written by the 64-bit instance alone: the interval
+ * numbers it needs pass 2^31 only there. */
+inline mgpu_status load_balance_run(mgpu_context *ctx,
+                                    const mgpu_interval_args *a) {
+  if (a->index_type == MGPU_I64)
+    return interval_run<LOAD_BALANCE, false, false, uint64_t, int64_t>(ctx, a);
+  return interval_dispatch(a, [&](auto off) {
+    return interval_run<LOAD_BALANCE, false, false, uint32_t, decltype(off)>(
+        ctx, a);
+  });
 }
 
 } // namespace
@@ -146,15 +198,14 @@ mgpu_status interval_move_run(mgpu_context *ctx, const mgpu_interval_args *a) {
 extern "C" mgpu_status mgpu_cuda_load_balance(mgpu_context *ctx,
                                               mgpu_interval_args *a) {
   MGPU_TRY(cuda_enter(ctx));
-  return mgpu::interval_run<mgpu::LOAD_BALANCE, false, false, uint32_t>(ctx, a);
+  return mgpu::load_balance_run(ctx, a);
 }
 
 extern "C" mgpu_status mgpu_cuda_interval_expand(mgpu_context *ctx,
                                                  mgpu_interval_args *a) {
   MGPU_TRY(cuda_enter(ctx));
-  if (a->width == 4)
-    return mgpu::interval_run<mgpu::EXPAND, false, false, uint32_t>(ctx, a);
-  return mgpu::interval_run<mgpu::EXPAND, false, false, uint64_t>(ctx, a);
+  if (a->width == 4) return mgpu::interval_expand_run<uint32_t>(ctx, a);
+  return mgpu::interval_expand_run<uint64_t>(ctx, a);
 }
 
 extern "C" mgpu_status mgpu_cuda_interval_move(mgpu_context *ctx,

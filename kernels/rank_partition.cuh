@@ -21,17 +21,36 @@ constexpr int kRankSampleStride = 256;
 /* Below this many events the plain search's reads mostly hit L2. */
 constexpr int kRankSampleFrom = 1 << 16;
 
+/* Element k of an index array of the C API's dtype t (MGPU_I32 or
+ * MGPU_I64).  The 32-bit instances (Off = int32_t) read int32 only: the
+ * host sends every call with an MGPU_I64 array to the 64-bit ones, which
+ * read either, so that a call of mixed dtypes (an int32 gather on an int64
+ * scan) needs no converted copy. */
+template <typename Off>
+__device__ __forceinline__ Off index_at(const int32_t *p, mgpu_dtype t, Off k);
+template <>
+__device__ __forceinline__ int32_t index_at<int32_t>(const int32_t *p,
+                                                     mgpu_dtype, int32_t k) {
+  return p[k];
+}
+template <>
+__device__ __forceinline__ int64_t index_at<int64_t>(const int32_t *p,
+                                                     mgpu_dtype t, int64_t k) {
+  return t == MGPU_I64 ? ((const int64_t *)p)[k] : (int64_t)p[k];
+}
+
 /* #{k < m : q(k) < x}, q increasing, searching samples[i] = q(i * S)
- * first when there are any.  Always in [0, m], whatever q holds. */
-template <int S, typename Q>
-__device__ __forceinline__ int rank_of(const Q &q, const int64_t *samples,
-                                       int m, int64_t x) {
-  int lo = 0, hi = m;
+ * first when there are any.  Always in [0, m], whatever q holds.  Off is
+ * the type of the events' count and ranks (as in the callers' tiles). */
+template <int S, typename Off, typename Q>
+__device__ __forceinline__ Off rank_of(const Q &q, const int64_t *samples,
+                                       Off m, int64_t x) {
+  Off lo = 0, hi = m;
   if (samples) {
     /* samples below x: [0, c); m / S rounded up without m + S - 1 */
-    int slo = 0, shi = m / S + (m % S != 0);
+    Off slo = 0, shi = m / S + (m % S != 0);
     while (slo < shi) {
-      const int mid = (slo + shi) >> 1;
+      const Off mid = (slo + shi) >> 1;
       if (samples[mid] < x) slo = mid + 1;
       else shi = mid;
     }
@@ -40,24 +59,24 @@ __device__ __forceinline__ int rank_of(const Q &q, const int64_t *samples,
     if ((long long)slo * S < m) hi = slo * S;
   }
   while (lo < hi) {
-    const int mid = lo + ((hi - lo) >> 1);
+    const Off mid = lo + ((hi - lo) >> 1);
     if (q(mid) < x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-template <int S, typename Q>
-__global__ void rank_samples_kernel(Q q, int m, int64_t *samples) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+template <int S, typename Off, typename Q>
+__global__ void rank_samples_kernel(Q q, Off m, int64_t *samples) {
+  const Off i = (Off)blockIdx.x * blockDim.x + threadIdx.x;
   if ((long long)i * S < m) samples[i] = q(i * S);
 }
 
 /* splits[t] = rank of min(t * nv, limit), for t in [0, count). */
-template <int S, typename Q>
-__global__ void rank_partition_kernel(Q q, const int64_t *samples, int m,
+template <int S, typename Off, typename Q>
+__global__ void rank_partition_kernel(Q q, const int64_t *samples, Off m,
                                       int nv, int64_t limit, int count,
-                                      int *splits) {
+                                      Off *splits) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= count) return;
   const int64_t x = min((int64_t)t * nv, limit);
@@ -65,14 +84,14 @@ __global__ void rank_partition_kernel(Q q, const int64_t *samples, int m,
 }
 
 /* Fills splits[0, tiles] (taken by the caller) on the context's stream. */
-template <typename Q>
-mgpu_status rank_partition(mgpu_context *ctx, Q q, int m, int nv,
-                           int64_t limit, int tiles, int *splits) {
+template <typename Off, typename Q>
+mgpu_status rank_partition(mgpu_context *ctx, Q q, Off m, int nv,
+                           int64_t limit, int tiles, Off *splits) {
   constexpr int S = kRankSampleStride;
   cudaStream_t s = cuda_of(ctx)->stream;
   cuda_scratch samples;
   if (m >= kRankSampleFrom) {
-    const int count = m / S + (m % S != 0);
+    const Off count = m / S + (m % S != 0);
     MGPU_TRY(samples.take(ctx, sizeof(int64_t) * (size_t)count));
     rank_samples_kernel<S><<<grid_for((size_t)count, 256), 256, 0, s>>>(
         q, m, samples.as<int64_t>());
@@ -84,15 +103,20 @@ mgpu_status rank_partition(mgpu_context *ctx, Q q, int m, int nv,
   return MGPU_OK;
 }
 
-/* The q of each operation. */
-struct q_indices {
+/* The q of each operation, over events numbered in Off; v is of dtype t
+ * (index_at). */
+template <typename Off> struct q_indices {
   const int32_t *v;
-  __device__ __forceinline__ int64_t operator()(int k) const { return v[k]; }
+  mgpu_dtype t;
+  __device__ __forceinline__ int64_t operator()(Off k) const {
+    return index_at<Off>(v, t, k);
+  }
 };
-struct q_plus_rank { /* positions[k] + k, scan[k] + k */
+template <typename Off> struct q_plus_rank { /* positions[k] + k, scan[k] + k */
   const int32_t *v;
-  __device__ __forceinline__ int64_t operator()(int k) const {
-    return (int64_t)v[k] + k;
+  mgpu_dtype t;
+  __device__ __forceinline__ int64_t operator()(Off k) const {
+    return (int64_t)index_at<Off>(v, t, k) + k;
   }
 };
 

@@ -193,11 +193,63 @@ backends.each(function(ctx, device)
     end)
   end
 
+  -- bulk and interval operations past 2^31, on both backends: their
+  -- positions, starts and scans are i64 (the results stay i32 where their
+  -- values fit), and on cuda the calls run the kernels' 64-bit instances
+  local function from(p) return I32_MIN + p - 1 end
+
+  local function bulk_interval_cases(prefix)
+    it(prefix .. "bulk_insert at positions past 2^31", function()
+      local n = WIDE - 2
+      local data <close> = ctx:iota(n, I32_MIN, 1, "i32") -- from(p) at p
+      local k = MAX + 1
+      local out <close> = mgpu.bulk_insert(data, { k, n + 1 }, ctx:array({ -7, 9 }, "i32"))
+      check_result(out, nil, WIDE, function(p)
+        if p < k then return from(p) elseif p == k then return -7
+        elseif p <= n + 1 then return from(p - 1) else return 9 end
+      end, k, "bulk_insert past 2^31")
+    end)
+
+    it(prefix .. "bulk_remove at indices past 2^31", function()
+      local data <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      local k = MAX + 1
+      local out <close> = mgpu.bulk_remove(data, ctx:array({ 1, k, WIDE }, "i64"))
+      check_result(out, nil, WIDE - 3, function(p)
+        if p < k - 1 then return from(p + 1) else return from(p + 2) end
+      end, k, "bulk_remove past 2^31")
+    end)
+
+    it(prefix .. "interval_expand and load_balance, an i64 scan", function()
+      local counts = { MAX, 0, 6 }
+      local out <close> = mgpu.interval_expand(ctx:array({ 11, 22, 33 }, "i32"), counts)
+      check_result(out, nil, WIDE, function(p) return p <= MAX and 11 or 33 end, MAX + 1,
+                   "interval_expand past 2^31")
+      out:free()
+      -- three intervals: 1-based interval numbers fit i32
+      local lb <close> = mgpu.load_balance(ctx:array(counts, "i64"))
+      assert.are.equal("i32", lb.dtype)
+      check_result(lb, nil, WIDE, function(p) return p <= MAX and 1 or 3 end, MAX + 1,
+                   "load_balance past 2^31")
+    end)
+
+    it(prefix .. "interval_gather from past 2^31, interval_scatter to past it", function()
+      local input <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      local g <close> = mgpu.interval_gather(input, { MAX + 1, 1 }, { 5, 2 })
+      assert.are.same({ from(MAX + 1), from(MAX + 2), from(MAX + 3), from(MAX + 4), from(MAX + 5),
+                        from(1), from(2) }, g:totable())
+      input:free()
+      -- no out: zeros up to the furthest end, 2^31 + 3
+      local s <close> = mgpu.interval_scatter(ctx:array({ 4, 5, 6 }, "i32"), { MAX + 2 }, { 3 })
+      check_result(s, nil, MAX + 4, function(p) return p > MAX + 1 and p - MAX + 2 or 0 end, MAX + 2,
+                   "interval_scatter past 2^31")
+    end)
+  end
+
   if gpu then
     -- arrays, the element-wise kernels, the radix sort, merge, mergesort,
-    -- segsort with flags and locality_sort take 64-bit counts on cuda; the
-    -- calls of 32-bit kernel offsets refuse them, and segsort's int32 heads
-    -- the 32-bit index limit
+    -- segsort with flags, locality_sort, bulk and interval operations and
+    -- load_balance take 64-bit counts on cuda; the calls of 32-bit kernel
+    -- offsets refuse them, and segsort's int32 heads the 32-bit index limit
     local function down() return ctx:iota(WIDE, MAX, -1, "i32") end
     local function up(p) return p - 6 end
 
@@ -547,6 +599,65 @@ backends.each(function(ctx, device)
       C.table_eq(i:totable(), { I32_MIN, 0, MAX }, "i32", "set_intersection 2^32 + 3")
     end)
 
+    bulk_interval_cases("cuda, 2^31 + 5: ")
+
+    -- 2^32 + 3: past 2^32 as well, where a 32-bit unsigned offset wraps
+    local N32 = (1 << 32) + 3
+    local TWO32 = 1 << 32
+    local function wrap(x) -- i32 iotas wrap past INT32_MAX
+      x = x & 0xffffffff
+      return x > MAX and x - (1 << 32) or x
+    end
+    local function windows_2_32(out, n, want, crossover, label)
+      check_result(out, nil, n, want, crossover, label)
+      check_window(out, nil, TWO32 - 2048, math.min(n, TWO32 + 2048), want, label)
+    end
+
+    -- every i32 once, in order, with inserts at the start, before data
+    -- element 2^31 + 1 and before the last (INT32_MAX), which ends up at
+    -- 2^32 + 3 (34.4 GB)
+    it("cuda, 2^32 + 3: bulk_insert at the start, past 2^31 and before the last", function()
+      local n = TWO32
+      local data <close> = ctx:iota(n, I32_MIN, 1, "i32") -- from(p) at p
+      local k = MAX + 2
+      local out <close> = mgpu.bulk_insert(data, ctx:array({ 1, k, n }, "i64"),
+                                           ctx:array({ -7, 8, 9 }, "i32"))
+      windows_2_32(out, N32, function(p)
+        if p == 1 then return -7
+        elseif p <= k then return from(p - 1)
+        elseif p == k + 1 then return 8
+        elseif p <= n + 1 then return from(p - 2)
+        elseif p == n + 2 then return 9
+        else return from(n) end
+      end, k + 1, "bulk_insert 2^32 + 3")
+    end)
+
+    -- 2^32 + 3 wrapped i32 iota less the first, element 2^31 + 1 and
+    -- element 2^32 + 2: 2^32 remain (34.4 GB)
+    it("cuda, 2^32 + 3: bulk_remove at the start, past 2^31 and past 2^32", function()
+      local data <close> = ctx:iota(N32, I32_MIN, 1, "i32")
+      local k, r3 = MAX + 2, TWO32 + 2
+      local out <close> = mgpu.bulk_remove(data, ctx:array({ 1, k, r3 }, "i64"))
+      windows_2_32(out, TWO32, function(p)
+        local q = p <= k - 2 and p + 1 or (p <= r3 - 3 and p + 2 or p + 3)
+        return wrap(I32_MIN + q - 1)
+      end, k - 1, "bulk_remove 2^32 + 3")
+    end)
+
+    -- 2^31 + 1 elevens and 2^31 + 2 thirty-threes, then load_balance of
+    -- the same counts (17.2 GB each)
+    it("cuda, 2^32 + 3: interval_expand and load_balance, an i64 scan", function()
+      local counts = { MAX + 2, 0, MAX + 3 }
+      local out <close> = mgpu.interval_expand(ctx:array({ 11, 22, 33 }, "i32"), counts)
+      windows_2_32(out, N32, function(p) return p <= MAX + 2 and 11 or 33 end, MAX + 2,
+                   "interval_expand 2^32 + 3")
+      out:free()
+      local lb <close> = mgpu.load_balance(ctx:array(counts, "i64"))
+      assert.are.equal("i32", lb.dtype)
+      windows_2_32(lb, N32, function(p) return p <= MAX + 2 and 1 or 3 end, MAX + 2,
+                   "load_balance 2^32 + 3")
+    end)
+
     it("cuda, 2^31 + 5: scans and segsort with heads refuse it", function()
       local k <close> = down()
       C.raises(function() return mgpu.scan(k) end, "mgpu.scan", "32%-bit offsets")
@@ -655,54 +766,7 @@ backends.each(function(ctx, device)
       assert.are.same({ MAX, 2, WIDE - MAX - 2 }, r2:totable())
     end)
 
-    -- bulk and interval operations past 2^31: their positions, starts and
-    -- scans are i64 (the results stay i32 where their values fit)
-    local function from(p) return I32_MIN + p - 1 end
-
-    it("cpu, 2^31 + 5, i64 index: bulk_insert at positions past 2^31", function()
-      local n = WIDE - 2
-      local data <close> = ctx:iota(n, I32_MIN, 1, "i32") -- from(p) at p
-      local k = MAX + 1
-      local out <close> = mgpu.bulk_insert(data, { k, n + 1 }, ctx:array({ -7, 9 }, "i32"))
-      check_result(out, nil, WIDE, function(p)
-        if p < k then return from(p) elseif p == k then return -7
-        elseif p <= n + 1 then return from(p - 1) else return 9 end
-      end, k, "bulk_insert past 2^31")
-    end)
-
-    it("cpu, 2^31 + 5, i64 index: bulk_remove at indices past 2^31", function()
-      local data <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
-      local k = MAX + 1
-      local out <close> = mgpu.bulk_remove(data, ctx:array({ 1, k, WIDE }, "i64"))
-      check_result(out, nil, WIDE - 3, function(p)
-        if p < k - 1 then return from(p + 1) else return from(p + 2) end
-      end, k, "bulk_remove past 2^31")
-    end)
-
-    it("cpu, 2^31 + 5, i64 index: interval_expand and load_balance, an i64 scan", function()
-      local counts = { MAX, 0, 6 }
-      local out <close> = mgpu.interval_expand(ctx:array({ 11, 22, 33 }, "i32"), counts)
-      check_result(out, nil, WIDE, function(p) return p <= MAX and 11 or 33 end, MAX + 1,
-                   "interval_expand past 2^31")
-      out:free()
-      -- three intervals: 1-based interval numbers fit i32
-      local lb <close> = mgpu.load_balance(ctx:array(counts, "i64"))
-      assert.are.equal("i32", lb.dtype)
-      check_result(lb, nil, WIDE, function(p) return p <= MAX and 1 or 3 end, MAX + 1,
-                   "load_balance past 2^31")
-    end)
-
-    it("cpu, 2^31 + 5, i64 index: interval_gather from past 2^31, interval_scatter to past it", function()
-      local input <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
-      local g <close> = mgpu.interval_gather(input, { MAX + 1, 1 }, { 5, 2 })
-      assert.are.same({ from(MAX + 1), from(MAX + 2), from(MAX + 3), from(MAX + 4), from(MAX + 5),
-                        from(1), from(2) }, g:totable())
-      input:free()
-      -- no out: zeros up to the furthest end, 2^31 + 3
-      local s <close> = mgpu.interval_scatter(ctx:array({ 4, 5, 6 }, "i32"), { MAX + 2 }, { 3 })
-      check_result(s, nil, MAX + 4, function(p) return p > MAX + 1 and p - MAX + 2 or 0 end, MAX + 2,
-                   "interval_scatter past 2^31")
-    end)
+    bulk_interval_cases("cpu, 2^31 + 5, i64 index: ")
 
     -- the long side as b: the cpu join's temporaries follow #a
     it("cpu, 2^31 + 5, i64 index: join with b indices past 2^31", function()

@@ -251,10 +251,9 @@ describe("the reference interval operations", function()
 end)
 
 backends.each(function(ctx, device)
-  -- the index arrays may be i64 on cpu (mgpu_context_wide_index), whose
-  -- limit is then the context's, 2^53; cuda's are int32
-  local wide = device == "cpu"
-  local LIMIT = wide and ctx:info().max_count or 0x7fffffff
+  -- the index arrays may be i64 on every backend (mgpu_context_wide_index:
+  -- cpu and cuda), whose limit is then the context's, 2^53
+  local LIMIT = ctx:info().max_count
   describe("seed 002", function()
     it("INTERVAL-EXPAND demonstration", function()
       for _, kind in ipairs(INDEX_KINDS) do
@@ -871,10 +870,10 @@ backends.each(function(ctx, device)
     it("a total count past the index limit is an error, not a crash", function()
       local vals, input = ctx:iota(3), ctx:array(IN)
       guard { { vals, R.iota(3) }, { input, IN } }
-      -- three counts past 2^31 - 1 on cuda; past 2^53 on cpu (i64 counts)
-      local big = wide and { 1 << 52, 1 << 52, 1 << 52 } or { 1 << 30, 1 << 30, 1 << 30 }
+      -- three counts past 2^53 (i64 counts)
+      local big = { 1 << 52, 1 << 52, 1 << 52 }
       local TOTAL = { W("counts"), "total", W(tostring(LIMIT)) }
-      local kinds = wide and { "table", "i64", "u64" } or { "table", "i32", "i64", "u32" }
+      local kinds = { "table", "i64", "u64" }
       for _, kind in ipairs(kinds) do
         local counts = index_arg(ctx, big, kind)
         E(function() return mgpu.interval_expand(vals, counts) end, "mgpu.interval_expand", TOTAL)
@@ -888,9 +887,9 @@ backends.each(function(ctx, device)
       E(function() return on_default(ctx, function() return mgpu.load_balance(big) end) end,
         "mgpu.load_balance", TOTAL)
       E(function() return mgpu.load_balance(ctx:array({ LIMIT + 1 }, "i64")) end, "mgpu.load_balance", TOTAL)
-      E(function() return mgpu.load_balance(ctx:array({ LIMIT, 1 }, wide and "u64" or "u32")) end,
+      E(function() return mgpu.load_balance(ctx:array({ LIMIT, 1 }, "u64")) end,
         "mgpu.load_balance", TOTAL)
-      E(function() return mgpu.interval_expand(ctx:iota(1), ctx:array({ wide and -1 or 1 << 40 }, "u64")) end,
+      E(function() return mgpu.interval_expand(ctx:iota(1), ctx:array({ -1 }, "u64")) end,
         "mgpu.interval_expand", TOTAL)
     end)
   end)
@@ -920,8 +919,8 @@ backends.each(function(ctx, device)
   end)
 
   it("intervals and outputs past the limit together: a clear error before any allocation", function()
-    -- cuda's kernels walk both in 32-bit offsets; each alone is within the
-    -- limit (cpu: the context's)
+    -- the kernels walk both in one offset, held to the context's limit;
+    -- each alone is within it
     local big = { LIMIT - 2, 0, 0, 0 }
     C.raises(function() return mgpu.load_balance(ctx:array(big, "i64")) end,
       "mgpu.load_balance", "together")

@@ -5,8 +5,11 @@
  * by the backend (mgpu_prepare_positions_idx, mgpu_scan_counts_idx,
  * mgpu_prepare_starts_idx); the errors name the first offending position.
  * The index arrays are i32, or i64 where the index dtype rule asks for it
- * and the context takes them (mgpu_context_wide_index: cpu); elsewhere
- * (cuda) a call that needs them is an error naming the 32-bit index limit.
+ * and the context takes them (mgpu_context_wide_index: cpu and cuda);
+ * elsewhere a call that needs them is an error naming the 32-bit index
+ * limit.  Heads and offsets (lmgpu_positions) follow the same rule: where
+ * segsort's or segreduce's kernels read int32 only, the C API refuses i64
+ * ones, naming the call.
  */
 #include "lmgpu.h"
 
@@ -77,7 +80,7 @@ static l_array *index_argument(const call *c, int idx, const char *arg) {
 }
 
 /* The most elements the call's index arrays address: the context's limit
- * where they may be i64, else the 32-bit index limit. */
+ * where they may be i64 (cpu, cuda), else the 32-bit index limit. */
 static size_t index_limit(const call *c) {
   return mgpu_context_wide_index(c->ctx) ? mgpu_context_max_count(c->ctx)
                                          : MGPU_MAX_COUNT;

@@ -140,31 +140,44 @@ mgpu_dtype mgpu_index_type(uint64_t largest) {
   return largest <= (uint64_t)INT32_MAX ? MGPU_I32 : MGPU_I64;
 }
 
-/* An index array's dtype: i32, or i64 where the backend has wide_index. */
-static mgpu_status check_index_dtype(mgpu_context *ctx, const char *what,
-                                     mgpu_dtype t) {
+/* Whether the backend takes MGPU_I64 index arrays in `call`: the index
+ * preparations, bulk and interval operations and load_balance (call NULL)
+ * where it has wide_index, the others (segsort's heads, sorted_search,
+ * unique, segreduce, the joins: named) where it has wide_index_all. */
+static int takes_wide_index(const mgpu_context *ctx, const char *call) {
+  return call ? ctx->be->wide_index_all : ctx->be->wide_index;
+}
+
+/* An index array's dtype: i32, or i64 where the backend takes it. */
+static mgpu_status check_index_dtype(mgpu_context *ctx, const char *call,
+                                     const char *what, mgpu_dtype t) {
   if (t != MGPU_I32 && t != MGPU_I64)
     return mgpu_set_error(ctx, MGPU_EINVAL, "%s must be i32 or i64 (got %s)",
                           what, (unsigned)t < MGPU_DTYPE_COUNT
                                     ? mgpu_dtype_name(t) : "an unknown dtype");
-  if (t == MGPU_I64 && !ctx->be->wide_index)
+  if (t == MGPU_I64 && !takes_wide_index(ctx, call))
     return mgpu_set_error(ctx, MGPU_EINVAL,
-                          "%s must be i32 on %s (its kernels take int32 "
-                          "index arrays)", what, ctx->be->name);
+                          "%s%s%s must be i32 on %s (its kernels take int32 "
+                          "index arrays, up to the 32-bit index limit of %zu)",
+                          call ? call : "", call ? ": " : "", what,
+                          ctx->be->name, MGPU_MAX_COUNT);
   return MGPU_OK;
 }
 
 /* An index array a call writes, whose values reach `largest`: an i32 one
  * must hold them (mgpu_index_type gives the dtype that does). */
-static mgpu_status check_index_out(mgpu_context *ctx, const char *what,
-                                   mgpu_dtype t, uint64_t largest) {
+static mgpu_status check_index_out(mgpu_context *ctx, const char *call,
+                                   const char *what, mgpu_dtype t,
+                                   uint64_t largest) {
   /* a backend of int32 indices: the values themselves are too big */
-  if (t == MGPU_I64 && !ctx->be->wide_index && largest > (uint64_t)INT32_MAX)
+  if (t == MGPU_I64 && !takes_wide_index(ctx, call) &&
+      largest > (uint64_t)INT32_MAX)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "%s may hold %llu, past the 32-bit index limit of "
-                          "%zu of %s", what, (unsigned long long)largest,
-                          MGPU_MAX_COUNT, ctx->be->name);
-  const mgpu_status s = check_index_dtype(ctx, what, t);
+                          "%s%s%s may hold %llu, past the 32-bit index limit "
+                          "of %zu of %s", call ? call : "", call ? ": " : "",
+                          what, (unsigned long long)largest, MGPU_MAX_COUNT,
+                          ctx->be->name);
+  const mgpu_status s = check_index_dtype(ctx, call, what, t);
   if (s != MGPU_OK) return s;
   if (t == MGPU_I32 && largest > (uint64_t)INT32_MAX)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
@@ -294,15 +307,16 @@ static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   TRY(check_count(ctx, s->n));
   TRY(check_count(ctx, a->m));
   if (a->heads) {
-    TRY(check_index_dtype(ctx, "heads", a->index_type));
-    /* a backend of int32 index arrays reads heads, and counts them, in
-     * 32 bits: past that only flags mark the segments */
-    if (!ctx->be->wide_index && (s->n > MGPU_MAX_COUNT || a->m > MGPU_MAX_COUNT))
+    /* a backend of int32 heads reads heads, and counts them, in 32 bits:
+     * past that only flags mark the segments */
+    if (!ctx->be->wide_index_all &&
+        (s->n > MGPU_MAX_COUNT || a->m > MGPU_MAX_COUNT))
       return mgpu_set_error(ctx, MGPU_ETOOBIG,
                             "segsort with heads of %zu keys is past the "
                             "32-bit index limit of %zu on %s (its heads are "
                             "int32; flags take any count)",
                             s->n, MGPU_MAX_COUNT, ctx->be->name);
+    TRY(check_index_dtype(ctx, "segsort", "heads", a->index_type));
   }
   if (a->stats) memset(a->stats, 0, sizeof *a->stats);
   if (s->n < 2) return MGPU_OK;
@@ -439,9 +453,9 @@ mgpu_status mgpu_prepare_positions_idx(mgpu_context *ctx, const void *src,
   *bad = -1;
   *bad_value = 0;
   TRY(check_index_type(ctx, t));
-  TRY(check_narrow_count(ctx, m));
+  TRY(check_count(ctx, m));
   /* the largest 0-based position is hi - 1 */
-  TRY(check_index_out(ctx, "dst", dst_type,
+  TRY(check_index_out(ctx, NULL, "dst", dst_type,
                       hi > 0 ? (uint64_t)hi - 1 : 0));
   if (!m) return MGPU_OK;
   mgpu_positions_args a = {src, t, m, lo, hi, unique, dst, -1, 0, dst_type};
@@ -480,8 +494,8 @@ mgpu_status mgpu_scan_counts_idx(mgpu_context *ctx, const void *counts,
   *bad_value = 0;
   *total = 0;
   TRY(check_index_type(ctx, t));
-  TRY(check_narrow_count(ctx, m));
-  TRY(check_index_dtype(ctx, "scan", scan_type));
+  TRY(check_count(ctx, m));
+  TRY(check_index_dtype(ctx, NULL, "scan", scan_type));
   if (!m) return MGPU_OK;
   mgpu_scan_args a = {counts, t, m, scan, 0, -1, 0, scan_type};
   TRY(ctx->be->scan_counts(ctx, &a));
@@ -517,10 +531,10 @@ mgpu_status mgpu_prepare_starts_idx(mgpu_context *ctx, const void *starts,
   *bad_value = 0;
   *max_end = 0;
   TRY(check_index_type(ctx, t));
-  TRY(check_narrow_count(ctx, m));
-  TRY(check_narrow_count(ctx, total));
-  TRY(check_index_out(ctx, "scan", scan_type, total));
-  TRY(check_index_dtype(ctx, "dst", dst_type));
+  TRY(check_count(ctx, m));
+  TRY(check_count(ctx, total));
+  TRY(check_index_out(ctx, NULL, "scan", scan_type, total));
+  TRY(check_index_dtype(ctx, NULL, "dst", dst_type));
   /* with no array, ends up to the dtype's limit; int32 starts stop at the
    * 32-bit index limit whatever the array, so that every start fits */
   const int64_t most = (int64_t)scan_limit(ctx, dst_type);
@@ -551,8 +565,8 @@ mgpu_status mgpu_bulk_remove_idx(mgpu_context *ctx, size_t width,
                                  const void *indices, mgpu_dtype indices_type,
                                  size_t m, void *out) {
   TRY(check_width(ctx, width));
-  TRY(check_narrow_count(ctx, n));
-  TRY(check_index_dtype(ctx, "indices", indices_type));
+  TRY(check_count(ctx, n));
+  TRY(check_index_dtype(ctx, NULL, "indices", indices_type));
   if (m > n)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "%zu indices to remove from %zu elements", m, n);
@@ -574,16 +588,15 @@ mgpu_status mgpu_bulk_insert_idx(mgpu_context *ctx, size_t width,
                                  mgpu_dtype positions_type,
                                  const void *values, size_t m, void *out) {
   TRY(check_width(ctx, width));
-  TRY(check_narrow_count(ctx, n));
-  TRY(check_narrow_count(ctx, m));
-  TRY(check_index_dtype(ctx, "positions", positions_type));
+  TRY(check_count(ctx, n));
+  TRY(check_count(ctx, m));
+  TRY(check_index_dtype(ctx, NULL, "positions", positions_type));
   /* no wrap: each count is at most max_count <= SIZE_MAX / 2 */
   if (n + m > ctx->be->max_count)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "the result would have %zu elements, past the "
                           "limit of %zu",
                           n + m, ctx->be->max_count);
-  TRY(check_narrow_count(ctx, n + m));
   if (!m) return mgpu_copy(ctx, out, data, n * width);
   mgpu_bulk_args a = {width, data, n, positions, values, m, out,
                       positions_type};
@@ -598,19 +611,19 @@ mgpu_status mgpu_bulk_insert(mgpu_context *ctx, size_t width, const void *data,
 }
 
 /* The interval kernels walk a Merge Path over the m intervals and the
- * total outputs together, in 32-bit offsets on cuda; scan, of scan_type,
- * holds values up to total. */
+ * total outputs together, whose places must stay within the backend's
+ * limit; scan, of scan_type, holds values up to total. */
 static mgpu_status check_intervals(mgpu_context *ctx, size_t m, size_t total,
                                    mgpu_dtype scan_type) {
-  TRY(check_narrow_count(ctx, m));
-  TRY(check_narrow_count(ctx, total));
-  const size_t most = ctx->be->narrow_max_count;
+  TRY(check_count(ctx, m));
+  TRY(check_count(ctx, total));
+  const size_t most = ctx->be->max_count;
   if (m > most - total)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "%zu intervals and %zu outputs are past %zu "
                           "together, the most this call takes on %s",
                           m, total, most, ctx->be->name);
-  return check_index_out(ctx, "scan", scan_type, total);
+  return check_index_out(ctx, NULL, "scan", scan_type, total);
 }
 
 mgpu_status mgpu_load_balance_idx(mgpu_context *ctx, const void *scan,
@@ -618,7 +631,7 @@ mgpu_status mgpu_load_balance_idx(mgpu_context *ctx, const void *scan,
                                   size_t total, int32_t base,
                                   mgpu_dtype out_type, void *out) {
   TRY(check_intervals(ctx, m, total, scan_type));
-  TRY(check_index_dtype(ctx, "out", out_type));
+  TRY(check_index_dtype(ctx, NULL, "out", out_type));
   /* an int32 out wraps base + i to 32 bits (mgpu.h), but i itself fits */
   if (out_type == MGPU_I32 && m > (size_t)INT32_MAX + 1)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
@@ -671,10 +684,10 @@ mgpu_status mgpu_interval_move_idx(mgpu_context *ctx, size_t width,
                                    size_t total, void *out, size_t n_out) {
   TRY(check_width(ctx, width));
   TRY(check_intervals(ctx, m, total, scan_type));
-  TRY(check_narrow_count(ctx, n_input));
-  TRY(check_narrow_count(ctx, n_out));
-  if (gather) TRY(check_index_dtype(ctx, "gather", gather_type));
-  if (scatter) TRY(check_index_dtype(ctx, "scatter", scatter_type));
+  TRY(check_count(ctx, n_input));
+  TRY(check_count(ctx, n_out));
+  if (gather) TRY(check_index_dtype(ctx, NULL, "gather", gather_type));
+  if (scatter) TRY(check_index_dtype(ctx, NULL, "scatter", scatter_type));
   if (!total) return MGPU_OK;
   mgpu_interval_args a = {.width = width,
                           .input = input,
@@ -773,7 +786,8 @@ mgpu_status mgpu_sorted_search_idx(mgpu_context *ctx, mgpu_dtype t,
   if (base != 0 && base != 1)
     return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
                           (int)base);
-  TRY(check_index_out(ctx, "pos", pos_type, (uint64_t)m + (uint64_t)base));
+  TRY(check_index_out(ctx, "sorted_search", "pos", pos_type,
+                      (uint64_t)m + (uint64_t)base));
   if (n == 0) return MGPU_OK;
   mgpu_search_args a = {t,          order, needles, n,  haystack, m,
                         right != 0, base,  pos,     pos_type};
@@ -797,7 +811,7 @@ mgpu_status mgpu_unique_idx(mgpu_context *ctx, mgpu_dtype t, const void *keys,
   TRY(check_keys(ctx, t, MGPU_LESS, value_size));
   TRY(check_narrow_count(ctx, n));
   /* a run may be as long as the keys */
-  if (counts) TRY(check_index_out(ctx, "counts", counts_type, n));
+  if (counts) TRY(check_index_out(ctx, "unique", "counts", counts_type, n));
   if (n == 0) return MGPU_OK;
   mgpu_unique_args a = {t,        value_size, keys, vals, n, out_keys,
                         out_vals, counts,     0,    counts_type};
@@ -861,7 +875,7 @@ mgpu_status mgpu_segreduce_idx(mgpu_context *ctx, mgpu_dtype t,
   TRY(check_reduce_op(ctx, op));
   TRY(check_narrow_count(ctx, n));
   TRY(check_narrow_count(ctx, m));
-  TRY(check_index_dtype(ctx, "offsets", offsets_type));
+  TRY(check_index_dtype(ctx, "segreduce", "offsets", offsets_type));
   if (m == 0) return MGPU_OK;
   /* the default identity as an element of t */
   union { int32_t i32; uint32_t u32; int64_t i64; float f32; double f64; } e;
@@ -903,7 +917,7 @@ static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
 static mgpu_status check_join_index(mgpu_context *ctx, mgpu_dtype t,
                                     size_t na, size_t nb, int32_t base) {
   const uint64_t longer = na > nb ? na : nb;
-  return check_index_out(ctx, "ia and ib", t,
+  return check_index_out(ctx, "join", "ia and ib", t,
                          longer ? longer - 1 + (uint64_t)base : 0);
 }
 

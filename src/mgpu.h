@@ -17,8 +17,10 @@
  * backend's limit.  Index arrays follow the index dtype rule
  * (mgpu_index_type): the *_idx forms of segsort, sorted_search, unique,
  * segreduce, the joins, the index preparations and the bulk and interval
- * operations take them as MGPU_I32 or, on a backend with 64-bit indices
- * (cpu: mgpu_context_wide_index), MGPU_I64; the plain forms are MGPU_I32.
+ * operations take them as MGPU_I32 or MGPU_I64: the index preparations,
+ * bulk, interval and load_balance where mgpu_context_wide_index (cpu and
+ * cuda), the others on cpu (cuda refuses MGPU_I64 there, naming the call
+ * and the 32-bit index limit); the plain forms are MGPU_I32.
  * A join's rows stay within MGPU_MAX_COUNT on every backend.  A count of 0
  * is allowed everywhere and does nothing,
  * and value pointers may be NULL when value_size is 0.
@@ -134,9 +136,12 @@ const char *mgpu_context_error(const mgpu_context *ctx);
  * kernels still hold 32-bit offsets, stop at MGPU_MAX_COUNT with
  * MGPU_ETOOBIG; so do int32 index arrays (docs/API.md, "Limits"). */
 size_t mgpu_context_max_count(const mgpu_context *ctx);
-/* Non-zero when the context's *_idx calls take MGPU_I64 index arrays
- * (cpu); 0 where its kernels take int32 ones only (cuda), whose index
- * arrays then name at most INT32_MAX. */
+/* Non-zero when the context's index preparations, bulk and interval
+ * operations and load_balance (their *_idx forms) take MGPU_I64 index
+ * arrays, and so counts up to mgpu_context_max_count: cpu and cuda.  The
+ * other *_idx forms (segsort's heads, sorted_search, unique, segreduce,
+ * the joins) take them on cpu only; cuda's kernels read and write int32
+ * ones there. */
 int mgpu_context_wide_index(const mgpu_context *ctx);
 /* The cudaStream_t the context enqueues on, or NULL for cpu. */
 void *mgpu_context_stream(const mgpu_context *ctx);

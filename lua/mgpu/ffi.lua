@@ -1906,7 +1906,7 @@ end
 -- ---- bulk and interval operations ---------------------------------------
 
 -- The most elements a call's index arrays address on context ctx: its
--- limit where they may be i64 (cpu), else the 32-bit index limit.
+-- limit where they may be i64 (cpu, cuda), else the 32-bit index limit.
 local function index_limit(ctx)
   if C.mgpu_context_wide_index(ctx) ~= 0 then
     return tonumber(C.mgpu_context_max_count(ctx))

@@ -772,8 +772,8 @@ static void test_index_dtypes(mgpu_context *ctx) {
 }
 
 /* The bulk and interval *_idx forms and the index preparations into
- * int64: on cpu they read and write int64 index arrays; cuda refuses them
- * (its kernels take int32), before anything is read. */
+ * int64: every backend reads and writes int64 index arrays there (cuda
+ * through the 64-bit instances of its kernels, here at small counts). */
 static void test_interval_idx(mgpu_context *ctx) {
   const int wide = mgpu_context_wide_index(ctx);
   const int64_t counts[] = {2, 0, 2, 1}, scan[] = {0, 2, 2, 4};
@@ -792,30 +792,8 @@ static void test_interval_idx(mgpu_context *ctx) {
   int64_t total = 0, bad = 0, bad_value = 0, got[8] = {0};
   uint32_t got32[8] = {0};
   mgpu_status st;
-  if (!wide) {
-    st = mgpu_scan_counts_idx(ctx, dc, MGPU_I64, 4, MGPU_I64, out, &total,
-                              &bad, &bad_value);
-    CHECK(st == MGPU_EINVAL && strstr(mgpu_context_error(ctx), "scan must be i32"),
-          "scan_counts_idx i64 on %s: status %d: %s", device, (int)st,
-          mgpu_context_error(ctx));
-    st = mgpu_load_balance_idx(ctx, ds, MGPU_I64, 4, 5, 1, MGPU_I32, out);
-    CHECK(st == MGPU_EINVAL, "load_balance_idx i64 scan on %s: %d", device,
-          (int)st);
-    st = mgpu_load_balance_idx(ctx, ds, MGPU_I32, 4, 5, 1, MGPU_I64, out);
-    CHECK(st == MGPU_EINVAL, "load_balance_idx i64 out on %s: %d", device,
-          (int)st);
-    st = mgpu_interval_expand_idx(ctx, 8, dv, ds, MGPU_I64, 4, 5, out);
-    CHECK(st == MGPU_EINVAL, "interval_expand_idx on %s: %d", device, (int)st);
-    st = mgpu_interval_move_idx(ctx, 4, din, 5, dg, MGPU_I64, NULL, MGPU_I32,
-                                ds, MGPU_I32, 1, 3, out, 5);
-    CHECK(st == MGPU_EINVAL, "interval_move_idx on %s: %d", device, (int)st);
-    st = mgpu_bulk_remove_idx(ctx, 4, din, 5, di, MGPU_I64, 2, out);
-    CHECK(st == MGPU_EINVAL, "bulk_remove_idx on %s: %d", device, (int)st);
-    st = mgpu_bulk_insert_idx(ctx, 4, din, 5, dp, MGPU_I64, dv, 2, out);
-    CHECK(st == MGPU_EINVAL, "bulk_insert_idx on %s: %d", device, (int)st);
-    release_buffers(ctx);
-    return;
-  }
+  CHECK(wide, "%s takes int64 index arrays in the bulk and interval calls",
+        device);
   st = mgpu_scan_counts_idx(ctx, dc, MGPU_I64, 4, MGPU_I64, out, &total, &bad,
                             &bad_value);
   fetch(ctx, got, out, 4 * sizeof(int64_t));
@@ -876,6 +854,32 @@ static void test_interval_idx(mgpu_context *ctx) {
             got32[2] == 101 && got32[3] == 7,
         "interval_move_idx i64 gather -1: status %d, %u %u %u %u", (int)st,
         got32[0], got32[1], got32[2], got32[3]);
+  {
+    /* mixed dtypes: an i32 gather on an i64 scan, an i64 scatter on an
+     * i32 scan */
+    const int32_t one32[] = {1}, zero32[] = {0};
+    const int64_t two64[] = {2};
+    void *d1 = buffer(ctx, one32, sizeof one32);
+    void *d0 = buffer(ctx, zero32, sizeof zero32);
+    void *d2 = buffer(ctx, two64, sizeof two64);
+    if (mgpu_fill(ctx, out, 5, MGPU_U32, &fill) != MGPU_OK) die(ctx, "mgpu_fill");
+    st = mgpu_interval_move_idx(ctx, 4, din, 5, d1, MGPU_I32, d2, MGPU_I64,
+                                dz, MGPU_I64, 1, 3, out, 5);
+    fetch(ctx, got32, out, 5 * sizeof(uint32_t));
+    CHECK(st == MGPU_OK && got32[0] == 7 && got32[1] == 7 &&
+              got32[2] == 101 && got32[3] == 102 && got32[4] == 103,
+          "interval_move_idx i32 gather, i64 scatter and scan: status %d, "
+          "%u %u %u %u %u", (int)st, got32[0], got32[1], got32[2], got32[3],
+          got32[4]);
+    if (mgpu_fill(ctx, out, 5, MGPU_U32, &fill) != MGPU_OK) die(ctx, "mgpu_fill");
+    st = mgpu_interval_move_idx(ctx, 4, din, 5, d2, MGPU_I64, d1, MGPU_I32,
+                                d0, MGPU_I32, 1, 2, out, 5);
+    fetch(ctx, got32, out, 5 * sizeof(uint32_t));
+    CHECK(st == MGPU_OK && got32[0] == 7 && got32[1] == 102 &&
+              got32[2] == 103 && got32[3] == 7,
+          "interval_move_idx i64 gather, i32 scatter and scan: status %d, "
+          "%u %u %u %u", (int)st, got32[0], got32[1], got32[2], got32[3]);
+  }
   st = mgpu_bulk_remove_idx(ctx, 4, din, 5, di, MGPU_I64, 2, out);
   fetch(ctx, got32, out, 3 * sizeof(uint32_t));
   CHECK(st == MGPU_OK && got32[0] == 100 && got32[1] == 102 &&

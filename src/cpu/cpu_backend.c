@@ -62,6 +62,7 @@ static const mgpu_backend cpu_backend = {
   .max_count = MGPU_WIDE_MAX_COUNT,
   .narrow_max_count = MGPU_WIDE_MAX_COUNT,
   .wide_index = 1,
+  .wide_index_all = 1,
   .context_init = cpu_context_init,
   .context_destroy = cpu_context_destroy,
   .stream = cpu_stream,
