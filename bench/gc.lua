@@ -52,14 +52,18 @@ local clock = mgpu.clock
 ---------------------------------------------------------------------------
 
 -- Sorted inputs of the merges and set operations: two halves of n keys.
--- Set operations draw from [0, n/(2 ln 2)) so that about half the keys match
--- (as bench.cu does); the merges draw from the whole i32 range.
-local function two_sorted(ctx, n, hi, seed)
-  return ctx:sorted_random(n // 2, 0, hi, DTYPE, seed),
-         ctx:sorted_random(n - n // 2, 0, hi, DTYPE, seed + 1)
+-- Set operations draw from a range of n/(2 ln 2) keys so that about half
+-- the keys match (as bench.cu does), centred on 0 so that it fits i32 up to
+-- n = 2^32; the merges draw from [0, INT32_MAX].
+local function two_sorted(ctx, n, lo, hi, seed)
+  return ctx:sorted_random(n // 2, lo, hi, DTYPE, seed),
+         ctx:sorted_random(n - n // 2, lo, hi, DTYPE, seed + 1)
 end
 local I32_MAX = 0x7fffffff
-local function setop_hi(n) return math.max(1, math.floor(n / (2 * math.log(2)))) end
+local function setop_range(n)
+  local w = math.max(1, math.floor(n / (2 * math.log(2))))
+  return -(w // 2), w - w // 2
+end
 
 local function sorted_check(r) return r:is_sorted() end
 
@@ -83,7 +87,7 @@ local function merge_case(name, pairs_)
   return {
     name = name,
     prep = function(ctx, n)
-      local a, b = two_sorted(ctx, n, I32_MAX, 1)
+      local a, b = two_sorted(ctx, n, 0, I32_MAX, 1)
       if not pairs_ then
         return { a, b }, function() return mgpu.merge(a, b) end
       end
@@ -100,7 +104,8 @@ local function setop_case(name, op, pairs_)
   return {
     name = name,
     prep = function(ctx, n)
-      local a, b = two_sorted(ctx, n, setop_hi(n), 3)
+      local lo, hi = setop_range(n)
+      local a, b = two_sorted(ctx, n, lo, hi, 3)
       if not pairs_ then
         return { a, b }, function() return f(a, b) end
       end

@@ -57,7 +57,7 @@ static void die(mgpu_context *ctx, const char *what) {
 
 /* ---- buffers of the context (device memory on cuda) -------------------- */
 
-#define MAX_BUFS 12
+#define MAX_BUFS 32
 static struct { void *p; size_t bytes; } bufs[MAX_BUFS];
 static int nbufs;
 
