@@ -3,6 +3,7 @@
  * whatever its key type: the head bitfield and the windows it implies
  * (segsort.cuh calls these; one instance for every key type).
  */
+#include <limits.h>
 #include <stdint.h>
 
 #include "agent/sort_windows.cuh"
@@ -11,10 +12,14 @@
 namespace mgpu {
 namespace {
 
-__global__ void heads_to_bits_kernel(const int32_t *heads, int m, int n,
+/* H: the heads' dtype; N: their count and the keys', int while both fit
+ * (the instance of 32-bit sorts), long long past it.  A head outside
+ * (0, n) marks nothing. */
+template <typename H, typename N>
+__global__ void heads_to_bits_kernel(const H *heads, N m, N n,
                                      unsigned *bits) {
   GRID_STRIDE(i, (size_t)m) {
-    const int h = heads[i];
+    const H h = heads[i];
     if (h > 0 && h < n) atomicOr(bits + (h >> 5), 1u << (h & 31));
   }
 }
@@ -71,9 +76,19 @@ mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a, Off n,
   const unsigned grid = stride_grid(ctx, a->heads ? a->m : (size_t)n);
   if (a->heads) {
     CUDA_TRY(ctx, cudaMemsetAsync(bits.ptr, 0, bits.bytes, s));
-    if (a->m)
+    /* i64 heads (the index dtype rule past 2^31 - 1 keys, or a C caller's
+     * choice) or counts past INT_MAX take the 64-bit instance */
+    const bool wide = a->m > (size_t)INT_MAX || (long long)n > INT_MAX;
+    unsigned *out = bits.as<unsigned>();
+    if (a->m && a->index_type == MGPU_I64)
       heads_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
-          a->heads, (int)a->m, (int)n, bits.as<unsigned>());
+          (const int64_t *)a->heads, (long long)a->m, (long long)n, out);
+    else if (a->m && wide)
+      heads_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+          a->heads, (long long)a->m, (long long)n, out);
+    else if (a->m)
+      heads_to_bits_kernel<<<grid, kStrideThreads, 0, s>>>(
+          a->heads, (int)a->m, (int)n, out);
   } else {
     switch (mgpu_dtype_size(a->flag_type)) {
     case 4:

@@ -12,8 +12,8 @@ namespace mgpu {
 
 /* Writes the head bitfield of a segmented sort (bits: one bit an element,
  * the bitfield's bytes taken by the caller).  Off is the sort's offset
- * type (segsort.cuh); heads, int32, come only with n <= INT32_MAX (mgpu.c
- * refuses more on a backend of 32-bit indices), flags with any n. */
+ * type (segsort.cuh); the heads are int32 or int64 (a->index_type), of
+ * any count, whatever Off. */
 template <typename Off>
 mgpu_status segsort_heads(mgpu_context *ctx, const mgpu_segsort_args *a, Off n,
                           cuda_scratch &bits);

@@ -246,10 +246,8 @@ backends.each(function(ctx, device)
   end
 
   if gpu then
-    -- arrays, the element-wise kernels, the radix sort, merge, mergesort,
-    -- segsort with flags, locality_sort, bulk and interval operations and
-    -- load_balance take 64-bit counts on cuda; the calls of 32-bit kernel
-    -- offsets refuse them, and segsort's int32 heads the 32-bit index limit
+    -- every call takes 64-bit counts on cuda, and i64 index arrays where
+    -- the index dtype rule asks for them
     local function down() return ctx:iota(WIDE, MAX, -1, "i32") end
     local function up(p) return p - 6 end
 
@@ -658,13 +656,22 @@ backends.each(function(ctx, device)
                    "load_balance 2^32 + 3")
     end)
 
-    it("cuda, 2^31 + 5: scans and segsort with heads refuse it", function()
+    -- heads past 2^31 - 1 keys are i64 (the index dtype rule): the three
+    -- segments of the flags' cases, from a Lua table and from an i64 array
+    -- (keys: 26 GB)
+    it("cuda, 2^31 + 5: segsort with heads past 2^31, keys", function()
       local k <close> = down()
-      C.raises(function() return mgpu.scan(k) end, "mgpu.scan", "32%-bit offsets")
-      -- cuda reads int32 heads: keys past INT32_MAX take flags
-      C.raises(function() return mgpu.segsort(k, { 1, MAX + 2 }) end,
-               "mgpu.segsort", "32%-bit index limit")
-      assert.are.equal(MAX, k[1], "keys untouched")
+      local heads = { seg_starts[1], seg_starts[2], seg_starts[3] }
+      local _, st = mgpu.segsort(k, heads, { stats = true })
+      assert.is_true(#st > 0, "the global passes ran")
+      check_result(k, nil, WIDE, reversed_segments, MAX + 1, "segsort heads")
+      check_window(k, nil, HALF - 2048, HALF + 2048, reversed_segments,
+                   "segsort heads, first head")
+      k:free()
+      local k2 <close> = down()
+      local h <close> = ctx:array(heads, "i64")
+      mgpu.segsort(k2, h)
+      check_result(k2, nil, WIDE, reversed_segments, MAX + 1, "segsort i64 heads")
       -- and the context goes on
       C.array_eq(mgpu.merge(ctx:array { 1, 3 }, ctx:array { 2 }), { 1, 2, 3 }, "i32", "after")
     end)

@@ -307,15 +307,6 @@ static mgpu_status run_segsort(mgpu_context *ctx, mgpu_segsort_args *a) {
   TRY(check_count(ctx, s->n));
   TRY(check_count(ctx, a->m));
   if (a->heads) {
-    /* a backend of int32 heads reads heads, and counts them, in 32 bits:
-     * past that only flags mark the segments */
-    if (!ctx->be->wide_index_all &&
-        (s->n > MGPU_MAX_COUNT || a->m > MGPU_MAX_COUNT))
-      return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                            "segsort with heads of %zu keys is past the "
-                            "32-bit index limit of %zu on %s (its heads are "
-                            "int32; flags take any count)",
-                            s->n, MGPU_MAX_COUNT, ctx->be->name);
     TRY(check_index_dtype(ctx, "segsort", "heads", a->index_type));
   }
   if (a->stats) memset(a->stats, 0, sizeof *a->stats);
