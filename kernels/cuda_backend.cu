@@ -304,14 +304,10 @@ namespace {
 mgpu_backend make_backend() {
   mgpu_backend b = {};
   b.name = "cuda";
-  /* arrays, the element-wise kernels and the radix sort take 64-bit
-   * counts; the calls whose kernels still hold 32-bit offsets are held at
-   * MGPU_MAX_COUNT (docs/WIDE.md) */
+  /* every call's kernels take 64-bit offsets past INT32_MAX (their 32-bit
+   * instances below it) and read and write int64 index arrays
+   * (docs/WIDE.md) */
   b.max_count = MGPU_WIDE_MAX_COUNT;
-  b.narrow_max_count = MGPU_MAX_COUNT;
-  /* the index preparations, bulk, interval and load_balance kernels read
-   * and write int64 index arrays; segsort's heads, sorted_search, unique,
-   * segreduce and the joins keep int32 ones (wide_index_all 0) */
   b.wide_index = 1;
   b.context_init = cuda_context_init;
   b.context_destroy = cuda_context_destroy;

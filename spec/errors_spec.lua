@@ -339,9 +339,8 @@ backends.each(function(ctx, device)
     end)
 
     it("bad sizes: negative, fractional, beyond the context's limit", function()
-      -- 2^53 on every backend (src/backend.h, MGPU_WIDE_MAX_COUNT); the
-      -- calls whose cuda kernels hold 32-bit offsets stop at 2^31 - 1
-      -- (spec/huge_spec.lua)
+      -- 2^53 on every backend (src/backend.h, MGPU_WIDE_MAX_COUNT): every
+      -- call takes it (spec/huge_spec.lua)
       local max = 1 << 53
       assert.are.equal(max, ctx:info().max_count)
       assert.are.equal(2147483647, mgpu.max_count)

@@ -347,26 +347,16 @@ typedef struct mgpu_backend {
    * backend (mgpu_context_max_count); at most SIZE_MAX / 2, so that the
    * sum of two counts (merge, setop capacity) cannot wrap. */
   size_t max_count;
-  /* Non-zero when the index arrays of the index preparations, the bulk
-   * and interval operations and load_balance (mgpu_positions_args,
-   * mgpu_scan_args, mgpu_starts_args, mgpu_bulk_args, mgpu_interval_args)
-   * may be MGPU_I64: index_type (and the other *_type fields of index
+  /* Non-zero when every index array of an args struct (segsort's heads,
+   * sorted_search's positions, unique's counts, segreduce's offsets, the
+   * joins' rows, the index preparations, the bulk and interval operations
+   * and load_balance) may be MGPU_I64: index_type (and the other *_type fields of index
    * arrays) is MGPU_I32 or MGPU_I64, and with MGPU_I64 the int32_t pointer
    * it describes points at int64_t (the pointers keep their type for the
    * backends without it, which get MGPU_I32 only).  These fields come last
    * in each args struct, so that initializers that stop before them give
    * MGPU_I32 (0). */
   int wide_index;
-  /* The same for every other args struct with index arrays (segsort's
-   * heads, sorted_search, unique, segreduce, join): 0 where their kernels
-   * read and write int32 ones (cuda), and mgpu.c refuses MGPU_I64 there
-   * naming the call and the 32-bit index limit. */
-  int wide_index_all;
-  /* The largest count the backend's calls of 32-bit kernel offsets take
-   * (mgpu.c's check_narrow_count: set operations, scans and compactions
-   * on cuda until their kernels take 64-bit offsets, docs/WIDE.md);
-   * max_count where every call is 64-bit. */
-  size_t narrow_max_count;
   /* Set up ctx->impl for device number `device` (ignored by cpu). */
   mgpu_status (*context_init)(mgpu_context *ctx, int device);
   void (*context_destroy)(mgpu_context *ctx);

@@ -175,7 +175,7 @@ static l_array *scanned_counts(const call *c, int idx, int64_t *total) {
   }
   lmgpu_check_status(c->f, c->ctx, s);
   /* before the outputs are allocated: the interval operations walk the
-   * intervals and their outputs together (cuda: in 32-bit offsets) */
+   * intervals and their outputs together (check_intervals in mgpu.c) */
   if ((size_t)r.total > most - r.counts->n)
     lmgpu_error(c->f, "%I counts adding up to %I are past the limit of %I "
                       "intervals and outputs together",

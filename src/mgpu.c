@@ -123,29 +123,8 @@ static mgpu_status check_count(mgpu_context *ctx, size_t n) {
   return MGPU_OK;
 }
 
-/* A plain count in a call whose kernels on some backend still hold 32-bit
- * offsets (backend.h, narrow_max_count). */
-static mgpu_status check_narrow_count(mgpu_context *ctx, size_t n) {
-  mgpu_status st = check_count(ctx, n);
-  if (st != MGPU_OK) return st;
-  if (n > ctx->be->narrow_max_count)
-    return mgpu_set_error(ctx, MGPU_ETOOBIG,
-                          "%zu elements is past %zu, the most this call "
-                          "takes on %s (its kernels hold 32-bit offsets)",
-                          n, ctx->be->narrow_max_count, ctx->be->name);
-  return MGPU_OK;
-}
-
 mgpu_dtype mgpu_index_type(uint64_t largest) {
   return largest <= (uint64_t)INT32_MAX ? MGPU_I32 : MGPU_I64;
-}
-
-/* Whether the backend takes MGPU_I64 index arrays in `call`: the index
- * preparations, bulk and interval operations and load_balance (call NULL)
- * where it has wide_index, the others (segsort's heads, sorted_search,
- * unique, segreduce, the joins: named) where it has wide_index_all. */
-static int takes_wide_index(const mgpu_context *ctx, const char *call) {
-  return call ? ctx->be->wide_index_all : ctx->be->wide_index;
 }
 
 /* An index array's dtype: i32, or i64 where the backend takes it. */
@@ -155,7 +134,7 @@ static mgpu_status check_index_dtype(mgpu_context *ctx, const char *call,
     return mgpu_set_error(ctx, MGPU_EINVAL, "%s must be i32 or i64 (got %s)",
                           what, (unsigned)t < MGPU_DTYPE_COUNT
                                     ? mgpu_dtype_name(t) : "an unknown dtype");
-  if (t == MGPU_I64 && !takes_wide_index(ctx, call))
+  if (t == MGPU_I64 && !ctx->be->wide_index)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "%s%s%s must be i32 on %s (its kernels take int32 "
                           "index arrays, up to the 32-bit index limit of %zu)",
@@ -170,7 +149,7 @@ static mgpu_status check_index_out(mgpu_context *ctx, const char *call,
                                    const char *what, mgpu_dtype t,
                                    uint64_t largest) {
   /* a backend of int32 indices: the values themselves are too big */
-  if (t == MGPU_I64 && !takes_wide_index(ctx, call) &&
+  if (t == MGPU_I64 && !ctx->be->wide_index &&
       largest > (uint64_t)INT32_MAX)
     return mgpu_set_error(ctx, MGPU_ETOOBIG,
                           "%s%s%s may hold %llu, past the 32-bit index limit "
@@ -740,7 +719,7 @@ mgpu_status mgpu_scan(mgpu_context *ctx, mgpu_dtype t, const void *src,
                       mgpu_scalar *total) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   if (total) *total = reduce_identity(t, op);
   if (n == 0) return MGPU_OK;
   mgpu_reduce_args a = {t, op, src, n, dst, inclusive != 0, {0}};
@@ -753,7 +732,7 @@ mgpu_status mgpu_reduce(mgpu_context *ctx, mgpu_dtype t, const void *src,
                         size_t n, mgpu_reduce_op op, mgpu_scalar *out) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   *out = reduce_identity(t, op);
   if (n == 0) {
     if (op == MGPU_REDUCE_ADD) return MGPU_OK;
@@ -772,8 +751,8 @@ mgpu_status mgpu_sorted_search_idx(mgpu_context *ctx, mgpu_dtype t,
                                    int right, int32_t base,
                                    mgpu_dtype pos_type, void *pos) {
   TRY(check_keys(ctx, t, order, 0));
-  TRY(check_narrow_count(ctx, n));
-  TRY(check_narrow_count(ctx, m));
+  TRY(check_count(ctx, n));
+  TRY(check_count(ctx, m));
   if (base != 0 && base != 1)
     return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
                           (int)base);
@@ -800,7 +779,7 @@ mgpu_status mgpu_unique_idx(mgpu_context *ctx, mgpu_dtype t, const void *keys,
                             size_t *count) {
   *count = 0;
   TRY(check_keys(ctx, t, MGPU_LESS, value_size));
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   /* a run may be as long as the keys */
   if (counts) TRY(check_index_out(ctx, "unique", "counts", counts_type, n));
   if (n == 0) return MGPU_OK;
@@ -829,7 +808,7 @@ mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
   if (value_size != 0 && value_size != 4 && value_size != 8)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "value_size must be 0, 4 or 8 (got %zu)", value_size);
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_compact_args a = {width, data, n, flag_type, flags, value_size, vals,
                          out, out_vals, 0};
@@ -848,7 +827,7 @@ mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
   TRY(check_type(ctx, key_type));
   TRY(check_type(ctx, val_type));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_reduce_by_key_args a = {key_type, val_type, op,       keys, vals,
                                n,        out_keys, out_vals, 0};
@@ -864,8 +843,8 @@ mgpu_status mgpu_segreduce_idx(mgpu_context *ctx, mgpu_dtype t,
                                void *dst) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_narrow_count(ctx, n));
-  TRY(check_narrow_count(ctx, m));
+  TRY(check_count(ctx, n));
+  TRY(check_count(ctx, m));
   TRY(check_index_dtype(ctx, "segreduce", "offsets", offsets_type));
   if (m == 0) return MGPU_OK;
   /* the default identity as an element of t */
@@ -898,8 +877,8 @@ static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   TRY(check_keys(ctx, t, order, 0));
   if ((unsigned)kind > MGPU_JOIN_OUTER)
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown join kind %d", (int)kind);
-  TRY(check_narrow_count(ctx, na));
-  TRY(check_narrow_count(ctx, nb));
+  TRY(check_count(ctx, na));
+  TRY(check_count(ctx, nb));
   return MGPU_OK;
 }
 

@@ -17,10 +17,8 @@
  * backend's limit.  Index arrays follow the index dtype rule
  * (mgpu_index_type): the *_idx forms of segsort, sorted_search, unique,
  * segreduce, the joins, the index preparations and the bulk and interval
- * operations take them as MGPU_I32 or MGPU_I64: the index preparations,
- * bulk, interval and load_balance where mgpu_context_wide_index (cpu and
- * cuda), the others on cpu (cuda refuses MGPU_I64 there, naming the call
- * and the 32-bit index limit); the plain forms are MGPU_I32.
+ * operations take them as MGPU_I32 or MGPU_I64 where
+ * mgpu_context_wide_index (cpu and cuda); the plain forms are MGPU_I32.
  * A join's rows stay within MGPU_MAX_COUNT on every backend.  A count of 0
  * is allowed everywhere and does nothing,
  * and value pointers may be NULL when value_size is 0.
@@ -132,16 +130,12 @@ const char *mgpu_context_device(const mgpu_context *ctx); /* "cpu", "cuda:0" */
 const char *mgpu_context_backend(const mgpu_context *ctx); /* "cpu", "cuda" */
 const char *mgpu_context_error(const mgpu_context *ctx);
 /* The most elements an array or a count may have on this context's
- * backend: 2^53 on 64-bit hosts, cpu and cuda.  Some cuda calls, whose
- * kernels still hold 32-bit offsets, stop at MGPU_MAX_COUNT with
- * MGPU_ETOOBIG; so do int32 index arrays (docs/API.md, "Limits"). */
+ * backend: 2^53 on 64-bit hosts, cpu and cuda.  An int32 index array
+ * stops at MGPU_MAX_COUNT, and so do a join's rows (docs/API.md,
+ * "Limits"). */
 size_t mgpu_context_max_count(const mgpu_context *ctx);
-/* Non-zero when the context's index preparations, bulk and interval
- * operations and load_balance (their *_idx forms) take MGPU_I64 index
- * arrays, and so counts up to mgpu_context_max_count: cpu and cuda.  The
- * other *_idx forms (segsort's heads, sorted_search, unique, segreduce,
- * the joins) take them on cpu only; cuda's kernels read and write int32
- * ones there. */
+/* Non-zero when the context's *_idx forms take MGPU_I64 index arrays,
+ * and so counts up to mgpu_context_max_count: cpu and cuda. */
 int mgpu_context_wide_index(const mgpu_context *ctx);
 /* The cudaStream_t the context enqueues on, or NULL for cpu. */
 void *mgpu_context_stream(const mgpu_context *ctx);
@@ -264,9 +258,8 @@ typedef struct mgpu_sort_stats {
 /* The index dtype rule: the dtype of an index array whose values reach
  * `largest` (e.g. m + base for sorted_search's positions into m elements):
  * MGPU_I32 up to INT32_MAX, MGPU_I64 past it.  An *_idx call refuses an
- * MGPU_I32 output that cannot hold its values (MGPU_ETOOBIG), any other
- * dtype than these two, and MGPU_I64 on cuda (its kernels take int32
- * index arrays: MGPU_EINVAL, or MGPU_ETOOBIG where the values need it). */
+ * MGPU_I32 output that cannot hold its values (MGPU_ETOOBIG) and any other
+ * dtype than these two (MGPU_EINVAL). */
 mgpu_dtype mgpu_index_type(uint64_t largest);
 
 /* Sorts keys (and values) in place within segments: a segment starts at

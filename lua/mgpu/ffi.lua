@@ -1951,7 +1951,7 @@ local function scanned_counts(fn, cobj, v)
   check_status(fn, ctx, s)
   local t = tonumber(total[0])
   -- before the outputs are allocated: the interval operations walk the
-  -- intervals and their outputs together (cuda: in 32-bit offsets)
+  -- intervals and their outputs together (check_intervals in mgpu.c)
   if t > most - m then
     fail(fn, "%d counts adding up to %d are past the limit of %d intervals "
       .. "and outputs together", m, t, most)
