@@ -141,10 +141,12 @@ mgpu_dtype mgpu_index_type(uint64_t largest) {
 }
 
 /* Whether the backend takes MGPU_I64 index arrays in `call`: the index
- * preparations, bulk and interval operations and load_balance (call NULL)
- * where it has wide_index, the others (segsort's heads, sorted_search,
- * unique, segreduce, the joins: named) where it has wide_index_all. */
+ * preparations, bulk and interval operations, load_balance (call NULL) and
+ * unique's counts where it has wide_index, the others (segsort's heads,
+ * sorted_search, segreduce, the joins: named) where it has wide_index_all. */
 static int takes_wide_index(const mgpu_context *ctx, const char *call) {
+  /* unique's counts are wide wherever the bulk group's indices are */
+  if (call && strcmp(call, "unique") == 0) return ctx->be->wide_index;
   return call ? ctx->be->wide_index_all : ctx->be->wide_index;
 }
 
@@ -749,7 +751,7 @@ mgpu_status mgpu_scan(mgpu_context *ctx, mgpu_dtype t, const void *src,
                       mgpu_scalar *total) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   if (total) *total = reduce_identity(t, op);
   if (n == 0) return MGPU_OK;
   mgpu_reduce_args a = {t, op, src, n, dst, inclusive != 0, {0}};
@@ -762,7 +764,7 @@ mgpu_status mgpu_reduce(mgpu_context *ctx, mgpu_dtype t, const void *src,
                         size_t n, mgpu_reduce_op op, mgpu_scalar *out) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   *out = reduce_identity(t, op);
   if (n == 0) {
     if (op == MGPU_REDUCE_ADD) return MGPU_OK;
@@ -809,7 +811,7 @@ mgpu_status mgpu_unique_idx(mgpu_context *ctx, mgpu_dtype t, const void *keys,
                             size_t *count) {
   *count = 0;
   TRY(check_keys(ctx, t, MGPU_LESS, value_size));
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   /* a run may be as long as the keys */
   if (counts) TRY(check_index_out(ctx, "unique", "counts", counts_type, n));
   if (n == 0) return MGPU_OK;
@@ -838,7 +840,7 @@ mgpu_status mgpu_compact(mgpu_context *ctx, size_t width, const void *data,
   if (value_size != 0 && value_size != 4 && value_size != 8)
     return mgpu_set_error(ctx, MGPU_EINVAL,
                           "value_size must be 0, 4 or 8 (got %zu)", value_size);
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_compact_args a = {width, data, n, flag_type, flags, value_size, vals,
                          out, out_vals, 0};
