@@ -46,7 +46,7 @@ mgpu_status select_run(mgpu_context *ctx, select_tiles<K, V, F, Off> t,
                          UNIQUE ? "unique" : "compact"));
   const int groups = (tiles + 31) / 32;
   const size_t status_bytes =
-      tiles > 1 ? (size_t)tile_words_bytes(tiles + 2 * groups) : 0;
+      tiles > 1 ? (size_t)tile_words_bytes((long long)tiles + 2 * groups) : 0;
   const size_t starts_at = (status_bytes + 255) & ~(size_t)255;
   const size_t bytes =
       starts_at + (counts ? sizeof(Off) * (size_t)t.n : 0);
