@@ -3,12 +3,15 @@
  * compaction tiles (agent/select_tile.cuh) that reads the inputs once,
  * writes the outputs once and learns each tile's place by decoupled
  * look-back.  The last tile writes the number kept into the context's
- * pinned word with the call's ticket; the host waits for that word, not
- * for the stream.  unique's run lengths come from each run's first index,
- * which the tiles write beside the keys: a run may cross any number of
- * tiles, and its length is known only once the next run's start is, so a
- * small launch of one thread a run takes the differences, queued once the
- * number of runs is known.
+ * pinned words with the call's ticket; the host waits for them, not for
+ * the stream.  Calls of up to INT32_MAX keys run the kernels' 32-bit
+ * instances, longer ones (and unique with i64 counts) the 64-bit ones,
+ * whose run starts, counts and total are 64-bit (dispatch_offset).
+ * unique's run lengths come from each run's first index, which the tiles
+ * write beside the keys: a run may cross any number of tiles, and its
+ * length is known only once the next run's start is, so a small launch of
+ * one thread a run takes the differences, queued once the number of runs
+ * is known.
  */
 #include <stdint.h>
 
