@@ -34,7 +34,8 @@ mgpu_status scan_with(mgpu_context *ctx, mgpu_reduce_args *a, Op op) {
   typedef scan_policy<sizeof(T)> P;
   cuda_state *st = cuda_of(ctx);
   cudaStream_t s = st->stream;
-  const int tiles = tiles_of((long long)a->n, P::NV);
+  int tiles = 0;
+  MGPU_TRY(checked_tiles(ctx, (long long)a->n, P::NV, &tiles, "a scan"));
   scan_tiles<T> t = {};
   t.src = (const T *)a->src;
   t.dst = (T *)a->dst;
@@ -67,7 +68,8 @@ mgpu_status reduce_with(mgpu_context *ctx, mgpu_reduce_args *a, Op op) {
   cudaStream_t s = st->stream;
   long long resident = 0;
   MGPU_TRY(resident_blocks<kernel>(ctx, P::NT, 0, &resident));
-  const long long tiles = tiles_of((long long)a->n, P::NV);
+  /* any count: the blocks stride over the tiles */
+  const long long tiles = ((long long)a->n + P::NV - 1) / P::NV;
   const int blocks = (int)(resident > 0 && resident < tiles ? resident : tiles);
   /* the counter, then one partial a block */
   cuda_scratch scratch;

@@ -656,6 +656,155 @@ backends.each(function(ctx, device)
                    "load_balance 2^32 + 3")
     end)
 
+    -- scan, reduce, compact and unique past 2^31 - 1: the scan tiles'
+    -- starts and look-back are 64-bit at any count; the compaction's
+    -- 64-bit instance (run starts, counts, a total past 2^32 - 1)
+
+    -- 8.6 GB of i32 ones, scanned in place: the sums pass INT32_MAX and
+    -- wrap in the dtype, as documented
+    it("cuda, 2^31 + 5: scan and reduce, i32 ones, the sum wrapping", function()
+      local a <close> = ctx:fill(WIDE, 1, "i32")
+      assert.are.equal(wrap(WIDE), mgpu.reduce(a))
+      local _, total = mgpu.scan(a, { out = a })
+      assert.are.equal(wrap(WIDE), total)
+      check_result(a, nil, WIDE, function(p) return wrap(p - 1) end, MAX + 1,
+                   "scan i32 ones past 2^31")
+      assert.are.equal(MAX, mgpu.reduce(a, "max"))
+      assert.are.equal(I32_MIN, mgpu.reduce(a, "min"))
+      -- max so far: p - 1 up to INT32_MAX at 2^31, then INT32_MAX
+      local _, m = mgpu.scan(a, { op = "max", inclusive = true, out = a })
+      assert.are.equal(MAX, m)
+      check_result(a, nil, WIDE, function(p) return math.min(p - 1, MAX) end, MAX + 1,
+                   "max scan i32 past 2^31")
+    end)
+
+    -- 1 .. 2^31 + 5 in i64 and its exclusive scan (17.2 GB each): sums up
+    -- to 2.3e18, past 2^32 from element 92,683 on (exclusive)
+    it("cuda, 2^31 + 5: scan and reduce, i64, totals past 2^32", function()
+      local b <close> = ctx:iota(WIDE, "i64") -- 1 .. WIDE
+      local sum = WIDE * (WIDE + 1) // 2
+      assert.are.equal(sum, mgpu.reduce(b))
+      assert.are.equal(WIDE, mgpu.reduce(b, "max"))
+      local r <close>, t = mgpu.scan(b)
+      assert.are.equal(sum, t)
+      check_result(r, nil, WIDE, function(p) return p * (p - 1) // 2 end, MAX + 1,
+                   "exclusive scan i64 past 2^31")
+      r:free()
+      local _, ti = mgpu.scan(b, { inclusive = true, out = b })
+      assert.are.equal(sum, ti)
+      check_result(b, nil, WIDE, function(p) return p * (p + 1) // 2 end, MAX + 1,
+                   "inclusive scan i64 past 2^31")
+    end)
+
+    -- keys from INT32_MIN, values counting down from INT32_MAX, i32 flags
+    -- stepping by 2^30 (zero at p = 1, 5, 9, ...): data, values, flags
+    -- and the two outputs, 5 x 8.6 GB
+    it("cuda, 2^31 + 5: compact, pairs, every fourth dropped", function()
+      local data <close> = ctx:iota(WIDE, I32_MIN, 1, "i32") -- from(p) at p
+      local vals <close> = down() -- MAX - p + 1 at p
+      local flags <close> = ctx:iota(WIDE, 0, HALF, "i32")
+      local out, ov = mgpu.compact(data, flags, { values = vals })
+      data:free()
+      vals:free()
+      flags:free()
+      local kept = WIDE - (WIDE + 3) // 4
+      -- the q-th kept element is element q + (q - 1) // 3 + 1
+      check_result(out, ov, kept, function(q)
+        local p = q + (q - 1) // 3 + 1
+        return from(p), MAX - p + 1
+      end, 3 * (1 << 29), "compact pairs past 2^31")
+      out:free()
+      ov:free()
+    end)
+
+    -- a run of 2^31 + 3 sevens between a one and a nine, with values:
+    -- keys, values and their outputs 8.6 GB each, the i64 counts and the
+    -- run starts 17.2 GB each
+    it("cuda, 2^31 + 5: unique with counts, a run across 2^31", function()
+      local k <close> = ctx:fill(WIDE, 7, "i32")
+      k[1], k[WIDE] = 1, 9
+      local v <close> = down()
+      local u, uv, c = mgpu.unique(k, { values = v, counts = true })
+      assert.are.equal("i64", c.dtype)
+      assert.are.same({ 1, 7, 9 }, u:totable())
+      assert.are.same({ MAX, MAX - 1, MAX - WIDE + 1 }, uv:totable())
+      assert.are.same({ 1, WIDE - 2, 1 }, c:totable())
+      u:free()
+      uv:free()
+      c:free()
+    end)
+
+    -- every key its own run: 2^31 + 5 runs, each of one (keys and their
+    -- unique 8.6 GB each, counts and run starts 17.2 GB each)
+    it("cuda, 2^31 + 5: unique with counts, every key a run", function()
+      local k <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      local u, c = mgpu.unique(k, { counts = true })
+      k:free()
+      assert.are.equal("i64", c.dtype)
+      assert.is_true(u:is_sorted(), "unique keys sorted")
+      check_result(u, nil, WIDE, from, MAX + 1, "unique keys past 2^31")
+      check_result(c, nil, WIDE, function() return 1 end, MAX + 1, "unique counts past 2^31")
+      assert.are.equal(WIDE, mgpu.reduce(c))
+      u:free()
+      c:free()
+    end)
+
+    -- 17.2 GB of i32 ones (the sum wraps to 3), then 34.4 GB of i64 ones
+    it("cuda, 2^32 + 3: scan and reduce, i32 and i64 ones", function()
+      local a <close> = ctx:fill(N32, 1, "i32")
+      assert.are.equal(3, mgpu.reduce(a))
+      local _, t = mgpu.scan(a, { out = a })
+      assert.are.equal(3, t)
+      windows_2_32(a, N32, function(p) return wrap(p - 1) end, MAX + 1,
+                   "scan i32 ones 2^32 + 3")
+      a:free()
+      local b <close> = ctx:fill(N32, 1, "i64")
+      assert.are.equal(N32, mgpu.reduce(b))
+      local _, tb = mgpu.scan(b, { inclusive = true, out = b })
+      assert.are.equal(N32, tb)
+      windows_2_32(b, N32, function(p) return p end, MAX + 1,
+                   "inclusive scan i64 ones 2^32 + 3")
+      assert.are.equal(N32, mgpu.reduce(b, "max"))
+    end)
+
+    -- every i32 once and three more, less element 2^31 + 1 and element
+    -- 2^32 + 2: 2^32 + 1 kept, a total past 2^32 - 1 (data, flags and
+    -- out 17.2 GB each)
+    it("cuda, 2^32 + 3: compact, all but two", function()
+      local data <close> = ctx:iota(N32, I32_MIN, 1, "i32")
+      local flags <close> = ctx:fill(N32, 1, "i32")
+      local k1, k2 = MAX + 2, TWO32 + 2
+      flags[k1], flags[k2] = 0, 0
+      local out <close> = mgpu.compact(data, flags)
+      data:free()
+      flags:free()
+      windows_2_32(out, N32 - 2, function(q)
+        local p = q < k1 and q or (q < k2 - 1 and q + 1 or q + 2)
+        return wrap(I32_MIN + p - 1)
+      end, k1, "compact 2^32 + 3")
+    end)
+
+    -- every i32 once and three more, with the first two and the last two
+    -- keys equal: 2^32 + 1 runs, two of them of two (keys and unique 17.2
+    -- GB each, i64 counts and run starts 34.4 GB each: 103 GB)
+    it("cuda, 2^32 + 3: unique, 2^32 + 1 runs", function()
+      local k <close> = ctx:iota(N32, I32_MIN, 1, "i32")
+      k[2], k[N32] = I32_MIN, k[N32 - 1]
+      local u, c = mgpu.unique(k, { counts = true })
+      k:free()
+      assert.are.equal("i64", c.dtype)
+      local runs = N32 - 2
+      windows_2_32(u, runs, function(q)
+        return q == 1 and I32_MIN or wrap(I32_MIN + q)
+      end, MAX + 1, "unique keys 2^32 + 3")
+      windows_2_32(c, runs, function(q)
+        return (q == 1 or q == runs) and 2 or 1
+      end, MAX + 1, "unique counts 2^32 + 3")
+      assert.are.equal(N32, mgpu.reduce(c))
+      u:free()
+      c:free()
+    end)
+
     -- heads past 2^31 - 1 keys are i64 (the index dtype rule): the three
     -- segments of the flags' cases, from a Lua table and from an i64 array
     -- (keys: 26 GB)

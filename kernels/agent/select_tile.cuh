@@ -23,8 +23,13 @@ namespace mgpu {
 
 /* One launch's arguments.  K is the key type (unique compares keys by
  * ascending<K>; compact moves raw words), V the value word, F the flag
- * type (compact only). */
-template <typename K, typename V, typename F> struct select_tiles {
+ * type (compact only), Off the type of the call's global positions:
+ * int32_t when n is at most INT32_MAX, int64_t past it (dispatch_offset;
+ * select.cu).  Off is the type of the run starts, and says how the total
+ * reaches the host: beside the ticket in one word when it fits 32 bits
+ * (publish_total), else as a 64-bit value (publish_value). */
+template <typename K, typename V, typename F, typename Off>
+struct select_tiles {
   const K *keys;
   const V *vals;   /* null: keys only */
   const F *flags;  /* compact: keep where non-zero; unique: null */
@@ -35,7 +40,7 @@ template <typename K, typename V, typename F> struct select_tiles {
   unsigned long long ticket;
   K *out_keys;
   V *out_vals;
-  int32_t *starts; /* unique with counts: each run's first index, else null */
+  Off *starts; /* unique with counts: each run's first index, else null */
 };
 
 /* The exclusive sum of each thread's count over the block (NT a multiple
@@ -84,10 +89,10 @@ template <typename P, typename K> struct select_smem {
  * (NaNs are equivalent, -0.0 and 0.0 too: ascending<K>); else keep where
  * flags[i] != 0. */
 template <typename P, bool UNIQUE, bool HAS_V, typename K, typename V,
-          typename F>
+          typename F, typename Off>
 __global__ void __launch_bounds__(P::NT, min_blocks_within_sm(P::NT,
                                                               P::MIN_BLOCKS))
-select_kernel(select_tiles<K, V, F> t) {
+select_kernel(select_tiles<K, V, F, Off> t) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   static_assert(VT <= 32, "a thread's kept keys are one 32-bit mask");
   __shared__ select_smem<P, K> sm;
@@ -145,9 +150,14 @@ select_kernel(select_tiles<K, V, F> t) {
                                                  tile, tile_count);
     if (tid == 0) {
       sm.base = base;
-      if (tile == (int)gridDim.x - 1)
-        publish_total(t.word, (unsigned long long)(base + tile_count),
-                      t.ticket);
+      if (tile == (int)gridDim.x - 1) {
+        const unsigned long long kept =
+            (unsigned long long)(base + tile_count);
+        if constexpr (sizeof(Off) == 4)
+          publish_total(t.word, kept, t.ticket);
+        else
+          publish_value(t.word, kept, t.ticket); /* may pass 2^32 - 1 */
+      }
     }
   }
   __syncthreads();
@@ -157,7 +167,7 @@ select_kernel(select_tiles<K, V, F> t) {
     t.out_keys[base + i] = sm.keys[k];
     if constexpr (HAS_V) t.out_vals[base + i] = t.vals[start + k];
     if constexpr (UNIQUE)
-      if (t.starts) t.starts[base + i] = (int32_t)(start + k);
+      if (t.starts) t.starts[base + i] = (Off)(start + k);
   }
 }
 

@@ -703,6 +703,67 @@ static void test_host_memory(const char *dev) {
   mgpu_context_release(source);
 }
 
+/* unique with counts of either index dtype, with values, over many tiles
+ * (runs of 7, a run of 70,000 across tiles, runs of 3): the same runs on
+ * every backend.  On cuda, i64 counts take the 64-bit instance of the
+ * compaction at any count: its int64 run starts, its counts and its total
+ * published as a 64-bit value. */
+static void test_unique_counts(mgpu_context *ctx) {
+  enum { UN = 100003 };
+  static int32_t keys[UN], want_keys[UN], got_keys[UN];
+  static uint32_t vals[UN], want_vals[UN], got_vals[UN];
+  static int64_t want_counts[UN], got64[UN];
+  static int32_t got32[UN];
+  size_t runs = 0;
+  for (size_t i = 0; i < UN; ++i) {
+    keys[i] = i < 20000   ? (int32_t)(i / 7)
+              : i < 90000 ? 20000
+                          : 20001 + (int32_t)((i - 90000) / 3);
+    vals[i] = (uint32_t)(3 * i + 1);
+    if (i == 0 || keys[i] != keys[i - 1]) {
+      want_keys[runs] = keys[i];
+      want_vals[runs] = vals[i];
+      want_counts[runs++] = 1;
+    } else {
+      want_counts[runs - 1]++;
+    }
+  }
+  void *dk = buffer(ctx, keys, sizeof keys), *dv = buffer(ctx, vals, sizeof vals);
+  void *ok = buffer(ctx, NULL, sizeof keys), *ov = buffer(ctx, NULL, sizeof vals);
+  void *oc = buffer(ctx, NULL, sizeof got64);
+  for (int wide = 0; wide < 2; ++wide) {
+    const mgpu_dtype ct = wide ? MGPU_I64 : MGPU_I32;
+    size_t count = 0;
+    mgpu_status st = mgpu_unique_idx(ctx, MGPU_I32, dk, UN, 4, dv, ok, ov, ct,
+                                     oc, &count);
+    CHECK(st == MGPU_OK && count == runs,
+          "unique_idx %s counts: status %d, %zu runs of %zu: %s",
+          wide ? "i64" : "i32", (int)st, count, runs, mgpu_context_error(ctx));
+    if (st != MGPU_OK || count != runs) continue;
+    fetch(ctx, got_keys, ok, runs * sizeof(int32_t));
+    fetch(ctx, got_vals, ov, runs * sizeof(uint32_t));
+    if (wide) {
+      fetch(ctx, got64, oc, runs * sizeof(int64_t));
+    } else {
+      fetch(ctx, got32, oc, runs * sizeof(int32_t));
+      for (size_t j = 0; j < runs; ++j) got64[j] = got32[j];
+    }
+    size_t bad = runs;
+    for (size_t j = 0; j < runs && bad == runs; ++j)
+      if (got_keys[j] != want_keys[j] || got_vals[j] != want_vals[j] ||
+          got64[j] != want_counts[j])
+        bad = j;
+    CHECK(bad == runs,
+          "unique_idx %s counts: run %zu: key %d value %u count %" PRId64
+          " (want %d %u %" PRId64 ")",
+          wide ? "i64" : "i32", bad, bad < runs ? got_keys[bad] : 0,
+          bad < runs ? got_vals[bad] : 0u, bad < runs ? got64[bad] : 0,
+          bad < runs ? want_keys[bad] : 0, bad < runs ? want_vals[bad] : 0u,
+          bad < runs ? want_counts[bad] : 0);
+  }
+  release_buffers(ctx);
+}
+
 /* ---- keyed reductions and joins: what the Lua binding never asks ------- */
 
 /* The *_idx forms: i64 index arrays on cpu, refused on cuda (its kernels
@@ -1422,6 +1483,7 @@ static void run_on(const char *dev) {
   test_keyed(ctx);
   test_index_dtypes(ctx);
   test_interval_idx(ctx);
+  test_unique_counts(ctx);
   test_host_memory(dev);
   test_groups(ctx, dev);
   if (strcmp(dev, "cpu") == 0) test_cpu_wide(ctx);
