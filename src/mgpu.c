@@ -145,6 +145,10 @@ mgpu_dtype mgpu_index_type(uint64_t largest) {
  * where it has wide_index, the others (segsort's heads, sorted_search,
  * unique, segreduce, the joins: named) where it has wide_index_all. */
 static int takes_wide_index(const mgpu_context *ctx, const char *call) {
+  /* their kernels read and write i64 wherever wide_index is set */
+  if (call && (strcmp(call, "sorted_search") == 0 ||
+               strcmp(call, "segreduce") == 0 || strcmp(call, "join") == 0))
+    return ctx->be->wide_index;
   return call ? ctx->be->wide_index_all : ctx->be->wide_index;
 }
 
@@ -781,8 +785,8 @@ mgpu_status mgpu_sorted_search_idx(mgpu_context *ctx, mgpu_dtype t,
                                    int right, int32_t base,
                                    mgpu_dtype pos_type, void *pos) {
   TRY(check_keys(ctx, t, order, 0));
-  TRY(check_narrow_count(ctx, n));
-  TRY(check_narrow_count(ctx, m));
+  TRY(check_count(ctx, n));
+  TRY(check_count(ctx, m));
   if (base != 0 && base != 1)
     return mgpu_set_error(ctx, MGPU_EINVAL, "base must be 0 or 1 (got %d)",
                           (int)base);
@@ -857,7 +861,7 @@ mgpu_status mgpu_reduce_by_key(mgpu_context *ctx, mgpu_dtype key_type,
   TRY(check_type(ctx, key_type));
   TRY(check_type(ctx, val_type));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_narrow_count(ctx, n));
+  TRY(check_count(ctx, n));
   if (n == 0) return MGPU_OK;
   mgpu_reduce_by_key_args a = {key_type, val_type, op,       keys, vals,
                                n,        out_keys, out_vals, 0};
@@ -873,8 +877,8 @@ mgpu_status mgpu_segreduce_idx(mgpu_context *ctx, mgpu_dtype t,
                                void *dst) {
   TRY(check_type(ctx, t));
   TRY(check_reduce_op(ctx, op));
-  TRY(check_narrow_count(ctx, n));
-  TRY(check_narrow_count(ctx, m));
+  TRY(check_count(ctx, n));
+  TRY(check_count(ctx, m));
   TRY(check_index_dtype(ctx, "segreduce", "offsets", offsets_type));
   if (m == 0) return MGPU_OK;
   /* the default identity as an element of t */
@@ -907,8 +911,8 @@ static mgpu_status check_join(mgpu_context *ctx, mgpu_dtype t, mgpu_order order,
   TRY(check_keys(ctx, t, order, 0));
   if ((unsigned)kind > MGPU_JOIN_OUTER)
     return mgpu_set_error(ctx, MGPU_EINVAL, "unknown join kind %d", (int)kind);
-  TRY(check_narrow_count(ctx, na));
-  TRY(check_narrow_count(ctx, nb));
+  TRY(check_count(ctx, na));
+  TRY(check_count(ctx, nb));
   return MGPU_OK;
 }
 
