@@ -141,11 +141,10 @@ mgpu_dtype mgpu_index_type(uint64_t largest) {
 }
 
 /* Whether the backend takes MGPU_I64 index arrays in `call`: the index
- * preparations, bulk and interval operations and load_balance (call NULL)
- * where it has wide_index, the others (segsort's heads, sorted_search,
- * unique, segreduce, the joins: named) where it has wide_index_all. */
+ * preparations, bulk and interval operations, load_balance (call NULL),
+ * sorted_search, segreduce and the joins where it has wide_index, the
+ * others (segsort's heads, unique: named) where it has wide_index_all. */
 static int takes_wide_index(const mgpu_context *ctx, const char *call) {
-  /* their kernels read and write i64 wherever wide_index is set */
   if (call && (strcmp(call, "sorted_search") == 0 ||
                strcmp(call, "segreduce") == 0 || strcmp(call, "join") == 0))
     return ctx->be->wide_index;
