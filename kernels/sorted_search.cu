@@ -5,6 +5,8 @@
  * inputs broke their order), then one block a tile.  A call of one tile
  * launches only its tile: no partition, no scratch.  Few needles in a long
  * haystack get a binary search each instead (agent/search_bisect.cuh).
+ * Coordinates are long long at any count; the positions are written as
+ * the call's pos dtype (Pos: int32_t or int64_t), one instance each.
  */
 #include <stdint.h>
 
@@ -20,26 +22,29 @@ constexpr int kSearchPartitionThreads = 128;
 /* one block mends unsorted inputs' points (search_points_fix_kernel) */
 constexpr int kSearchFixThreads = 1024;
 
-template <typename K, typename Order>
-mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a,
-                                Order order) {
+/* Pos is the positions' type (search_tiles): the call's pos dtype, so
+ * that a call whose positions fit int32 runs the code it was tuned with. */
+template <typename K, typename Order, typename Pos>
+mgpu_status sorted_search_run(mgpu_context *ctx, const mgpu_search_args *a,
+                              Order order) {
   typedef typename search_policy<sizeof(K)>::tile P;
   cudaStream_t s = cuda_of(ctx)->stream;
   const long long n = (long long)a->n, m = (long long)a->m;
-  const long long tiles_ll = (n + m + P::NV - 1) / P::NV;
-  const int tiles = (int)tiles_ll;
   const hay_first<K, Order> first = {order, a->right != 0};
+  Pos *pos = (Pos *)a->pos;
   if (m / search_bisect_policy::MIN_RATIO >= n) {
     typedef search_bisect_policy B;
-    search_bisect_kernel<K, hay_first<K, Order>>
+    search_bisect_kernel<K, hay_first<K, Order>, Pos>
         <<<grid_for((size_t)n, B::NT), B::NT, 0, s>>>(
             (const K *)a->needles, n, (const K *)a->haystack, m, a->base,
-            a->pos, first);
+            pos, first);
     CUDA_LAUNCHED(ctx, "sorted_search bisect kernel");
     return MGPU_OK;
   }
-  search_tiles<K> t = {(const K *)a->needles, n, (const K *)a->haystack, m,
-                       nullptr, a->base, a->pos};
+  int tiles = 0;
+  MGPU_TRY(checked_tiles(ctx, n + m, P::NV, &tiles, "sorted_search"));
+  search_tiles<K, Pos> t = {(const K *)a->needles, n, (const K *)a->haystack,
+                            m, nullptr, a->base, pos};
   cuda_scratch points;
   if (tiles > 1) {
     cuda_state *st = cuda_of(ctx);
@@ -59,11 +64,20 @@ mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a,
     CUDA_LAUNCHED(ctx, "sorted_search points fix kernel");
     t.points = pts;
   }
-  search_kernel<P, K, hay_first<K, Order>><<<tiles, P::NT, 0, s>>>(t, first);
+  search_kernel<P, K, hay_first<K, Order>, Pos><<<tiles, P::NT, 0, s>>>(t,
+                                                                       first);
   CUDA_LAUNCHED(ctx, "sorted_search kernel");
   /* stream ordered: the launches above still own the block */
   points.release();
   return MGPU_OK;
+}
+
+template <typename K, typename Order>
+mgpu_status sorted_search_typed(mgpu_context *ctx, mgpu_search_args *a,
+                                Order order) {
+  if (a->index_type == MGPU_I64)
+    return sorted_search_run<K, Order, int64_t>(ctx, a, order);
+  return sorted_search_run<K, Order, int32_t>(ctx, a, order);
 }
 
 } // namespace

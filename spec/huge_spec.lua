@@ -824,6 +824,162 @@ backends.each(function(ctx, device)
       -- and the context goes on
       C.array_eq(mgpu.merge(ctx:array { 1, 3 }, ctx:array { 2 }), { 1, 2, 3 }, "i32", "after")
     end)
+
+    -- sorted_search, segreduce, reduce_by_key and the joins take 64-bit
+    -- counts on cuda, and their index arrays follow the rule (i64 here)
+
+    -- hay: -5 .. 2^31 - 1, v at position v + 6; needles: -6 .. 2^31 - 2,
+    -- one below hay's at each position, so every needle but the first
+    -- ties a haystack key (needles, hay 8.6 GB each, positions 17.2 GB);
+    -- then four needles alone (a binary search each)
+    it("cuda, 2^31 + 5: sorted_search, i64 positions past 2^31", function()
+      local hay <close> = ctx:iota(WIDE, -5, 1, "i32")
+      local needles <close> = ctx:iota(WIDE, -6, 1, "i32") -- p - 7 at p
+      local left = mgpu.sorted_search(needles, hay)
+      assert.are.equal("i64", left.dtype)
+      assert.is_true(left:is_sorted(), "left positions sorted")
+      check_result(left, nil, WIDE, function(p) return p == 1 and 1 or p - 1 end, MAX + 1,
+                   "sorted_search left")
+      left:free()
+      local right <close> = mgpu.sorted_search(needles, hay, { side = "right" })
+      check_result(right, nil, WIDE, function(p) return p end, MAX + 1, "sorted_search right")
+      right:free()
+      needles:free()
+      local few <close> = ctx:array({ -6, -5, MAX - 5, MAX }, "i32")
+      C.array_eq(mgpu.sorted_search(few, hay), { 1, 1, MAX + 1, WIDE }, "i64", "few, left")
+      C.array_eq(mgpu.sorted_search(few, hay, { side = "right" }), { 1, 2, MAX + 2, WIDE + 1 },
+                 "i64", "few, right")
+    end)
+
+    -- ones (8.6 GB) in segments of 2^31 - 1, 2 and 4, then i32 values
+    -- from INT32_MIN (8.6 GB) in segments of 2^20 + 1 (crossing tiles)
+    -- whose minima and maxima are their ends
+    it("cuda, 2^31 + 5: segreduce, i64 offsets past 2^31", function()
+      local v <close> = ctx:fill(WIDE, 1, "i32")
+      local offs <close> = ctx:array({ 1, MAX + 1, MAX + 3 }, "i64")
+      C.array_eq(mgpu.segreduce(v, offs), { MAX, 2, WIDE - MAX - 2 }, "i32", "ones, i64 offsets")
+      -- a Lua table: the binding prepares i64 offsets (the rule for #v + 1)
+      C.array_eq(mgpu.segreduce(v, { 1, MAX + 1, MAX + 1, MAX + 3 }),
+                 { MAX, 0, 2, WIDE - MAX - 2 }, "i32", "ones, an empty segment")
+      v:free()
+      local x <close> = ctx:iota(WIDE, I32_MIN, 1, "i32") -- from(p) at p
+      local step = (1 << 20) + 1
+      local k = (WIDE - 1) // step + 1
+      local starts <close> = ctx:iota(k, 1, step, "i64")
+      local lo <close> = mgpu.segreduce(x, starts, { op = "min" })
+      local hi <close> = mgpu.segreduce(x, starts, { op = "max" })
+      local want_lo, want_hi = {}, {}
+      for i = 1, k do
+        local s = 1 + (i - 1) * step
+        local e = math.min(WIDE, s + step - 1)
+        want_lo[i], want_hi[i] = from(s), from(e)
+      end
+      C.array_eq(lo, want_lo, "i32", "min over segments of 2^20 + 1")
+      C.array_eq(hi, want_hi, "i32", "max over segments of 2^20 + 1")
+    end)
+
+    -- runs 1, 7 (2^31 + 3 keys, across 2^31) and 9: i32 keys (8.6 GB),
+    -- max over i32 values from INT32_MIN (8.6 GB), then add over i64 ones
+    -- (17.2 GB)
+    it("cuda, 2^31 + 5: reduce_by_key, a run across 2^31", function()
+      local k <close> = ctx:fill(WIDE, 7, "i32")
+      k[1], k[WIDE] = 1, 9
+      local x <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      local rk, rv = mgpu.reduce_by_key(k, x, { op = "max" })
+      C.array_eq(rk, { 1, 7, 9 }, "i32", "reduce_by_key keys")
+      C.array_eq(rv, { from(1), from(WIDE - 1), from(WIDE) }, "i32", "reduce_by_key max")
+      rk:free()
+      rv:free()
+      x:free()
+      local ones <close> = ctx:fill(WIDE, 1, "i64")
+      rk, rv = mgpu.reduce_by_key(k, ones)
+      C.array_eq(rk, { 1, 7, 9 }, "i32", "reduce_by_key keys, i64 values")
+      C.array_eq(rv, { 1, WIDE - 2, 1 }, "i64", "reduce_by_key add")
+      rk:free()
+      rv:free()
+    end)
+
+    -- every key its own run: 2^32 + 3 wrapped i32 keys (each differs from
+    -- the one before), more runs than 32 bits count; keys, values and both
+    -- results 17.2 GB each (68.7 GB)
+    it("cuda, 2^32 + 3: reduce_by_key, 2^32 + 3 runs", function()
+      local k <close> = ctx:iota(N32, I32_MIN, 1, "i32")
+      local x <close> = ctx:iota(N32, 0, -1, "i32")
+      local rk, rv = mgpu.reduce_by_key(k, x)
+      windows_2_32(rk, N32, function(p) return wrap(I32_MIN + p - 1) end, TWO32,
+                   "reduce_by_key keys 2^32 + 3")
+      windows_2_32(rv, N32, function(p) return wrap(1 - p) end, TWO32,
+                   "reduce_by_key values 2^32 + 3")
+      rk:free()
+      rv:free()
+    end)
+
+    -- b of 2^31 + 5 (8.6 GB) against a few keys: bounds past 2^31 by
+    -- binary search, i64 rows; 2^31 + 4 matches of one key are too many rows
+    it("cuda, 2^31 + 5: join, b past 2^31", function()
+      local b <close> = ctx:fill(WIDE, 7, "i32")
+      b[WIDE] = 9
+      local ia, ib = mgpu.join(ctx:array({ 8, 9 }, "i32"), b, { kind = "left" })
+      C.array_eq(ia, { 1, 2 }, "i64", "left join ia")
+      C.array_eq(ib, { 0, WIDE }, "i64", "left join ib")
+      C.raises(function() return mgpu.join(ctx:array({ 7 }, "i32"), b) end, "mgpu.join",
+               "32%-bit index limit")
+      b:free()
+      local hay <close> = ctx:iota(WIDE, -5, 1, "i32") -- v at position v + 6
+      ia, ib = mgpu.join(ctx:array({ -5, MAX - 5, MAX }, "i32"), hay)
+      C.array_eq(ia, { 1, 2, 3 }, "i64", "inner join ia")
+      C.array_eq(ib, { 1, MAX + 1, WIDE }, "i64", "inner join ib")
+    end)
+
+    -- a of 2^31 + 5 (8.6 GB) against a few keys: the searches merge, the
+    -- bounds (34.4 GB), counts and scan (17.2 GB each) are 64-bit (77 GB)
+    it("cuda, 2^31 + 5: join, a past 2^31", function()
+      local a <close> = ctx:iota(WIDE, -5, 1, "i32") -- v at position v + 6
+      local ia, ib = mgpu.join(a, ctx:array({ -5, MAX - 5, MAX }, "i32"))
+      C.array_eq(ia, { 1, MAX + 1, WIDE }, "i64", "inner join ia")
+      C.array_eq(ib, { 1, 2, 3 }, "i64", "inner join ib")
+      -- an unmatched b row goes where its key falls among a's
+      ia, ib = mgpu.join(a, ctx:array({ -6, MAX - 5 }, "i32"), { kind = "right" })
+      C.array_eq(ia, { 0, MAX + 1 }, "i64", "right join ia")
+      C.array_eq(ib, { 1, 2 }, "i64", "right join ib")
+      C.raises(function() return mgpu.join(a, ctx:array({ 0 }, "i32"), { kind = "left" }) end,
+               "mgpu.join", "32%-bit index limit")
+    end)
+
+    -- an i64 haystack of 0 .. 2^32 + 2 (34.4 GB) and 2^31 odd needles from
+    -- 2^31 + 1 (17.2 GB; positions 17.2 GB): positions pass 2^32 from the
+    -- middle on, and the last 2^30 - 1 needles are past the haystack
+    it("cuda, 2^32 + 3: sorted_search, positions past 2^32", function()
+      local hay <close> = ctx:iota(N32, 0, 1, "i64")
+      local n = 1 << 31
+      local needles <close> = ctx:iota(n, (1 << 31) + 1, 2, "i64") -- 2^31 + 2p - 1
+      local function v(p) return (1 << 31) + 2 * p - 1 end
+      local left = mgpu.sorted_search(needles, hay)
+      assert.are.equal("i64", left.dtype)
+      assert.is_true(left:is_sorted(), "left positions sorted")
+      check_result(left, nil, n, function(p) return math.min(v(p), N32) + 1 end, HALF + 2,
+                   "sorted_search left 2^32 + 3")
+      left:free()
+      local right <close> = mgpu.sorted_search(needles, hay, { side = "right" })
+      check_result(right, nil, n, function(p) return math.min(v(p) + 1, N32) + 1 end, HALF + 2,
+                   "sorted_search right 2^32 + 3")
+      right:free()
+      needles:free()
+      local few <close> = ctx:array({ -1, 0, 1 << 31, TWO32, TWO32 + 2, TWO32 + 3 }, "i64")
+      C.array_eq(mgpu.sorted_search(few, hay), { 1, 1, (1 << 31) + 1, TWO32 + 1, TWO32 + 3, N32 + 1 },
+                 "i64", "few, left")
+    end)
+
+    -- ones (i64, 34.4 GB) in segments that end past 2^31, 2^32 and at
+    -- the end, one of them empty
+    it("cuda, 2^32 + 3: segreduce, offsets past 2^32", function()
+      local v <close> = ctx:fill(N32, 1, "i64")
+      local offs <close> = ctx:array({ 1, MAX + 1, TWO32 - 1, TWO32 + 2, TWO32 + 2, N32 }, "i64")
+      C.array_eq(mgpu.segreduce(v, offs), { MAX, MAX, 3, 0, 1, 1 }, "i64", "ones past 2^32")
+      -- two segments of more than 2^31 each
+      C.array_eq(mgpu.segreduce(v, { 1, MAX + 3 }), { MAX + 2, N32 - MAX - 2 }, "i64",
+                 "two long segments")
+    end)
   end
 
   if not gpu then

@@ -68,11 +68,27 @@ __device__ __forceinline__ run_pair<T> shfl_up_pair(run_pair<T> x, int off) {
           __shfl_up_sync(0xffffffffu, x.value, off)};
 }
 
+/* The number of runs for the host: beside the ticket in one word when
+ * the launch has fewer than 2^31 items (Off = int32_t), else a 64-bit
+ * value (publish_value: the runs may pass 2^32 - 1; reduce_by_key_run
+ * waits accordingly). */
+template <typename Off>
+__device__ __forceinline__ void publish_runs(unsigned long long *word,
+                                             long long runs,
+                                             unsigned long long ticket) {
+  if constexpr (sizeof(Off) == 4)
+    publish_total(word, (unsigned long long)runs, ticket);
+  else
+    publish_value(word, (unsigned long long)runs, ticket);
+}
+
 /* One tile a block, tiles in launch order (the look-back waits only for
  * lower-numbered tiles).  Op's identity() is never combined into a value
  * that is stored: every pair combined is of real items, and the one that
- * starts the input is a run start. */
-template <typename P, typename U, typename T, typename Op>
+ * starts the input is a run start.  Off (int32_t below 2^31 items,
+ * int64_t past) is the width of the look-back's counts (value_prefix.cuh)
+ * and of the runs handed to the host; positions are long long in both. */
+template <typename P, typename U, typename T, typename Off, typename Op>
 __global__ void __launch_bounds__(P::NT, min_blocks_within_sm(P::NT,
                                                               P::MIN_BLOCKS))
 reduce_by_key_kernel(reduce_by_key_tiles<U, T> t, Op op) {
@@ -153,19 +169,17 @@ reduce_by_key_kernel(reduce_by_key_tiles<U, T> t, Op op) {
     if (t.recs) {
       if (tile == 0) {
         if (lane == 0)
-          publish_tile_pair(t.recs, kValuePrefix, bits_of(aggregate.value),
-                            (unsigned long long)aggregate.runs << 32);
+          publish_pair_prefix<Off>(t.recs, bits_of(aggregate.value),
+                                   aggregate.runs, 0);
       } else {
         if (lane == 0)
-          publish_tile_pair(t.recs + tile, kValueAggregate,
-                            bits_of(aggregate.value),
-                            (unsigned long long)aggregate.runs);
-        before = value_pair_exclusive_prefix<T>(t.recs, tile, op);
+          publish_pair_aggregate<Off>(t.recs + tile, bits_of(aggregate.value),
+                                      aggregate.runs);
+        before = value_pair_exclusive_prefix<T, Off>(t.recs, tile, op);
         if (lane == 0) {
           const run_pair<T> all = pair_then(before, aggregate, op);
-          publish_tile_pair(t.recs + tile, kValuePrefix, bits_of(all.value),
-                            (unsigned long long)all.runs << 32 |
-                                (unsigned long long)aggregate.runs);
+          publish_pair_prefix<Off>(t.recs + tile, bits_of(all.value), all.runs,
+                                   aggregate.runs);
         }
       }
     }
@@ -173,8 +187,7 @@ reduce_by_key_kernel(reduce_by_key_tiles<U, T> t, Op op) {
       sm.runs_before = before.runs;
       sm.open_before = before.value;
       if (tile == (int)gridDim.x - 1)
-        publish_total(t.word, (unsigned long long)(before.runs + aggregate.runs),
-                      t.ticket);
+        publish_runs<Off>(t.word, before.runs + aggregate.runs, t.ticket);
     }
   }
   __syncthreads();

@@ -16,11 +16,13 @@ namespace mgpu {
 
 /* pos[i] = base + the haystack elements `first` puts before needles[i]
  * (first(b, a): haystack element b goes before needle a, search_tile.cuh's
- * hay_first).  On an unsorted haystack the answer is some index in 0..m. */
-template <typename K, typename First>
+ * hay_first).  On an unsorted haystack the answer is some index in 0..m.
+ * Pos is the positions' type: int32_t, or int64_t where m + base passes
+ * INT32_MAX (the index dtype rule). */
+template <typename K, typename First, typename Pos>
 __global__ void search_bisect_kernel(const K *needles, long long n,
                                      const K *hay, long long m, int32_t base,
-                                     int32_t *pos, First first) {
+                                     Pos *pos, First first) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const K a = needles[i];
@@ -32,7 +34,7 @@ __global__ void search_bisect_kernel(const K *needles, long long n,
     else
       hi = mid;
   }
-  pos[i] = (int32_t)lo + base;
+  pos[i] = (Pos)lo + base;
 }
 
 } // namespace mgpu

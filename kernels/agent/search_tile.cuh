@@ -121,14 +121,17 @@ __global__ void search_points_fix_kernel(long long *pts, int points, int nv,
   }
 }
 
-template <typename K> struct search_tiles {
+/* Pos: the positions' type, int32_t, or int64_t where m + base passes
+ * INT32_MAX (the index dtype rule); the coordinates are long long in
+ * both. */
+template <typename K, typename Pos> struct search_tiles {
   const K *needles;
   long long n;
   const K *hay;
   long long m;
   const long long *points; /* null: one tile, whose points are the ends */
   int32_t base;
-  int32_t *pos;
+  Pos *pos;
 };
 
 template <typename P, typename K> struct search_smem {
@@ -138,10 +141,10 @@ template <typename P, typename K> struct search_smem {
   int32_t warp_max[P::NT / 32];
 };
 
-template <typename P, typename K, typename First>
+template <typename P, typename K, typename First, typename Pos>
 __global__ void __launch_bounds__(P::NT, min_blocks_within_sm(P::NT,
                                                               P::MIN_BLOCKS))
-search_kernel(search_tiles<K> t, First first) {
+search_kernel(search_tiles<K, Pos> t, First first) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   __shared__ search_smem<P, K> sm;
   const int tid = threadIdx.x, tile = blockIdx.x;
@@ -200,7 +203,7 @@ search_kernel(search_tiles<K> t, First first) {
   /* unsorted inputs only: needles the walk did not reach */
   for (; ai < end; ++ai) sm.found[ai] = bi;
   __syncthreads();
-  const int32_t at = (int32_t)b0 + t.base;
+  const Pos at = (Pos)b0 + t.base;
   for (int i = tid; i < na; i += NT) t.pos[a0 + i] = at + sm.found[i];
 }
 

@@ -13,6 +13,10 @@
  * Offsets are read as if clamped to [0, n] and walked only forward, so
  * unsorted offsets give results that mean nothing but no access outside
  * vals, offsets, out and the tile words.
+ *
+ * Off is the offsets' element type (int32_t or int64_t, the call's
+ * dtype); positions, segment numbers and tile starts are long long in
+ * both instances, so i32 offsets serve values past 2^31 too.
  */
 #ifndef MGPU_AGENT_SEGREDUCE_TILE_CUH
 #define MGPU_AGENT_SEGREDUCE_TILE_CUH
@@ -23,14 +27,16 @@
 namespace mgpu {
 
 /* offsets[i] clamped to [0, n] */
-__device__ __forceinline__ long long seg_start(const int32_t *offsets,
+template <typename Off>
+__device__ __forceinline__ long long seg_start(const Off *offsets,
                                                long long i, long long n) {
   const long long s = offsets[i];
   return s < 0 ? 0 : (s > n ? n : s);
 }
 
 /* The start of segment s + 1, or past every position when s is the last. */
-__device__ __forceinline__ long long next_start(const int32_t *offsets,
+template <typename Off>
+__device__ __forceinline__ long long next_start(const Off *offsets,
                                                 long long s, long long m,
                                                 long long n) {
   return s + 1 < m ? seg_start(offsets, s + 1, n) : LLONG_MAX;
@@ -39,7 +45,8 @@ __device__ __forceinline__ long long next_start(const int32_t *offsets,
 /* The last segment of [lo, hi) whose start is at or before k (lo - 1:
  * none), by bisection: the whole offsets with [0, m), a tile's range once
  * its first and last values' segments are known. */
-__device__ __forceinline__ long long seg_of(const int32_t *offsets,
+template <typename Off>
+__device__ __forceinline__ long long seg_of(const Off *offsets,
                                             long long lo, long long hi,
                                             long long n, long long k) {
   while (lo < hi) {
@@ -76,7 +83,8 @@ __device__ __forceinline__ void warp_seg_scan(bool &flag, T &v, Op op) {
 /* tile_segs[2t], tile_segs[2t + 1]: the segments of tile t's first and
  * last values, one thread a search, before the tiles: a tile then starts
  * with its loads instead of two dependent walks down all the offsets. */
-__device__ __forceinline__ void segreduce_partition(const int32_t *offsets,
+template <typename Off>
+__device__ __forceinline__ void segreduce_partition(const Off *offsets,
                                                     long long m, long long n,
                                                     int nv, long long i,
                                                     long long *tile_segs) {
@@ -93,9 +101,9 @@ template <typename P, typename T> struct segreduce_smem {
   bool warp_f[P::NT / 32];
 };
 
-template <typename P, typename T, typename Op>
+template <typename P, typename T, typename Off, typename Op>
 __device__ __forceinline__ void
-segreduce_tile(const T *vals, long long n, const int32_t *offsets, long long m,
+segreduce_tile(const T *vals, long long n, const Off *offsets, long long m,
                const long long *tile_segs, T *out, T *head_part, T *tail_part,
                Op op, segreduce_smem<P, T> &sm) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;

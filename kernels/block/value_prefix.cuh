@@ -32,8 +32,11 @@ struct __align__(32) value_tile_record {
   unsigned long long flag;
   unsigned long long aggregate; /* bits_of the value */
   unsigned long long prefix;
-  /* segmented scans only: the aggregate's run count in the low 32 bits,
-   * the prefix's in the high 32 (a count is below 2^31) */
+  /* segmented scans only (value_pair_exclusive_prefix): in the 32-bit
+   * instance (Off = int32_t, fewer than 2^31 items) the aggregate's run
+   * count in the low 32 bits, the prefix's in the high 32; in the 64-bit
+   * one, whose prefix may pass 2^32 - 1, the prefix's alone (the
+   * aggregate's, at most a tile, rides in the flag word: kPairCountShift) */
   unsigned long long counts;
 };
 
@@ -110,14 +113,58 @@ __device__ __forceinline__ void publish_tile_pair(value_tile_record *rec,
   device_word(rec->flag).store(flag, cuda::memory_order_release);
 }
 
+/* The 64-bit instance's flag word: the flag in the low byte, the tile's
+ * own run count (at most a tile's items) above it, so that a reader which
+ * acquired kValueAggregate has the count from the same load, and counts
+ * holds the prefix's whole 64 bits. */
+constexpr int kPairCountShift = 8;
+constexpr unsigned long long kPairFlagMask = 0xffull;
+
+/* A tile's aggregate pair; Off as in value_pair_exclusive_prefix. */
+template <typename Off>
+__device__ __forceinline__ void publish_pair_aggregate(value_tile_record *rec,
+                                                       unsigned long long bits,
+                                                       long long runs) {
+  if constexpr (sizeof(Off) == 4) {
+    publish_tile_pair(rec, kValueAggregate, bits, (unsigned long long)runs);
+  } else {
+    device_word(rec->aggregate).store(bits, cuda::memory_order_relaxed);
+    device_word(rec->flag).store(
+        kValueAggregate | (unsigned long long)runs << kPairCountShift,
+        cuda::memory_order_release);
+  }
+}
+
+/* A tile's inclusive prefix pair (runs), after its aggregate of
+ * aggregate_runs (0 for tile 0, which publishes no aggregate). */
+template <typename Off>
+__device__ __forceinline__ void publish_pair_prefix(value_tile_record *rec,
+                                                    unsigned long long bits,
+                                                    long long runs,
+                                                    long long aggregate_runs) {
+  if constexpr (sizeof(Off) == 4) {
+    publish_tile_pair(rec, kValuePrefix, bits,
+                      (unsigned long long)runs << 32 |
+                          (unsigned long long)aggregate_runs);
+  } else {
+    device_word(rec->prefix).store(bits, cuda::memory_order_relaxed);
+    device_word(rec->counts).store((unsigned long long)runs,
+                                   cuda::memory_order_relaxed);
+    device_word(rec->flag).store(
+        kValuePrefix | (unsigned long long)aggregate_runs << kPairCountShift,
+        cuda::memory_order_release);
+  }
+}
+
 /* value_exclusive_prefix for pairs: called by the 32 lanes of one warp of
  * tile `tile` > 0 once its aggregate is published; returns (to every
  * lane) the pairs of tiles 0 .. tile-1 combined in order.  Lanes past the
  * nearest prefix take no part (no identity is ever combined: under min
  * and max a NaN identity could displace a NaN value of another payload),
  * and tile 0 always publishes a prefix, so the window that reaches it
- * stops there. */
-template <typename T, typename Op>
+ * stops there.  Off is the launch's offset type: its records were written
+ * by publish_pair_aggregate<Off> and publish_pair_prefix<Off>. */
+template <typename T, typename Off, typename Op>
 __device__ __forceinline__ run_pair<T>
 value_pair_exclusive_prefix(value_tile_record *recs, int tile, Op op) {
   const int lane = threadIdx.x & 31;
@@ -125,10 +172,12 @@ value_pair_exclusive_prefix(value_tile_record *recs, int tile, Op op) {
   bool have = false;
   for (int end = tile - 1;; end -= 32) {
     const int i = end - lane; /* lane 0 = nearest */
-    unsigned long long flag, bits = 0, counts = 0;
+    /* word: the flag word, which in the 64-bit instance holds a count */
+    unsigned long long word, flag, bits = 0, counts = 0;
     for (;;) {
-      flag = i >= 0 ? device_word(recs[i].flag).load(cuda::memory_order_acquire)
+      word = i >= 0 ? device_word(recs[i].flag).load(cuda::memory_order_acquire)
                     : (unsigned long long)kValuePrefix;
+      flag = sizeof(Off) == 4 ? word : word & kPairFlagMask;
       if (__all_sync(0xffffffffu, flag != kValueNone)) break;
       tile_back_off();
     }
@@ -140,9 +189,14 @@ value_pair_exclusive_prefix(value_tile_record *recs, int tile, Op op) {
     }
     const unsigned prefixes = __ballot_sync(0xffffffffu, flag == kValuePrefix);
     const int stop = prefixes ? __ffs(prefixes) - 1 : 31;
-    run_pair<T> x = {(long long)(flag == kValuePrefix ? counts >> 32
-                                                      : counts & 0xffffffffull),
-                     value_of_bits<T>(bits)};
+    long long runs;
+    if constexpr (sizeof(Off) == 4)
+      runs = (long long)(flag == kValuePrefix ? counts >> 32
+                                              : counts & 0xffffffffull);
+    else
+      runs = (long long)(flag == kValuePrefix ? counts
+                                              : word >> kPairCountShift);
+    run_pair<T> x = {runs, value_of_bits<T>(bits)};
     /* lane l ends up with lanes l .. min(l + 2 * off, stop + 1) - 1, the
      * higher lanes (earlier tiles) first */
 #pragma unroll

@@ -766,8 +766,10 @@ static void test_unique_counts(mgpu_context *ctx) {
 
 /* ---- keyed reductions and joins: what the Lua binding never asks ------- */
 
-/* The *_idx forms: i64 index arrays on cpu, refused on cuda (its kernels
- * take int32); dtypes other than i32 and i64 refused everywhere. */
+/* The *_idx forms: i64 index arrays of sorted_search, segreduce and the
+ * joins on every backend (on cuda the 64-bit instances at a small count),
+ * segsort's i64 heads on cpu, refused on cuda (its kernels take int32);
+ * dtypes other than i32 and i64 refused everywhere. */
 static void test_index_dtypes(mgpu_context *ctx) {
   const int wide = strcmp(device, "cpu") == 0;
   const int32_t vals[] = {5, 1, 4, 2, 3, 9};
@@ -778,16 +780,34 @@ static void test_index_dtypes(mgpu_context *ctx) {
   mgpu_status st = mgpu_segreduce_idx(ctx, MGPU_I32, dv, N(vals), doff,
                                       MGPU_I64, N(offs), MGPU_REDUCE_ADD,
                                       NULL, dst);
-  if (wide) {
+  {
     int32_t got[4] = {0};
     fetch(ctx, got, dst, sizeof got);
     CHECK(st == MGPU_OK && memcmp(got, want, sizeof want) == 0,
           "segreduce_idx i64 offsets: status %d, %d %d %d %d", (int)st,
           got[0], got[1], got[2], got[3]);
-  } else {
-    CHECK(st == MGPU_EINVAL && strstr(mgpu_context_error(ctx), "offsets must be i32"),
-          "segreduce_idx i64 offsets on %s: status %d: %s", device, (int)st,
-          mgpu_context_error(ctx));
+  }
+  {
+    /* more values than one tile, segments across tiles, an empty one */
+    enum { NV = 5000 };
+    static int32_t many[NV];
+    const int64_t cuts[] = {0, 1, 1, 2047, 4500};
+    int64_t sums[5] = {0};
+    for (int i = 0; i < NV; i++) many[i] = i % 7 - 3;
+    for (int k = 0; k < 5; k++)
+      for (int64_t i = cuts[k]; i < (k + 1 < 5 ? cuts[k + 1] : NV); i++)
+        sums[k] += many[i];
+    void *dm = buffer(ctx, many, sizeof many);
+    void *dc = buffer(ctx, cuts, sizeof cuts);
+    int32_t *dsum = buffer(ctx, NULL, 5 * sizeof(int32_t));
+    st = mgpu_segreduce_idx(ctx, MGPU_I32, dm, NV, dc, MGPU_I64, 5,
+                            MGPU_REDUCE_ADD, NULL, dsum);
+    int32_t got[5] = {0};
+    fetch(ctx, got, dsum, sizeof got);
+    int same = st == MGPU_OK;
+    for (int k = 0; k < 5; k++) same = same && got[k] == (int32_t)sums[k];
+    CHECK(same, "segreduce_idx i64 offsets over tiles: status %d, %d %d %d "
+          "%d %d", (int)st, got[0], got[1], got[2], got[3], got[4]);
   }
   st = mgpu_segreduce_idx(ctx, MGPU_I32, dv, N(vals), doff, MGPU_U32,
                           N(offs), MGPU_REDUCE_ADD, NULL, dst);
@@ -818,16 +838,69 @@ static void test_index_dtypes(mgpu_context *ctx) {
                                     "pos must be i32 or i64 (got f32)"),
         "sorted_search_idx f32 pos: status %d: %s", (int)st,
         mgpu_context_error(ctx));
-  if (!wide) {
-    /* 1-based positions into 2^31 - 1 elements reach 2^31: past what the
-     * kernels' int32 hold, refused before anything is read */
-    st = mgpu_sorted_search_idx(ctx, MGPU_I32, MGPU_LESS, vals, 1, vals,
-                                MGPU_MAX_COUNT, 0, 1,
-                                mgpu_index_type((uint64_t)MGPU_MAX_COUNT + 1),
-                                pos);
-    CHECK(st == MGPU_ETOOBIG && strstr(mgpu_context_error(ctx), "32-bit index"),
-          "sorted_search_idx into 2^31 - 1 on %s: status %d: %s", device,
-          (int)st, mgpu_context_error(ctx));
+  {
+    /* i64 positions, lower and upper bounds, 1-based: a merge of tiles
+     * (needles as many as the haystack) and a bisection (few needles) */
+    enum { NH = 6000 };
+    static int32_t hay[NH], needles[NH];
+    static int64_t got[NH];
+    for (int i = 0; i < NH; i++) hay[i] = i / 3, needles[i] = i / 2 - 5;
+    void *dh2 = buffer(ctx, hay, sizeof hay);
+    void *dn = buffer(ctx, needles, sizeof needles);
+    int64_t *dp = buffer(ctx, NULL, sizeof got);
+    for (int right = 0; right < 2; right++) {
+      for (int few = 0; few < 2; few++) {
+        const int n = few ? 3 : NH;
+        st = mgpu_sorted_search_idx(ctx, MGPU_I32, MGPU_LESS, dn, (size_t)n,
+                                    dh2, NH, right, 1, MGPU_I64, dp);
+        fetch(ctx, got, dp, (size_t)n * sizeof(int64_t));
+        int bad = st == MGPU_OK ? -1 : 0;
+        for (int i = 0; i < n && bad < 0; i++) {
+          /* hay[j] = j / 3: keys below x number 3x, not above 3(x + 1) */
+          const int64_t x = needles[i];
+          int64_t b = right ? 3 * (x + 1) : 3 * x;
+          b = b < 0 ? 0 : (b > NH ? NH : b);
+          if (got[i] != b + 1) bad = i;
+        }
+        CHECK(bad < 0, "sorted_search_idx i64 pos (right %d, %d needles): "
+              "status %d, needle %d at %" PRId64, right, n, (int)st, bad,
+              bad >= 0 ? got[bad] : 0);
+      }
+    }
+  }
+  {
+    /* the joins' i64 rows: outer, base 1, the same rows as test_keyed's */
+    const int32_t a[] = {1, 2, 2, 4}, b[] = {0, 2, 3};
+    const int64_t wa[] = {0, 1, 2, 3, 0, 4}, wb[] = {1, 0, 2, 2, 3, 0};
+    void *da = buffer(ctx, a, sizeof a), *db = buffer(ctx, b, sizeof b);
+    int64_t *ia = buffer(ctx, NULL, 8 * sizeof(int64_t));
+    int64_t *ib = buffer(ctx, NULL, 8 * sizeof(int64_t));
+    size_t count = 0;
+    st = mgpu_join_idx(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_OUTER, da, N(a), db,
+                       N(b), 1, MGPU_I64, ia, ib, 8, &count);
+    int64_t ga[8] = {0}, gb[8] = {0};
+    fetch(ctx, ga, ia, sizeof wa);
+    fetch(ctx, gb, ib, sizeof wb);
+    CHECK(st == MGPU_OK && count == N(wa) && memcmp(ga, wa, sizeof wa) == 0 &&
+              memcmp(gb, wb, sizeof wb) == 0,
+          "join_idx i64: status %d count %zu, (%" PRId64 ", %" PRId64 ") ...",
+          (int)st, count, ga[0], gb[0]);
+    void *ra = NULL, *rb = NULL;
+    uint64_t rows = 0;
+    st = mgpu_join_new_idx(ctx, MGPU_I32, MGPU_LESS, MGPU_JOIN_OUTER, da, N(a),
+                           db, N(b), 1, MGPU_I64, &ra, &rb, &rows);
+    CHECK(st == MGPU_OK && rows == N(wa) && ra && rb,
+          "join_new_idx i64: status %d rows %llu", (int)st,
+          (unsigned long long)rows);
+    if (st == MGPU_OK) {
+      fetch(ctx, ga, ra, sizeof wa);
+      fetch(ctx, gb, rb, sizeof wb);
+      CHECK(memcmp(ga, wa, sizeof wa) == 0 && memcmp(gb, wb, sizeof wb) == 0,
+            "join_new_idx i64 rows: (%" PRId64 ", %" PRId64 ") ...", ga[0],
+            gb[0]);
+      mgpu_free(ctx, ra, rows * sizeof(int64_t));
+      mgpu_free(ctx, rb, rows * sizeof(int64_t));
+    }
   }
   release_buffers(ctx);
 }
