@@ -768,10 +768,9 @@ static void test_unique_counts(mgpu_context *ctx) {
 
 /* The *_idx forms: i64 index arrays of sorted_search, segreduce and the
  * joins on every backend (on cuda the 64-bit instances at a small count),
- * segsort's i64 heads on cpu, refused on cuda (its kernels take int32);
- * dtypes other than i32 and i64 refused everywhere. */
+ * and segsort's i64 heads on every backend; dtypes other than i32 and i64
+ * refused everywhere. */
 static void test_index_dtypes(mgpu_context *ctx) {
-  const int wide = strcmp(device, "cpu") == 0;
   const int32_t vals[] = {5, 1, 4, 2, 3, 9};
   const int64_t offs[] = {0, 2, 2, 5};
   const int32_t want[] = {6, 0, 9, 9};
@@ -820,16 +819,13 @@ static void test_index_dtypes(mgpu_context *ctx) {
   void *dh = buffer(ctx, heads, sizeof heads);
   st = mgpu_segsort_idx(ctx, MGPU_I32, MGPU_LESS, keys, N(vals), 0, NULL, dh,
                         MGPU_I64, 1, NULL);
-  if (wide) {
+  {
     const int32_t sorted[] = {1, 4, 5, 2, 3, 9};
     int32_t got[6] = {0};
     fetch(ctx, got, keys, sizeof got);
     CHECK(st == MGPU_OK && memcmp(got, sorted, sizeof got) == 0,
           "segsort_idx i64 heads: status %d, %d %d %d", (int)st, got[0],
           got[1], got[2]);
-  } else {
-    CHECK(st == MGPU_EINVAL, "segsort_idx i64 heads on %s: status %d",
-          device, (int)st);
   }
   int64_t *pos = buffer(ctx, NULL, 2 * sizeof(int64_t));
   st = mgpu_sorted_search_idx(ctx, MGPU_I32, MGPU_LESS, vals, 1, vals, 2, 0, 1,
