@@ -289,16 +289,15 @@ static mgpu_status read_samples(mgpu_group *g, const run *ru, size_t s,
     put_index(host, gt, i, share_of(ru->n, i, s));
     hscan[i] = (int32_t)i;
   }
-  /* on the device: the gather, the keys 8-byte aligned, the scan */
-  const size_t at_keys = (s * gw + 7) & ~(size_t)7, at_scan = at_keys + s * w;
-  size_t bytes = at_scan + s * sizeof(int32_t);
+  /* on the device as on the host (one upload), then the keys, 8-byte
+   * aligned */
+  const size_t at_keys = (hbytes + 7) & ~(size_t)7;
+  size_t bytes = at_keys + s * w;
   void *dev = NULL;
   mgpu_status st = mgpu_alloc(ctx, bytes, &dev);
   if (st == MGPU_OK) {
-    char *gather = dev, *keys = gather + at_keys, *scan = gather + at_scan;
-    st = mgpu_upload(ctx, gather, host, s * gw);
-    if (st == MGPU_OK)
-      st = mgpu_upload(ctx, scan, hscan, s * sizeof(int32_t));
+    char *gather = dev, *scan = gather + s * gw, *keys = gather + at_keys;
+    st = mgpu_upload(ctx, gather, host, hbytes);
     if (st == MGPU_OK)
       st = mgpu_interval_move_idx(ctx, w, ru->keys, ru->n, gather, gt, NULL,
                                   MGPU_I32, scan, MGPU_I32, s, s, keys, s);
