@@ -56,6 +56,44 @@ local function check_sort(g, s, dt, comp, pairs, label, sort)
   return G.check_sort(g, s, dt, comp, pairs, label, devices[1], sort)
 end
 
+-- A group of one GPU (no NCCL: its exchange is a copy on the device) whose
+-- shard passes 2^31 - 1: the sort's plan and the segsort's heads past the
+-- 32-bit limit (a group's CUDA contexts need distinct devices, so one GPU
+-- makes a group of one).  2^31 + 5 i32 keys counting down (8.6 GB, and as
+-- much again for the result), only with MGPU_SPEC_HUGE=1.
+if #devices >= 1 and os.getenv("MGPU_SPEC_HUGE") == "1" then
+  describe("a group of one GPU with a shard past 2^31 - 1", function()
+    local n = 2147483647 + 6
+    local function down(g) return g:sharded { g:contexts()[1]:iota(n, 2147483647, -1, "i32") } end
+
+    it("mgpu.sort: the shard of 2^31 + 5 sorted, place q holding q - 6", function()
+      local g = mgpu.group { devices = { devices[1] } }
+      local s = down(g)
+      mgpu.sort(s)
+      assert.are.equal(n, s:counts()[1])
+      G.check_sorted_shards(s, n, function(q) return q - 6 end, "sort")
+      s = nil
+      collectgarbage()
+    end)
+
+    -- i64 heads (the index dtype rule): needs cuda's segsort to take them
+    it("mgpu.segsort with a head at 2^31", function()
+      local g = mgpu.group { devices = { devices[1] } }
+      local s = down(g)
+      -- segments [1, 2^31] (INT32_MAX .. 0) and [2^31 + 1, n] (-1 .. -5)
+      mgpu.segsort(s, { 1, 2147483649 })
+      local shard = s:shards()[1]
+      assert.are.equal(n, #shard)
+      G.check_windows(shard, 2147483648, 0, function(q) return q - 1 end,
+        "segsort, first segment")
+      C.table_eq(shard:totable(2147483645, n), { 2147483644, 2147483645, 2147483646,
+        2147483647, -5, -4, -3, -2, -1 }, "i32", "segsort: across the head at 2^31")
+      s, shard = nil, nil
+      collectgarbage()
+    end)
+  end)
+end
+
 if why_not then
   describe("groups of CUDA devices", function()
     pending(why_not)
@@ -231,6 +269,19 @@ if not why_not and os.getenv("MGPU_SPEC_HUGE") == "1" then
         at = at + len
       end
       assert.are.equal(n, at)
+    end)
+
+    -- One run past 2^31 - 1, the other shard empty: the samples' gather and
+    -- the cuts' searches take i64 indices (the searches need cuda's
+    -- sorted_search to take them).
+    it("mgpu.sort of one shard of 2^31 + 5 and one empty shard", function()
+      local g = gpu_group(2)
+      local c = g:contexts()
+      local n = 2147483647 + 6
+      local s = g:sharded { c[1]:iota(n, 2147483647, -1, "i32"), c[2]:array({}, "i32") }
+      mgpu.sort(s)
+      G.check_sizes(s:counts(), n, 2, n, "sort")
+      G.check_sorted_shards(s, n, function(q) return q - 6 end, "sort")
     end)
   end)
 end

@@ -391,5 +391,54 @@ if os.getenv("MGPU_SPEC_HUGE") == "1" then
       end
       assert.are.equal(n, at)
     end)
+
+    -- n keys from INT32_MAX down to -5: sorted, place q holds q - 6
+    local function down(ctx, n) return ctx:iota(n, 2147483647, -1, "i32") end
+    local function place(q) return q - 6 end
+
+    -- One run past 2^31 - 1 (the other shard empty): its samples are
+    -- gathered and its cuts searched with i64 indices.  Each output shard
+    -- receives one range, so no merge scratch: about 17 GB at the peak.
+    it("mgpu.sort of one shard of 2^31 + 5 and one empty shard", function()
+      local g = cpu_group(2)
+      local c = g:contexts()
+      local n = 2147483647 + 6
+      local s = g:sharded { down(c[1], n), c[2]:array({}, "i32") }
+      mgpu.sort(s)
+      -- the splitters leave each shard within the sampling bound of n / 2
+      check_sizes(s:counts(), n, 2, n, "sort")
+      G.check_sorted_shards(s, n, place, "sort")
+      s = nil
+      collectgarbage()
+    end)
+
+    -- One output shard past 2^31 - 1: a group of one context.
+    it("mgpu.sort on a group of one context: a shard of 2^31 + 5", function()
+      local g = cpu_group(1)
+      local n = 2147483647 + 6
+      local s = g:sharded { down(g:contexts()[1], n) }
+      mgpu.sort(s)
+      assert.are.equal(n, s:counts()[1])
+      G.check_sorted_shards(s, n, place, "sort")
+      s = nil
+      collectgarbage()
+    end)
+
+    -- Heads past 2^31 - 1 in a shard: i64 heads (the index dtype rule).
+    it("mgpu.segsort on a group of one context: a head at 2^31", function()
+      local g = cpu_group(1)
+      local n = 2147483647 + 6
+      local s = g:sharded { down(g:contexts()[1], n) }
+      -- segments [1, 2^31] (INT32_MAX .. 0) and [2^31 + 1, n] (-1 .. -5)
+      mgpu.segsort(s, { 1, 2147483649 })
+      local shard = s:shards()[1]
+      assert.are.equal(n, #shard)
+      G.check_windows(shard, 2147483648, 0, function(q) return q - 1 end,
+        "segsort, first segment")
+      C.table_eq(shard:totable(2147483645, n), { 2147483644, 2147483645, 2147483646, 2147483647,
+        -5, -4, -3, -2, -1 }, "i32", "segsort: across the head at 2^31")
+      s, shard = nil, nil
+      collectgarbage()
+    end)
   end)
 end

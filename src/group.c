@@ -132,10 +132,11 @@ const char *mgpu_group_error(const mgpu_group *g) { return g->error; }
 
 /* A sample: the key's bytes, its run and position there, and how many of
  * the run's elements it stands for (itself and those up to the next
- * sample). */
+ * sample).  A run may pass 2^32 elements: positions and weights are 64-bit. */
 typedef struct sample {
   uint64_t key;
-  uint32_t run, pos, weight;
+  uint64_t pos, weight;
+  size_t run;
 } sample;
 
 typedef struct key_order {
@@ -210,6 +211,29 @@ static void sort_samples(const key_order *ko, sample *s, sample *tmp,
 
 /* ---- the redistribution --------------------------------------------------- */
 
+/* floor(j * n / d) for j <= d without forming j * n, which would wrap for
+ * counts near 2^53 times a few hundred (d != 0). */
+static size_t share_of(size_t n, size_t j, size_t d) {
+  return j * (n / d) + j * (n % d) / d;
+}
+
+/* Index arrays of either dtype on the host: an i32 one only ever holds
+ * values that mgpu_index_type gave it for. */
+static size_t index_size(mgpu_dtype t) { return t == MGPU_I64 ? 8 : 4; }
+
+static void put_index(void *a, mgpu_dtype t, size_t i, uint64_t v) {
+  if (t == MGPU_I64)
+    ((int64_t *)a)[i] = (int64_t)v;
+  else
+    ((int32_t *)a)[i] = (int32_t)v;
+}
+
+static size_t get_index(const void *a, mgpu_dtype t, size_t i) {
+  int64_t v = t == MGPU_I64 ? ((const int64_t *)a)[i]
+                            : (int64_t)((const int32_t *)a)[i];
+  return v < 0 ? 0 : (size_t)v;
+}
+
 /* A sorted run: n keys (and values) on context ctx.  Run r of a call is
  * ordered before run r + 1 among equal keys. */
 typedef struct run {
@@ -253,23 +277,30 @@ static mgpu_status read_samples(mgpu_group *g, const run *ru, size_t s,
     TRY_SHARD(ru->ctx, mgpu_download(ctx, out, ru->keys, s * w));
     return MGPU_OK;
   }
-  /* gather, then scan 0..s-1: interval_move copies one key an interval */
-  int32_t *host = malloc(2 * s * sizeof *host);
+  /* gather, then scan 0..s-1: interval_move copies one key an interval.
+   * The gather addresses the run (i64 past 2^31 - 1, by the index dtype
+   * rule), the scan only the s samples (i32: s is a few thousand). */
+  const mgpu_dtype gt = mgpu_index_type(ru->n - 1);
+  const size_t gw = index_size(gt), hbytes = s * gw + s * sizeof(int32_t);
+  char *host = malloc(hbytes);
   if (!host) return group_error(g, MGPU_ENOMEM, "out of host memory");
+  int32_t *hscan = (int32_t *)(host + s * gw);
   for (size_t i = 0; i < s; i++) {
-    host[i] = (int32_t)(i * ru->n / s);
-    host[s + i] = (int32_t)i;
+    put_index(host, gt, i, share_of(ru->n, i, s));
+    hscan[i] = (int32_t)i;
   }
-  size_t bytes = 2 * s * sizeof *host + s * w;
+  /* on the device as on the host (one upload), then the keys, 8-byte
+   * aligned */
+  const size_t at_keys = (hbytes + 7) & ~(size_t)7;
+  size_t bytes = at_keys + s * w;
   void *dev = NULL;
   mgpu_status st = mgpu_alloc(ctx, bytes, &dev);
   if (st == MGPU_OK) {
-    int32_t *gather = dev, *scan = gather + s;
-    void *keys = scan + s;
-    st = mgpu_upload(ctx, gather, host, 2 * s * sizeof *host);
+    char *gather = dev, *scan = gather + s * gw, *keys = gather + at_keys;
+    st = mgpu_upload(ctx, gather, host, hbytes);
     if (st == MGPU_OK)
-      st = mgpu_interval_move(ctx, w, ru->keys, ru->n, gather, NULL, scan, s,
-                              s, keys, s);
+      st = mgpu_interval_move_idx(ctx, w, ru->keys, ru->n, gather, gt, NULL,
+                                  MGPU_I32, scan, MGPU_I32, s, s, keys, s);
     if (st == MGPU_OK) st = mgpu_download(ctx, out, keys, s * w);
     mgpu_free(ctx, dev, bytes);
   }
@@ -304,19 +335,19 @@ static mgpu_status choose_splitters(mgpu_group *g, const key_order *ko,
     }
     for (size_t i = 0; i < s; i++) {
       sample *x = &pl->samples[at++];
-      size_t pos = i * nr / s, next = (i + 1) * nr / s;
+      size_t pos = share_of(nr, i, s), next = share_of(nr, i + 1, s);
       x->key = 0;
       memcpy(&x->key, keys + i * w, w);
-      x->run = (uint32_t)r;
-      x->pos = (uint32_t)pos;
-      x->weight = (uint32_t)(next - pos);
+      x->run = r;
+      x->pos = pos;
+      x->weight = next - pos;
     }
   }
   free(keys);
   sort_samples(ko, pl->samples, pl->tmp, total);
   size_t j = 1, before = 0;
   for (size_t i = 0; i < total && j < p; i++) {
-    while (j < p && before >= j * n / p) split[j++ - 1] = i;
+    while (j < p && before >= share_of(n, j, p)) split[j++ - 1] = i;
     before += pl->samples[i].weight;
   }
   while (j < p) split[j++ - 1] = total;
@@ -332,7 +363,8 @@ static mgpu_status find_cuts(mgpu_group *g, const key_order *ko,
   size_t nb = 0; /* splitters that are samples: the first nb of split */
   while (nb < p - 1 && split[nb] < nsamples) nb++;
   char *needles = malloc((nb ? nb : 1) * w);
-  int32_t *pos = malloc((nb ? nb : 1) * 2 * sizeof *pos);
+  /* lower then upper bounds, i32 or i64 by the run's length */
+  void *pos = malloc((nb ? nb : 1) * 2 * sizeof(int64_t));
   if (!needles || !pos) {
     free(needles);
     free(pos);
@@ -351,24 +383,28 @@ static mgpu_status find_cuts(mgpu_group *g, const key_order *ko,
         for (size_t j = 1; j < p; j++) cut[j] = 0;
       continue;
     }
-    /* lower and upper bounds of every splitter's key in the run */
+    /* lower and upper bounds of every splitter's key in the run: positions
+     * in [0, n], i64 past 2^31 - 1 (the index dtype rule) */
     mgpu_context *ctx = g->ctxs[runs[r].ctx];
-    size_t bytes = nb * w + 2 * nb * sizeof *pos;
+    const mgpu_dtype pt = mgpu_index_type(runs[r].n);
+    const size_t pw = index_size(pt);
+    size_t bytes = 2 * nb * pw + nb * w;
     void *dev = NULL;
     st = mgpu_alloc(ctx, bytes, &dev);
     if (st != MGPU_OK) {
       r++; /* as if the loop had ended on this run */
       break;
     }
-    int32_t *lo = (int32_t *)((char *)dev + nb * w), *hi = lo + nb;
-    st = mgpu_upload(ctx, dev, needles, nb * w);
+    /* the positions first: i64 ones stay 8-byte aligned */
+    char *lo = dev, *hi = lo + nb * pw, *dneedles = hi + nb * pw;
+    st = mgpu_upload(ctx, dneedles, needles, nb * w);
     if (st == MGPU_OK)
-      st = mgpu_sorted_search(ctx, ko->t, ko->o, dev, nb, runs[r].keys,
-                              runs[r].n, 0, 0, lo);
+      st = mgpu_sorted_search_idx(ctx, ko->t, ko->o, dneedles, nb,
+                                  runs[r].keys, runs[r].n, 0, 0, pt, lo);
     if (st == MGPU_OK)
-      st = mgpu_sorted_search(ctx, ko->t, ko->o, dev, nb, runs[r].keys,
-                              runs[r].n, 1, 0, hi);
-    if (st == MGPU_OK) st = mgpu_download(ctx, pos, lo, 2 * nb * sizeof *pos);
+      st = mgpu_sorted_search_idx(ctx, ko->t, ko->o, dneedles, nb,
+                                  runs[r].keys, runs[r].n, 1, 0, pt, hi);
+    if (st == MGPU_OK) st = mgpu_download(ctx, pos, lo, 2 * nb * pw);
     mgpu_free(ctx, dev, bytes);
     if (st != MGPU_OK) {
       r++;
@@ -378,9 +414,9 @@ static mgpu_status find_cuts(mgpu_group *g, const key_order *ko,
       const sample *x = &pl->samples[split[b]];
       /* equal keys: runs before the splitter's give all theirs, runs after
        * none, its own run those before it */
-      cut[b + 1] = x->run == r ? x->pos
-                   : r < x->run ? (size_t)pos[nb + b]
-                                : (size_t)pos[b];
+      cut[b + 1] = x->run == r ? (size_t)x->pos
+                   : r < x->run ? get_index(pos, pt, nb + b)
+                                : get_index(pos, pt, b);
     }
     /* Sorted runs give cuts in order; the runs of a merge whose inputs are
      * not sorted may not, and a cut before its predecessor would be a
@@ -438,6 +474,17 @@ static mgpu_status merge_received(mgpu_group *g, const key_order *ko,
   return MGPU_OK;
 }
 
+/* Whether shard j receives elements from more than one run: only then does
+ * it merge, and need the scratch pair (sorted input, or a skewed one, often
+ * sends each shard a single range). */
+static int merges_received(const plan *pl, size_t j) {
+  size_t p = pl->p, nonempty = 0;
+  for (size_t r = 0; r < pl->R; r++)
+    if (pl->xcounts[(r / p) * p * p + (r % p) * p + j] && ++nonempty > 1)
+      return 1;
+  return 0;
+}
+
 static mgpu_status redistribute_planned(mgpu_group *g, const key_order *ko,
                                         size_t vs, const run *runs,
                                         size_t nsets, plan *pl,
@@ -485,11 +532,12 @@ static mgpu_status redistribute_planned(mgpu_group *g, const key_order *ko,
       pl->recv_at[e] = at;
       at += pl->xcounts[e];
     }
-    if (at > MGPU_MAX_COUNT) {
+    const size_t limit = mgpu_context_max_count(g->ctxs[j]);
+    if (at > limit) {
       st = group_error(g, MGPU_ETOOBIG,
-                       "shard %zu would hold %zu elements, past the limit "
-                       "of %zu",
-                       j + 1, at, MGPU_MAX_COUNT);
+                       "shard %zu would hold %zu elements, past its "
+                       "context's limit of %zu",
+                       j + 1, at, limit);
       goto done;
     }
     out_counts[j] = at;
@@ -498,7 +546,7 @@ static mgpu_status redistribute_planned(mgpu_group *g, const key_order *ko,
   for (size_t j = 0; j < p; j++)
     for (int b = 0; b < 4; b++) {
       size_t bytes = out_counts[j] * (b % 2 ? vs : w);
-      if ((b % 2 && !vs) || (b >= 2 && R == 1)) continue;
+      if ((b % 2 && !vs) || (b >= 2 && !merges_received(pl, j))) continue;
       st = mgpu_alloc(g->ctxs[j], bytes, &pl->buf[b][j]);
       if (st != MGPU_OK) {
         st = shard_error(g, j, st);
@@ -532,6 +580,8 @@ static mgpu_status redistribute_planned(mgpu_group *g, const key_order *ko,
   free(send);
   free(recv);
   for (size_t j = 0; j < p && st == MGPU_OK; j++) {
+    /* a single range arrived at 0, as the result */
+    if (!merges_received(pl, j)) continue;
     for (size_t r = 0; r < R; r++)
       bounds[r] = pl->recv_at[(r / p) * p * p + (r % p) * p + j];
     bounds[R] = out_counts[j];
@@ -555,12 +605,18 @@ static mgpu_status check_call(mgpu_group *g, mgpu_dtype t, mgpu_order o,
   return MGPU_OK;
 }
 
+/* Each shard within its context's limit.  What else limits a shard (cuda's
+ * calls that still take int32 index arrays) is the context's own error,
+ * named by shard_error. */
 static mgpu_status check_counts(mgpu_group *g, const size_t *counts) {
-  for (size_t k = 0; k < g->size; k++)
-    if (counts[k] > MGPU_MAX_COUNT)
+  for (size_t k = 0; k < g->size; k++) {
+    const size_t limit = mgpu_context_max_count(g->ctxs[k]);
+    if (counts[k] > limit)
       return group_error(g, MGPU_ETOOBIG,
-                         "shard %zu has %zu elements, past the limit of %zu",
-                         k + 1, counts[k], MGPU_MAX_COUNT);
+                         "shard %zu has %zu elements, past its context's "
+                         "limit of %zu",
+                         k + 1, counts[k], limit);
+  }
   return MGPU_OK;
 }
 
@@ -680,7 +736,8 @@ mgpu_status mgpu_group_segsort(mgpu_group *g, mgpu_dtype key_type,
   if (st == MGPU_OK) st = check_counts(g, counts);
   if (st != MGPU_OK) return st;
   int64_t *h = malloc((m ? m : 1) * sizeof *h);
-  int32_t *local = malloc((m ? m : 1) * sizeof *local);
+  /* a shard's heads, i32 or i64 by its length (the index dtype rule) */
+  void *local = malloc((m ? m : 1) * sizeof(int64_t));
   if (!h || !local) {
     free(h);
     free(local);
@@ -705,21 +762,23 @@ mgpu_status mgpu_group_segsort(mgpu_group *g, mgpu_dtype key_type,
   size_t i = 0;
   for (size_t k = 0; k < g->size && st == MGPU_OK; k++) {
     int64_t end = off + (int64_t)counts[k];
+    const mgpu_dtype ht = mgpu_index_type(counts[k] ? counts[k] - 1 : 0);
     size_t nl = 0;
     while (i < m && h[i] < off) i++;
-    for (; i < m && h[i] < end; i++) local[nl++] = (int32_t)(h[i] - off);
+    for (; i < m && h[i] < end; i++)
+      put_index(local, ht, nl++, (uint64_t)(h[i] - off));
     off = end;
     if (counts[k] < 2) continue;
     mgpu_context *ctx = g->ctxs[k];
     void *dev = NULL;
-    size_t bytes = nl * sizeof *local;
+    size_t bytes = nl * index_size(ht);
     st = mgpu_alloc(ctx, bytes, &dev);
     if (st == MGPU_OK) {
       st = mgpu_upload(ctx, dev, local, bytes);
       if (st == MGPU_OK)
-        st = mgpu_segsort(ctx, key_type, order, keys[k], counts[k],
-                          value_size, value_size ? vals[k] : NULL, dev, nl,
-                          NULL);
+        st = mgpu_segsort_idx(ctx, key_type, order, keys[k], counts[k],
+                              value_size, value_size ? vals[k] : NULL, dev,
+                              ht, nl, NULL);
       mgpu_free(ctx, dev, bytes);
     }
     if (st != MGPU_OK) st = shard_error(g, k, st);

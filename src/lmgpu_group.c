@@ -454,8 +454,9 @@ static int s_index(lua_State *L) {
 /* The group at 1 makes p shards of n elements: shard k's length and its
  * offset in the whole. */
 static size_t shard_length(size_t n, size_t p, size_t k, size_t *offset) {
-  size_t lo = (size_t)((unsigned long long)n * k / p);
-  size_t hi = (size_t)((unsigned long long)n * (k + 1) / p);
+  /* floor(n k / p) without forming n k, which wraps for n near 2^53 */
+  size_t lo = k * (n / p) + k * (n % p) / p;
+  size_t hi = (k + 1) * (n / p) + (k + 1) * (n % p) / p;
   *offset = lo;
   return hi - lo;
 }

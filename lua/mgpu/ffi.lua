@@ -2777,6 +2777,10 @@ end
 -- every pointer their taking needs, so that shard_receivers.take allocates
 -- nothing (see "arrays: storage and lifetime").
 local shard_receivers = {}
+local function shard_count(r, k)
+  local c = r.counts
+  return c[2 * (k - 1) + LO32] + c[2 * (k - 1) + 1 - LO32] * 4294967296
+end
 function shard_receivers.new(gs, out, counts, t)
   local r = { p = gs.p, t = t, counts = cast(u32p_t, counts), arrays = {},
     slots = {}, srcs = {}, ctxs = {}, ptr = ffi.sizeof("void *") }
@@ -2791,13 +2795,14 @@ function shard_receivers.new(gs, out, counts, t)
 end
 
 -- After the group call succeeded: the buffers' addresses into the
--- arrays' _base and the shares' books (no shard past MAX_COUNT).  The
--- table lookups and ffi.copy of ready pointers allocate nothing.
+-- arrays' _base and the shares' books.  The table lookups and ffi.copy of
+-- ready pointers allocate nothing: a count is read as two 32-bit halves
+-- (a shard may pass 2^32 - 1), not as a boxed 64-bit cdata.
 function shard_receivers.take(r)
   local w = DTYPE_SIZE[r.t]
   for k = 1, r.p do
     ffi.copy(r.slots[k], r.srcs[k], r.ptr)
-    local bytes = r.counts[2 * (k - 1) + LO32] * w
+    local bytes = shard_count(r, k) * w
     r.arrays[k]._bytes = bytes
     take_share(r.ctxs[k], bytes)
   end
@@ -2808,7 +2813,7 @@ function shard_receivers.arrays(gs, r)
   for k = 1, r.p do
     local a = r.arrays[k]
     a._p = a._base
-    a._n = r.counts[2 * (k - 1) + LO32]
+    a._n = shard_count(r, k)
     a._t = r.t
     a._cid = gs.ctxs[k]._id
     a._live = 1

@@ -79,4 +79,38 @@ function G.check_sort(g, s, dt, comp, pairs, label, one_device, sort)
   return s
 end
 
+-- Elements of shard (len of them, the whole's places at + 1 ..) in
+-- windows against want(q), q the 1-based place in the whole: the
+-- start, the middle, the last 40,000 and random ones.
+function G.check_windows(shard, len, at, want, label)
+  local windows = { { 1, 4096 }, { len // 2 - 2048, len // 2 + 2048 }, { len - 40000, len } }
+  local rng = 20261129 + at
+  for _ = 1, 8 do
+    rng = (rng * 1103515245 + 12345) % 2147483648
+    local i = 1 + rng % math.max(len, 1)
+    windows[#windows + 1] = { i, i + 255 }
+  end
+  for _, w in ipairs(windows) do
+    local i, j = math.max(1, w[1]), math.min(len, w[2])
+    if i <= j then
+      local wk = {}
+      for q = i, j do wk[#wk + 1] = want(at + q) end
+      C.table_eq(shard:totable(i, j), wk, "i32",
+        string.format("%s, window from %d", label, i))
+    end
+  end
+end
+
+-- The shards of a sorted whole of n: each sorted and in windows.
+function G.check_sorted_shards(s, n, want, label)
+  local at = 0
+  for k, shard in ipairs(s:shards()) do
+    local len = #shard
+    assert.is_true(shard:is_sorted(), label .. ": shard " .. k .. " sorted")
+    G.check_windows(shard, len, at, want, label .. ": shard " .. k)
+    at = at + len
+  end
+  assert.are.equal(n, at, label .. ": the whole's length")
+end
+
 return G
