@@ -617,10 +617,7 @@ mgpu_status mgpu_interval_move_idx(mgpu_context *ctx, size_t width,
  * devices; a group of more than one needs a build with NCCL
  * (MGPU_ENODEV otherwise, with the reason).  A shard, given or made, may
  * hold up to its context's mgpu_context_max_count (MGPU_ETOOBIG past it);
- * the calls a group makes on a shard follow the index dtype rule, so where
- * one of them still stops at MGPU_MAX_COUNT (cuda's sorted_search and
- * segsort heads) a longer shard fails with that call's error, naming the
- * shard. */
+ * the calls a group makes on a shard follow the index dtype rule. */
 typedef struct mgpu_group mgpu_group;
 
 /* Retains each context.  On failure *out is NULL and errbuf (if given)
