@@ -76,7 +76,7 @@ if #devices >= 1 and os.getenv("MGPU_SPEC_HUGE") == "1" then
       collectgarbage()
     end)
 
-    -- i64 heads (the index dtype rule): needs cuda's segsort to take them
+    -- i64 heads (the index dtype rule)
     it("mgpu.segsort with a head at 2^31", function()
       local g = mgpu.group { devices = { devices[1] } }
       local s = down(g)
