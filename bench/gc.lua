@@ -67,6 +67,10 @@ end
 
 local function sorted_check(r) return r:is_sorted() end
 
+-- Index arrays (heads, indices, positions) hold values up to n: i64 past
+-- INT32_MAX, as the index dtype rule would choose.
+local function index_dtype(n) return n > I32_MAX and "i64" or DTYPE end
+
 -- A whole-array sort of random keys, as a script sorts a copy it keeps.
 local function sort_case(name, sort)
   return {
@@ -136,7 +140,7 @@ local CASES = {
     name = "segsort",
     prep = function(ctx, n)
       local keys = ctx:random(n, -I32_MAX, I32_MAX, DTYPE, 6)
-      local heads = ctx:iota((n + 299) // 300, 1, 300, DTYPE)
+      local heads = ctx:iota((n + 299) // 300, 1, 300, index_dtype(n))
       return { keys, heads }, function()
         local k = keys:copy()
         mgpu.segsort(k, heads)
@@ -172,7 +176,7 @@ local CASES = {
     name = "bulk_remove",
     prep = function(ctx, n)
       local data = ctx:random(n, -I32_MAX, I32_MAX, DTYPE, 7)
-      local indices = ctx:iota(n // 3, 1, 3, DTYPE)
+      local indices = ctx:iota(n // 3, 1, 3, index_dtype(n))
       return { data, indices }, function() return mgpu.bulk_remove(data, indices) end
     end,
     check = function(r, _) return r ~= nil end,
@@ -182,7 +186,7 @@ local CASES = {
     name = "bulk_insert",
     prep = function(ctx, n)
       local data = ctx:random(n, -I32_MAX, I32_MAX, DTYPE, 8)
-      local positions = ctx:sorted_random(n // 4, 1, n + 1, DTYPE, 9)
+      local positions = ctx:sorted_random(n // 4, 1, n + 1, index_dtype(n), 9)
       local values = ctx:random(n // 4, -I32_MAX, I32_MAX, DTYPE, 10)
       return { data, positions, values },
              function() return mgpu.bulk_insert(data, positions, values) end
