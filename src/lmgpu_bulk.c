@@ -7,9 +7,7 @@
  * The index arrays are i32, or i64 where the index dtype rule asks for it
  * and the context takes them (mgpu_context_wide_index: cpu and cuda);
  * elsewhere a call that needs them is an error naming the 32-bit index
- * limit.  Heads and offsets (lmgpu_positions) follow the same rule: where
- * segsort's or segreduce's kernels read int32 only, the C API refuses i64
- * ones, naming the call.
+ * limit.  Heads and offsets (lmgpu_positions) follow the same rule.
  */
 #include "lmgpu.h"
 

@@ -41,8 +41,8 @@ extern "C" {
 
 #define MGPU_VERSION "0.1.0"
 /* The 32-bit limit: INT32_MAX, the most elements an int32 index array can
- * address.  The cuda backend's limit for every count, and on every backend
- * that of the calls with int32 index arrays. */
+ * address: the limit of the plain (MGPU_I32) forms' index arrays and of a
+ * join's rows, on every backend. */
 #define MGPU_MAX_COUNT ((size_t)2147483647)
 
 typedef enum mgpu_dtype {

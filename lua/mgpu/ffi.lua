@@ -96,9 +96,9 @@ local istype, cast, ffistring = ffi.istype, ffi.cast, ffi.string
 local select, type, tostring, tonumber, rawget, next, error =
   select, type, tostring, tonumber, rawget, next, error
 
--- The 32-bit limit (MGPU_MAX_COUNT): cuda's for every count, and every
--- backend's for the calls with int32 index arrays.  A context's own limit
--- is C.mgpu_context_max_count(ctx).
+-- The 32-bit limit (MGPU_MAX_COUNT): that of i32 index arrays, Lua tables
+-- of indices and a join's rows.  A context's own limit, every call's, is
+-- C.mgpu_context_max_count(ctx).
 local MAX_COUNT = 2147483647
 local TWO53, TWO63, TWO64 = 2 ^ 53, 2 ^ 63, 2 ^ 64
 local ENOMEM = 1
