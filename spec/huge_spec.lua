@@ -1093,5 +1093,41 @@ backends.each(function(ctx, device)
       ia:free()
       ib:free()
     end)
+
+    -- 8.6 GB of i32 ones scanned in place: the sums pass INT32_MAX and
+    -- wrap in the dtype, as on cuda
+    it("cpu, 2^31 + 5: scan and reduce, i32 ones, the sum wrapping", function()
+      local function wrap(x) return x > MAX and x - (1 << 32) or x end
+      local a <close> = ctx:fill(WIDE, 1, "i32")
+      assert.are.equal(wrap(WIDE), mgpu.reduce(a))
+      local _, total = mgpu.scan(a, { out = a })
+      assert.are.equal(wrap(WIDE), total)
+      check_result(a, nil, WIDE, function(p) return wrap(p - 1) end, MAX + 1,
+                   "scan i32 ones past 2^31")
+    end)
+
+    -- the data as its own flags: every element but the zero at 2^31 + 1
+    -- is kept (data and out 8.6 GB each)
+    it("cpu, 2^31 + 5: compact, all but the zero past 2^31", function()
+      local data <close> = ctx:iota(WIDE, I32_MIN, 1, "i32") -- from(p) at p
+      local out <close> = mgpu.compact(data, data)
+      data:free()
+      check_result(out, nil, WIDE - 1, function(q)
+        return from(q < MAX + 2 and q or q + 1)
+      end, MAX + 2, "compact past 2^31")
+    end)
+
+    -- a run of 2^31 + 3 sevens between a one and a nine (keys and values
+    -- 8.6 GB each)
+    it("cpu, 2^31 + 5: reduce_by_key, a run across 2^31", function()
+      local k <close> = ctx:fill(WIDE, 7, "i32")
+      k[1], k[WIDE] = 1, 9
+      local x <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+      local rk, rv = mgpu.reduce_by_key(k, x, { op = "max" })
+      C.array_eq(rk, { 1, 7, 9 }, "i32", "reduce_by_key keys")
+      C.array_eq(rv, { from(1), from(WIDE - 1), from(WIDE) }, "i32", "reduce_by_key max")
+      rk:free()
+      rv:free()
+    end)
   end
 end)
