@@ -2349,8 +2349,14 @@ local function group_cobj(gs, k)
   return { _c = C.mgpu_group_context(gs.g, k - 1), _id = gs.ctxs[k]._id }
 end
 
+-- floor(n k / p) without forming n k, which passes 2^53 (and rounds) for
+-- a whole near it: as lmgpu_group.c's shard_length, so both bindings cut
+-- alike; n % p and (n - n % p) / p are exact in doubles
 local function shard_span(n, p, k) -- k 0-based: length, offset
-  local lo, hi = floor(n * k / p), floor(n * (k + 1) / p)
+  local r = n % p
+  local q = (n - r) / p
+  local lo = k * q + floor(k * r / p)
+  local hi = (k + 1) * q + floor((k + 1) * r / p)
   return hi - lo, lo
 end
 
