@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include "launch.cuh"
@@ -245,6 +246,99 @@ mgpu_status scan_counts_t(mgpu_context *ctx, const void *counts, size_t m,
   return MGPU_OK;
 }
 
+/* A wrapped scan (mgpu.h) sums in 64 bits, counts capped at 2^32 - 1 and
+ * the sum at kSumCap, and keeps the low 32 bits of each start.  Whoever
+ * writes start k sees whether it passed a multiple of 2^32 since start
+ * k - 1 (one at most: counts are below 2^32) and records where; the
+ * last one leaves the total.  The count it reads back was just read by
+ * the scan, from the same tile. */
+constexpr uint64_t kWrapCountCap = (uint64_t(1) << 32) - 1;
+
+template <typename T> __device__ __forceinline__ uint64_t wrap_count(T c) {
+  const int64_t v = index_value(c);
+  return v < 0 ? 0 : ((uint64_t)v < kWrapCountCap ? (uint64_t)v : kWrapCountCap);
+}
+
+struct wrap_result {
+  unsigned long long total, last;
+  long long at[MGPU_MAX_WRAPS];
+};
+
+enum { kNegativeCount = 1, kWideCount = 2 };
+
+template <typename T> struct wrapped_count {
+  unsigned int *flags;
+  __device__ __forceinline__ uint64_t operator()(T c) const {
+    const int64_t v = index_value(c);
+    if (v < 0) atomicOr(flags, (unsigned int)kNegativeCount);
+    else if ((uint64_t)v > kWrapCountCap) atomicOr(flags, (unsigned int)kWideCount);
+    return wrap_count(c);
+  }
+};
+
+template <typename T> struct wrapped_store {
+  uint32_t *scan;
+  const T *counts;
+  size_t m;
+  wrap_result *res;
+  __device__ __forceinline__ void operator()(ptrdiff_t k, uint64_t start) const {
+    scan[k] = (uint32_t)start;
+    const unsigned hi = (unsigned)(start >> 32);
+    if (hi && k > 0 && hi != (unsigned)((start - wrap_count(counts[k - 1])) >> 32) &&
+        hi <= MGPU_MAX_WRAPS)
+      res->at[hi - 1] = k;
+    if ((size_t)k == m - 1) {
+      res->last = start;
+      res->total = saturating_add<uint64_t>()(start, wrap_count(counts[k]));
+    }
+  }
+};
+
+template <typename T>
+mgpu_status scan_wrapped_t(mgpu_context *ctx, mgpu_scan_args *a) {
+  cudaStream_t s = cuda_of(ctx)->stream;
+  const size_t m = a->m;
+  cuda_scratch flag, res, temp;
+  MGPU_TRY(flag.take(ctx, sizeof(unsigned int)));
+  MGPU_TRY(res.take(ctx, sizeof(wrap_result)));
+  CUDA_TRY(ctx, cudaMemsetAsync(flag.ptr, 0, sizeof(unsigned int), s));
+  CUDA_TRY(ctx, cudaMemsetAsync(res.ptr, 0, sizeof(wrap_result), s));
+  auto in = thrust::make_transform_iterator(
+      (const T *)a->counts, wrapped_count<T>{flag.as<unsigned int>()});
+  auto out = thrust::make_tabulate_output_iterator(wrapped_store<T>{
+      (uint32_t *)a->scan, (const T *)a->counts, m, res.as<wrap_result>()});
+  size_t temp_bytes = 0;
+  CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(nullptr, temp_bytes, in, out,
+                                               saturating_add<uint64_t>(),
+                                               uint64_t(0), m, s));
+  MGPU_TRY(temp.take(ctx, temp_bytes));
+  CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(temp.ptr, temp_bytes, in, out,
+                                               saturating_add<uint64_t>(),
+                                               uint64_t(0), m, s));
+  CUDA_LAUNCHED(ctx, "wrapped scan");
+  wrap_result r;
+  unsigned int flags = 0;
+  CUDA_TRY(ctx, cudaMemcpyAsync(&r, res.ptr, sizeof r, cudaMemcpyDeviceToHost, s));
+  CUDA_TRY(ctx, cudaMemcpyAsync(&flags, flag.ptr, sizeof flags,
+                                cudaMemcpyDeviceToHost, s));
+  CUDA_TRY(ctx, cudaStreamSynchronize(s));
+  a->total = (int64_t)r.total;
+  a->wide_count = (flags & kWideCount) != 0;
+  a->wraps.n = (int)(r.last >> 32 < 0x7fffffffu ? r.last >> 32 : 0x7fffffffu);
+  for (int w = 0; w < MGPU_MAX_WRAPS && w < a->wraps.n; ++w)
+    a->wraps.at[w] = r.at[w];
+  if (flags & kNegativeCount) {
+    check_result c;
+    MGPU_TRY(with_result(ctx, &c, [&](check_result *cr) {
+      first_negative_kernel<<<stride_grid(ctx, m), kStrideThreads, 0, s>>>(
+          (const T *)a->counts, m, cr);
+      return MGPU_OK;
+    }));
+    return report<T>(ctx, c, a->counts, &a->bad, &a->bad_value);
+  }
+  return MGPU_OK;
+}
+
 template <typename T, typename S, typename D>
 mgpu_status prepare_starts_t(mgpu_context *ctx, const void *starts,
                              const void *scan, size_t m, size_t total,
@@ -293,6 +387,8 @@ extern "C" mgpu_status mgpu_cuda_prepare_positions(mgpu_context *ctx,
 extern "C" mgpu_status mgpu_cuda_scan_counts(mgpu_context *ctx,
                                              mgpu_scan_args *a) {
   MGPU_TRY(cuda_enter(ctx));
+  if (a->index_type == MGPU_U32)
+    BY_INDEX_TYPE(a->type, scan_wrapped_t<T>(ctx, a))
   return by_index_dtype(a->index_type, [&](auto d) {
     typedef std::make_unsigned_t<decltype(d)> U;
     BY_INDEX_TYPE(a->type, (scan_counts_t<T, U>(ctx, a->counts, a->m, a->scan,

@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(P::NT)
   for (int c = tid; c <= na; c += NT) {
     const Off k = a0 - 1 + c;
     const bool real = k >= 0;
-    sm.scan[c] = real ? index_at<Off>(a.scan, a.scan_type, k) : 0;
+    sm.scan[c] = real ? scan_at<Off>(a.scan, a.scan_type, a.wraps, k) : 0;
     if (OP == EXPAND && real) sm.vals[c] = ((const V *)a.input)[k];
     if (GATHER && real) sm.gather[c] = index_at<Off>(a.gather, a.gather_type, k);
     if (SCATTER && real)
@@ -141,7 +141,9 @@ mgpu_status interval_run(mgpu_context *ctx, const mgpu_interval_args *a) {
   MGPU_TRY(checked_tiles(ctx, items, P::NV, &tiles, "an interval call"));
   cuda_scratch splits;
   MGPU_TRY(splits.take(ctx, sizeof(Off) * ((size_t)tiles + 1)));
-  MGPU_TRY(rank_partition(ctx, q_plus_rank<Off>{a->scan, a->scan_type}, m,
+  MGPU_TRY(rank_partition(ctx,
+                          q_scan_plus_rank<Off>{a->scan, a->scan_type, a->wraps},
+                          m,
                           P::NV, (int64_t)items, tiles, splits.as<Off>()));
   interval_kernel<P, OP, GATHER, SCATTER, V, Off>
       <<<tiles, P::NT, 0, cuda_of(ctx)->stream>>>(*a, splits.as<Off>());
@@ -151,10 +153,11 @@ mgpu_status interval_run(mgpu_context *ctx, const mgpu_interval_args *a) {
 
 /* f(Off()) with Off by the call's largest global place, m + total (the C
  * API holds it to the backend's limit), and int64_t for any MGPU_I64
- * index array, so that the 32-bit instances read int32 only. */
+ * index array or wrapped scan, so that the 32-bit instances read int32
+ * only. */
 template <typename F>
 mgpu_status interval_dispatch(const mgpu_interval_args *a, F f) {
-  const bool wide = a->scan_type == MGPU_I64 ||
+  const bool wide = a->scan_type == MGPU_I64 || a->scan_type == MGPU_U32 ||
                     (a->gather && a->gather_type == MGPU_I64) ||
                     (a->scatter && a->scatter_type == MGPU_I64);
   return dispatch_offset(wide ? SIZE_MAX : a->m + a->total, f);

@@ -354,7 +354,7 @@ mgpu_status join_run(mgpu_context *ctx, mgpu_join_args *a) {
       js, counts.as<long long>());
   CUDA_LAUNCHED(ctx, "join counts");
   mgpu_scan_args sa = {counts.ptr, MGPU_I64, slots, scan.as<int32_t>(), 0, -1, 0,
-                       OFF_TYPE};
+                       OFF_TYPE, {}, 0};
   MGPU_TRY(mgpu_cuda_scan_counts(ctx, &sa));
   a->count = (uint64_t)sa.total;
   /* the scan has read them: the result may have their room */

@@ -39,6 +39,26 @@ __device__ __forceinline__ int64_t index_at<int64_t>(const int32_t *p,
   return t == MGPU_I64 ? ((const int64_t *)p)[k] : (int64_t)p[k];
 }
 
+/* Start k of a wrapped scan (mgpu.h): its low 32 bits and a 2^32 for each
+ * wrap at or before k.  The wraps are few and every thread of a warp
+ * reads the same one, from the kernel's parameters. */
+__device__ __forceinline__ int64_t wrapped_at(const int32_t *p,
+                                              const mgpu_wraps &w, int64_t k) {
+  int64_t hi = 0;
+  for (int i = 0; i < w.n && w.at[i] <= k; ++i) hi += int64_t(1) << 32;
+  return (int64_t)(uint32_t)p[k] + hi;
+}
+
+/* Start k of a scan of dtype t: MGPU_U32 is a wrapped one, which only the
+ * 64-bit instances read (its starts pass INT32_MAX). */
+template <typename Off>
+__device__ __forceinline__ Off scan_at(const int32_t *p, mgpu_dtype t,
+                                       const mgpu_wraps &w, Off k) {
+  if constexpr (sizeof(Off) == 8)
+    if (t == MGPU_U32) return wrapped_at(p, w, k);
+  return index_at<Off>(p, t, k);
+}
+
 /* #{k < m : q(k) < x}, q increasing, searching samples[i] = q(i * S)
  * first when there are any.  Always in [0, m], whatever q holds.  Off is
  * the type of the events' count and ranks (as in the callers' tiles). */
@@ -112,11 +132,19 @@ template <typename Off> struct q_indices {
     return index_at<Off>(v, t, k);
   }
 };
-template <typename Off> struct q_plus_rank { /* positions[k] + k, scan[k] + k */
+template <typename Off> struct q_plus_rank { /* positions[k] + k */
   const int32_t *v;
   mgpu_dtype t;
   __device__ __forceinline__ int64_t operator()(Off k) const {
     return (int64_t)index_at<Off>(v, t, k) + k;
+  }
+};
+template <typename Off> struct q_scan_plus_rank { /* scan[k] + k */
+  const int32_t *v;
+  mgpu_dtype t;
+  mgpu_wraps w;
+  __device__ __forceinline__ int64_t operator()(Off k) const {
+    return (int64_t)scan_at<Off>(v, t, w, k) + k;
   }
 };
 

@@ -23,6 +23,7 @@ describe("lua/mgpu/ffi_cdef.lua", function()
     local h = assert(io.open("src/mgpu.h")):read("a")
     h = h:gsub("/%*.-%*/", ""):gsub("\n#[^\n]*", "\n")
       :gsub('extern "C" {', ""):gsub("MGPU_MAX_PASSES", "32")
+      :gsub("MGPU_MAX_WRAPS", "32")
     h = h:gsub("}%s*$", "") -- the closing brace of extern "C"
     local decls = dofile("lua/mgpu/ffi_cdef.lua")
     assert.are.equal(normal(h), normal(decls))

@@ -130,7 +130,11 @@ typedef struct mgpu_scan_args {
   int32_t *scan;
   /* out: */
   int64_t total, bad, bad_value;
-  mgpu_dtype index_type; /* of scan (wide_index) */
+  mgpu_dtype index_type; /* of scan (wide_index); MGPU_U32: wrapped */
+  /* a wrapped scan's (out): its wraps (at[w] kept for w < MGPU_MAX_WRAPS,
+   * n counted past it), and whether a count was 2^32 or more */
+  mgpu_wraps wraps;
+  int wide_count;
 } mgpu_scan_args;
 
 typedef struct mgpu_starts_args {
@@ -177,6 +181,7 @@ typedef struct mgpu_interval_args {
   int32_t base;
   /* of gather, scatter and scan, and of load_balance's out (wide_index) */
   mgpu_dtype gather_type, scatter_type, scan_type, index_type;
+  mgpu_wraps wraps; /* of a wrapped scan (scan_type MGPU_U32) */
 } mgpu_interval_args;
 
 /* scan (dst: n outputs) and reduce (dst NULL) */

@@ -126,6 +126,7 @@ l_array *lmgpu_positions(l_frame *f, int ctx_idx, mgpu_context *ctx, int idx,
 typedef struct scan_request {
   l_array *counts, *scan;
   int64_t total, bad, bad_value;
+  mgpu_wraps wraps;
 } scan_request;
 
 static mgpu_status scan_op(mgpu_context *ctx, void *arg) {
@@ -133,26 +134,40 @@ static mgpu_status scan_op(mgpu_context *ctx, void *arg) {
   r->total = 0;
   r->bad = -1;
   r->bad_value = 0;
+  if (r->scan->dtype == MGPU_U32)
+    return mgpu_scan_counts_wrapped(ctx, lmgpu_data(r->counts),
+                                    r->counts->dtype, r->counts->n,
+                                    lmgpu_data(r->scan), &r->wraps, &r->total,
+                                    &r->bad, &r->bad_value);
   return mgpu_scan_counts_idx(ctx, lmgpu_data(r->counts), r->counts->dtype,
                               r->counts->n, r->scan->dtype,
                               lmgpu_data(r->scan), &r->total, &r->bad,
                               &r->bad_value);
 }
 
-/* counts -> their exclusive scan as a new array (pushed); *total.  The
- * scan is i32, or i64 for a total past INT32_MAX (known once summed: then
- * the counts are scanned again). */
-static l_array *scanned_counts(const call *c, int idx, int64_t *total) {
+/* counts -> the scan of their starts as a new array (pushed); *total.  One
+ * wrapped pass (mgpu_scan_counts_wrapped) gives the int32 scan of a total
+ * up to INT32_MAX and, past it, the wrapped scan that interval_expand and
+ * load_balance take (their *wraps; the scan stays MGPU_U32).  The calls
+ * that take an int64 scan instead (wraps NULL), and counts a wrapped scan
+ * cannot hold, are scanned again into int64, whose exact total also makes
+ * the messages. */
+static l_array *scanned_counts(const call *c, int idx, int64_t *total,
+                               mgpu_wraps *wraps) {
   lua_State *L = c->f->L;
   const size_t most = index_limit(c);
   scan_request r;
   r.counts = index_argument(c, idx, "counts");
-  r.scan = new_array(c, r.counts->n, MGPU_I32);
+  r.scan = new_array(c, r.counts->n, MGPU_U32);
   mgpu_status s = lmgpu_retry(c->f, c->ctx, scan_op, &r);
-  if (s == MGPU_ETOOBIG && most > MGPU_MAX_COUNT && r.total >= 0 &&
-      (uint64_t)r.total <= most) {
+  if (s == MGPU_OK && r.total <= INT32_MAX) {
+    r.scan->dtype = MGPU_I32; /* the same bits */
+  } else if (s == MGPU_OK && wraps && (uint64_t)r.total <= most) {
+    *wraps = r.wraps;
+  } else if (s == MGPU_OK || s == MGPU_ETOOBIG) {
     lua_pop(L, 1);
-    r.scan = new_array(c, r.counts->n, MGPU_I64);
+    r.scan = new_array(c, r.counts->n,
+                       most > MGPU_MAX_COUNT ? MGPU_I64 : MGPU_I32);
     s = lmgpu_retry(c->f, c->ctx, scan_op, &r);
   }
   if (s == MGPU_EINVAL && r.bad >= 0)
@@ -283,6 +298,7 @@ static size_t width_of(const l_array *a) { return mgpu_dtype_size(a->dtype); }
 typedef struct op_request {
   l_array *data, *index, *values, *out, *scan, *gather, *scatter;
   int64_t total;
+  mgpu_wraps wraps; /* of a wrapped scan (scanned_counts) */
 } op_request;
 
 static mgpu_status remove_op(mgpu_context *ctx, void *arg) {
@@ -303,6 +319,10 @@ static mgpu_status insert_op(mgpu_context *ctx, void *arg) {
 
 static mgpu_status expand_op(mgpu_context *ctx, void *arg) {
   op_request *r = arg;
+  if (r->scan->dtype == MGPU_U32)
+    return mgpu_interval_expand_wrapped(
+        ctx, width_of(r->values), lmgpu_data(r->values), lmgpu_data(r->scan),
+        &r->wraps, r->scan->n, (size_t)r->total, lmgpu_data(r->out));
   return mgpu_interval_expand_idx(ctx, width_of(r->values),
                                   lmgpu_data(r->values), lmgpu_data(r->scan),
                                   r->scan->dtype, r->scan->n, (size_t)r->total,
@@ -323,6 +343,10 @@ static mgpu_status move_op(mgpu_context *ctx, void *arg) {
 
 static mgpu_status load_balance_op(mgpu_context *ctx, void *arg) {
   op_request *r = arg;
+  if (r->scan->dtype == MGPU_U32)
+    return mgpu_load_balance_wrapped(ctx, lmgpu_data(r->scan), &r->wraps,
+                                     r->scan->n, (size_t)r->total, 1,
+                                     r->out->dtype, lmgpu_data(r->out));
   return mgpu_load_balance_idx(ctx, lmgpu_data(r->scan), r->scan->dtype,
                                r->scan->n, (size_t)r->total, 1, r->out->dtype,
                                lmgpu_data(r->out));
@@ -385,7 +409,7 @@ int lmgpu_interval_expand(lua_State *L) {
   lua_settop(L, 2);
   op_request r = {0};
   call c = begin(L, "mgpu.interval_expand", 1, "values", &r.values);
-  r.scan = scanned_counts(&c, 2, &r.total);
+  r.scan = scanned_counts(&c, 2, &r.total, &r.wraps);
   if (r.scan->n != r.values->n)
     lmgpu_error(c.f, "counts has %I elements, values has %I",
                 (lua_Integer)r.scan->n, (lua_Integer)r.values->n);
@@ -400,7 +424,7 @@ int lmgpu_interval_gather(lua_State *L) {
   op_request r = {0};
   int64_t max_end;
   call c = begin(L, "mgpu.interval_gather", 1, "input", &r.data);
-  r.scan = scanned_counts(&c, 3, &r.total);
+  r.scan = scanned_counts(&c, 3, &r.total, NULL);
   r.gather = starts(&c, 2, "gather", r.scan, r.total, (int64_t)r.data->n,
                     "input", &max_end);
   r.out = new_array(&c, (size_t)r.total, r.data->dtype);
@@ -431,7 +455,7 @@ int lmgpu_interval_scatter(lua_State *L) {
   call c = begin(L, "mgpu.interval_scatter", 1, "input", &r.data);
   l_array *out = out_option(&c, 4, r.data);
   int out_idx = lua_gettop(L);
-  r.scan = scanned_counts(&c, 3, &r.total);
+  r.scan = scanned_counts(&c, 3, &r.total, NULL);
   if ((size_t)r.total > r.data->n)
     lmgpu_error(c.f, "counts add up to %I but input has %I elements",
                 (lua_Integer)r.total, (lua_Integer)r.data->n);
@@ -448,7 +472,7 @@ int lmgpu_interval_move(lua_State *L) {
   call c = begin(L, "mgpu.interval_move", 1, "input", &r.data);
   l_array *out = out_option(&c, 5, r.data);
   int out_idx = lua_gettop(L);
-  r.scan = scanned_counts(&c, 4, &r.total);
+  r.scan = scanned_counts(&c, 4, &r.total, NULL);
   r.gather = starts(&c, 2, "gather", r.scan, r.total, (int64_t)r.data->n,
                     "input", &unused);
   scatter_output(&c, 3, out, out_idx, &r);
@@ -471,7 +495,7 @@ int lmgpu_load_balance(lua_State *L) {
     c.ctx = lmgpu_ctx(counts);
   }
   c.ctx_idx = lua_gettop(L);
-  r.scan = scanned_counts(&c, 1, &r.total);
+  r.scan = scanned_counts(&c, 1, &r.total, &r.wraps);
   /* 1-based interval numbers: the index dtype rule for #counts */
   r.out = new_array(&c, (size_t)r.total, mgpu_index_type(r.scan->n));
   run(&c, load_balance_op, &r);

@@ -467,7 +467,8 @@ mgpu_status mgpu_scan_counts_idx(mgpu_context *ctx, const void *counts,
   TRY(check_count(ctx, m));
   TRY(check_index_dtype(ctx, NULL, "scan", scan_type));
   if (!m) return MGPU_OK;
-  mgpu_scan_args a = {counts, t, m, scan, 0, -1, 0, scan_type};
+  mgpu_scan_args a = {.counts = counts, .type = t, .m = m, .scan = scan,
+                      .bad = -1, .index_type = scan_type};
   TRY(ctx->be->scan_counts(ctx, &a));
   *total = a.total;
   *bad = a.bad;
@@ -488,6 +489,44 @@ mgpu_status mgpu_scan_counts(mgpu_context *ctx, const void *counts,
                              int64_t *bad_value) {
   return mgpu_scan_counts_idx(ctx, counts, t, m, MGPU_I32, scan, total, bad,
                               bad_value);
+}
+
+mgpu_status mgpu_scan_counts_wrapped(mgpu_context *ctx, const void *counts,
+                                     mgpu_dtype t, size_t m, uint32_t *scan,
+                                     mgpu_wraps *wraps, int64_t *total,
+                                     int64_t *bad, int64_t *bad_value) {
+  *bad = -1;
+  *bad_value = 0;
+  *total = 0;
+  memset(wraps, 0, sizeof *wraps);
+  TRY(check_index_type(ctx, t));
+  TRY(check_count(ctx, m));
+  if (!m) return MGPU_OK;
+  mgpu_scan_args a = {.counts = counts, .type = t, .m = m,
+                      .scan = (int32_t *)scan, .bad = -1,
+                      .index_type = MGPU_U32};
+  TRY(ctx->be->scan_counts(ctx, &a));
+  *total = a.total;
+  *bad = a.bad;
+  *bad_value = a.bad_value;
+  TRY(reported(ctx, *bad, "negative count"));
+  if (a.wide_count)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "a count is 2^32 or more: a wrapped scan cannot "
+                          "hold it (scan into int64)");
+  const size_t most = ctx->be->wide_index ? ctx->be->max_count
+                                          : MGPU_MAX_COUNT;
+  if (*total > (int64_t)most)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "the counts add up to %lld, past the limit of %zu",
+                          (long long)*total, most);
+  if (a.wraps.n > MGPU_MAX_WRAPS)
+    return mgpu_set_error(ctx, MGPU_ETOOBIG,
+                          "the starts pass %d multiples of 2^32, more than "
+                          "a wrapped scan keeps (%d): scan into int64",
+                          a.wraps.n, MGPU_MAX_WRAPS);
+  *wraps = a.wraps;
+  return MGPU_OK;
 }
 
 mgpu_status mgpu_prepare_starts_idx(mgpu_context *ctx, const void *starts,
@@ -596,11 +635,39 @@ static mgpu_status check_intervals(mgpu_context *ctx, size_t m, size_t total,
   return check_index_out(ctx, NULL, "scan", scan_type, total);
 }
 
-mgpu_status mgpu_load_balance_idx(mgpu_context *ctx, const void *scan,
-                                  mgpu_dtype scan_type, size_t m,
-                                  size_t total, int32_t base,
-                                  mgpu_dtype out_type, void *out) {
-  TRY(check_intervals(ctx, m, total, scan_type));
+/* A wrapped scan's wraps (mgpu.h): increasing starts in [1, m), as many as
+ * the total allows.  The kernels keep inside their arrays whatever the
+ * scan holds; this is for the caller's message. */
+static mgpu_status check_wraps(mgpu_context *ctx, const mgpu_wraps *w,
+                               size_t m, size_t total) {
+  if (w->n < 0 || w->n > MGPU_MAX_WRAPS ||
+      (uint64_t)w->n > (uint64_t)total >> 32)
+    return mgpu_set_error(ctx, MGPU_EINVAL,
+                          "wraps->n = %d: a total of %zu passes at most %llu "
+                          "multiples of 2^32 (and a wrapped scan keeps %d)",
+                          w->n, total, (unsigned long long)(total >> 32),
+                          MGPU_MAX_WRAPS);
+  for (int i = 0; i < w->n; i++)
+    if (w->at[i] < 1 || (uint64_t)w->at[i] >= m ||
+        (i > 0 && w->at[i] <= w->at[i - 1]))
+      return mgpu_set_error(ctx, MGPU_EINVAL,
+                            "wraps->at[%d] = %lld: not an increasing start "
+                            "in [1, %zu)", i, (long long)w->at[i], m);
+  return MGPU_OK;
+}
+
+/* load_balance and interval_expand on a scan of scan_type, or on a
+ * wrapped one (scan_type MGPU_U32 with wraps) */
+static mgpu_status load_balance(mgpu_context *ctx, const void *scan,
+                                mgpu_dtype scan_type, const mgpu_wraps *wraps,
+                                size_t m, size_t total, int32_t base,
+                                mgpu_dtype out_type, void *out) {
+  if (wraps) {
+    TRY(check_intervals(ctx, m, total, MGPU_I64));
+    TRY(check_wraps(ctx, wraps, m, total));
+  } else {
+    TRY(check_intervals(ctx, m, total, scan_type));
+  }
   TRY(check_index_dtype(ctx, NULL, "out", out_type));
   /* an int32 out wraps base + i to 32 bits (mgpu.h), but i itself fits */
   if (out_type == MGPU_I32 && m > (size_t)INT32_MAX + 1)
@@ -614,7 +681,24 @@ mgpu_status mgpu_load_balance_idx(mgpu_context *ctx, const void *scan,
                           .out = out,        .n_out = total,
                           .base = base,      .scan_type = scan_type,
                           .index_type = out_type};
+  if (wraps) a.wraps = *wraps;
   return ctx->be->load_balance(ctx, &a);
+}
+
+mgpu_status mgpu_load_balance_idx(mgpu_context *ctx, const void *scan,
+                                  mgpu_dtype scan_type, size_t m,
+                                  size_t total, int32_t base,
+                                  mgpu_dtype out_type, void *out) {
+  return load_balance(ctx, scan, scan_type, NULL, m, total, base, out_type,
+                      out);
+}
+
+mgpu_status mgpu_load_balance_wrapped(mgpu_context *ctx, const uint32_t *scan,
+                                      const mgpu_wraps *wraps, size_t m,
+                                      size_t total, int32_t base,
+                                      mgpu_dtype out_type, void *out) {
+  return load_balance(ctx, scan, MGPU_U32, wraps, m, total, base, out_type,
+                      out);
 }
 
 mgpu_status mgpu_load_balance(mgpu_context *ctx, const int32_t *scan, size_t m,
@@ -623,19 +707,43 @@ mgpu_status mgpu_load_balance(mgpu_context *ctx, const int32_t *scan, size_t m,
                                out);
 }
 
-mgpu_status mgpu_interval_expand_idx(mgpu_context *ctx, size_t width,
-                                     const void *values, const void *scan,
-                                     mgpu_dtype scan_type, size_t m,
-                                     size_t total, void *out) {
+static mgpu_status interval_expand(mgpu_context *ctx, size_t width,
+                                   const void *values, const void *scan,
+                                   mgpu_dtype scan_type,
+                                   const mgpu_wraps *wraps, size_t m,
+                                   size_t total, void *out) {
   TRY(check_width(ctx, width));
-  TRY(check_intervals(ctx, m, total, scan_type));
+  if (wraps) {
+    TRY(check_intervals(ctx, m, total, MGPU_I64));
+    TRY(check_wraps(ctx, wraps, m, total));
+  } else {
+    TRY(check_intervals(ctx, m, total, scan_type));
+  }
   if (!total) return MGPU_OK;
   mgpu_interval_args a = {.width = width,   .input = values,
                           .n_input = m,     .scan = scan,
                           .m = m,           .total = total,
                           .out = out,       .n_out = total,
                           .scan_type = scan_type};
+  if (wraps) a.wraps = *wraps;
   return ctx->be->interval_expand(ctx, &a);
+}
+
+mgpu_status mgpu_interval_expand_idx(mgpu_context *ctx, size_t width,
+                                     const void *values, const void *scan,
+                                     mgpu_dtype scan_type, size_t m,
+                                     size_t total, void *out) {
+  return interval_expand(ctx, width, values, scan, scan_type, NULL, m, total,
+                         out);
+}
+
+mgpu_status mgpu_interval_expand_wrapped(mgpu_context *ctx, size_t width,
+                                         const void *values,
+                                         const uint32_t *scan,
+                                         const mgpu_wraps *wraps, size_t m,
+                                         size_t total, void *out) {
+  return interval_expand(ctx, width, values, scan, MGPU_U32, wraps, m, total,
+                         out);
 }
 
 mgpu_status mgpu_interval_expand(mgpu_context *ctx, size_t width,

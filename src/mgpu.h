@@ -608,6 +608,42 @@ mgpu_status mgpu_interval_move_idx(mgpu_context *ctx, size_t width,
                                    mgpu_dtype scan_type, size_t m,
                                    size_t total, void *out, size_t n_out);
 
+/* ---- wrapped scans -------------------------------------------------------
+ * Past INT32_MAX outputs an int32 scan no longer holds the interval starts
+ * and an int64 one takes twice the bytes to write and to read.  A wrapped
+ * scan keeps each start modulo 2^32 (4 bytes a count) and, beside it, the
+ * few places where the starts pass a multiple of 2^32: start i is
+ * scan[i] + 2^32 * #{w < wraps->n : wraps->at[w] <= i}.  Counts must be
+ * below 2^32 each (then a start passes at most one multiple). */
+#define MGPU_MAX_WRAPS 32
+typedef struct mgpu_wraps {
+  int n;                      /* how many multiples of 2^32 the starts pass */
+  int64_t at[MGPU_MAX_WRAPS]; /* at[w]: the first i whose start is at or
+                                 past (w + 1) 2^32; increasing */
+} mgpu_wraps;
+
+/* scan and wraps of counts (of integer dtype t), *total = the sum, in one
+ * pass.  While the total is at most INT32_MAX the scan is the int32 one of
+ * mgpu_scan_counts (wraps->n = 0).  A negative count is MGPU_EINVAL (*bad,
+ * *bad_value); MGPU_ETOOBIG when a count is 2^32 or more, the starts pass
+ * more than MGPU_MAX_WRAPS multiples of 2^32 or the total is past
+ * mgpu_context_max_count (*total: the sum with each count capped at
+ * 2^32 - 1): an int64 scan (mgpu_scan_counts_idx) takes those. */
+mgpu_status mgpu_scan_counts_wrapped(mgpu_context *ctx, const void *counts,
+                                     mgpu_dtype t, size_t m, uint32_t *scan,
+                                     mgpu_wraps *wraps, int64_t *total,
+                                     int64_t *bad, int64_t *bad_value);
+/* mgpu_load_balance_idx and mgpu_interval_expand_idx on a wrapped scan. */
+mgpu_status mgpu_load_balance_wrapped(mgpu_context *ctx, const uint32_t *scan,
+                                      const mgpu_wraps *wraps, size_t m,
+                                      size_t total, int32_t base,
+                                      mgpu_dtype out_type, void *out);
+mgpu_status mgpu_interval_expand_wrapped(mgpu_context *ctx, size_t width,
+                                         const void *values,
+                                         const uint32_t *scan,
+                                         const mgpu_wraps *wraps, size_t m,
+                                         size_t total, void *out);
+
 /* ---- groups: data sharded across several contexts ----------------------
  * A group is contexts of one backend, numbered 0..size-1; a sharded array
  * is one buffer a context, shard k on context k, the shards in order making

@@ -1914,23 +1914,35 @@ local function index_limit(ctx)
   return MAX_COUNT
 end
 
--- counts -> (their exclusive scan as a new array, total): i32, or i64 for
--- a total past INT32_MAX (known once summed: the counts are scanned again).
-local function scanned_counts(fn, cobj, v)
+-- counts -> (the scan of their starts as a new array, total, wraps), as
+-- lmgpu_bulk.c's scanned_counts: one wrapped pass gives the i32 scan of a
+-- total up to INT32_MAX and, past it, the wrapped scan (u32, with wraps)
+-- that interval_expand and load_balance take (want_wraps); the others, and
+-- counts a wrapped scan cannot hold, are scanned again into i64.
+local function scanned_counts(fn, cobj, v, want_wraps)
   local counts, temp = index_argument(fn, cobj, v, "counts")
   local m = tonumber(counts._n)
   local ctx = cobj._c
   local most = index_limit(ctx)
   local total, bad, bad_value = i64p(), i64p(), i64p()
-  local scan, s
-  for _, st in ipairs { I32, I64 } do
-    if scan then array_release(scan) end
+  local wraps = ffi.new("mgpu_wraps")
+  local scan = new_array(fn, cobj, m, U32)
+  bad[0] = -1
+  local s = retry(ctx, C.mgpu_scan_counts_wrapped, ctx, counts._p, counts._t,
+    m, ffi.cast(u32p_t, scan._p), wraps, total, bad, bad_value)
+  if s == 0 and total[0] <= 2147483647 then
+    scan._t = I32 -- the same bits
+    wraps = nil
+  elseif s == 0 and want_wraps and total[0] <= most then
+    -- the wrapped scan
+  elseif s == 0 or s == 3 then
+    wraps = nil
+    array_release(scan)
+    local st = most > MAX_COUNT and I64 or I32
     scan = new_array(fn, cobj, m, st)
     bad[0] = -1
     s = retry(ctx, C.mgpu_scan_counts_idx, ctx, counts._p, counts._t, m, st,
       scan._p, total, bad, bad_value)
-    -- an i32 scan's total past INT32_MAX: i64 where the context takes it
-    if not (s == 3 and most > MAX_COUNT and total[0] <= most) then break end
   end
   if s == 2 and bad[0] >= 0 then
     local b = tonumber(bad[0])
@@ -1957,7 +1969,7 @@ local function scanned_counts(fn, cobj, v)
       .. "and outputs together", m, t, most)
   end
   if temp then array_release(counts) end
-  return scan, t
+  return scan, t, wraps
 end
 
 local function element_index(fn, a, i)
@@ -2074,16 +2086,23 @@ function core.interval_expand(values, counts)
   if ndeferred > 0 then settle() end
   local fn = "mgpu.interval_expand"
   local cobj, ctx = call_on(fn, values, "values")
-  local scan, total = scanned_counts(fn, cobj, counts)
+  local scan, total, wraps = scanned_counts(fn, cobj, counts, true)
   return finish({ scan }, pcall(function()
     if scan._n ~= values._n then
       fail(fn, "counts has %d elements, values has %d", tonumber(scan._n),
         tonumber(values._n))
     end
     local out = new_array(fn, cobj, total, values._t)
-    check_status(fn, ctx, retry(ctx, C.mgpu_interval_expand_idx, ctx,
-      DTYPE_SIZE[values._t], values._p, scan._p, scan._t, scan._n, total,
-      out._p))
+    if wraps then
+      check_status(fn, ctx, retry(ctx, C.mgpu_interval_expand_wrapped, ctx,
+        DTYPE_SIZE[values._t], values._p, ffi.cast(u32p_t, scan._p), wraps,
+        scan._n, total,
+        out._p))
+    else
+      check_status(fn, ctx, retry(ctx, C.mgpu_interval_expand_idx, ctx,
+        DTYPE_SIZE[values._t], values._p, scan._p, scan._t, scan._n, total,
+        out._p))
+    end
     return out
   end))
 end
@@ -2188,12 +2207,18 @@ function core.load_balance(counts)
   else
     cobj = call_on(fn, counts, "counts")
   end
-  local scan, total = scanned_counts(fn, cobj, counts)
+  local scan, total, wraps = scanned_counts(fn, cobj, counts, true)
   return finish({ scan }, pcall(function()
     -- 1-based interval numbers: the index dtype rule for #counts
     local out = new_array(fn, cobj, total, scan._n > MAX_COUNT and I64 or I32)
-    check_status(fn, cobj._c, retry(cobj._c, C.mgpu_load_balance_idx,
-      cobj._c, scan._p, scan._t, scan._n, total, 1, out._t, out._p))
+    if wraps then
+      check_status(fn, cobj._c, retry(cobj._c, C.mgpu_load_balance_wrapped,
+        cobj._c, ffi.cast(u32p_t, scan._p), wraps, scan._n, total, 1, out._t,
+        out._p))
+    else
+      check_status(fn, cobj._c, retry(cobj._c, C.mgpu_load_balance_idx,
+        cobj._c, scan._p, scan._t, scan._n, total, 1, out._t, out._p))
+    end
     return out
   end))
 end

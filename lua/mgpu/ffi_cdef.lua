@@ -275,6 +275,23 @@ mgpu_status mgpu_interval_move_idx(mgpu_context *ctx, size_t width,
                                    mgpu_dtype scatter_type, const void *scan,
                                    mgpu_dtype scan_type, size_t m,
                                    size_t total, void *out, size_t n_out);
+typedef struct mgpu_wraps {
+  int n;
+  int64_t at[32];
+} mgpu_wraps;
+mgpu_status mgpu_scan_counts_wrapped(mgpu_context *ctx, const void *counts,
+                                     mgpu_dtype t, size_t m, uint32_t *scan,
+                                     mgpu_wraps *wraps, int64_t *total,
+                                     int64_t *bad, int64_t *bad_value);
+mgpu_status mgpu_load_balance_wrapped(mgpu_context *ctx, const uint32_t *scan,
+                                      const mgpu_wraps *wraps, size_t m,
+                                      size_t total, int32_t base,
+                                      mgpu_dtype out_type, void *out);
+mgpu_status mgpu_interval_expand_wrapped(mgpu_context *ctx, size_t width,
+                                         const void *values,
+                                         const uint32_t *scan,
+                                         const mgpu_wraps *wraps, size_t m,
+                                         size_t total, void *out);
 typedef struct mgpu_group mgpu_group;
 mgpu_status mgpu_group_create(mgpu_context *const *contexts, size_t count,
                               mgpu_group **out, char *errbuf, size_t errlen);

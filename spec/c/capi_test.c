@@ -237,6 +237,122 @@ static void test_scan_counts(mgpu_context *ctx) {
   }
 }
 
+/* ---- wrapped scans -------------------------------------------------------- */
+
+/* The wrapped scan of counts against a plain 64-bit one: the low words,
+ * the wraps (the first start at or past each multiple of 2^32), the total
+ * and the status. */
+static void check_wrapped(mgpu_context *ctx, mgpu_dtype t, const void *counts,
+                          size_t m, const char *what) {
+  const size_t w = mgpu_dtype_size(t);
+  uint64_t sum = 0;
+  int wide = 0, n = 0;
+  int64_t at[MGPU_MAX_WRAPS + 1];
+  uint32_t *want = malloc(m * 4), *got = malloc(m * 4);
+  if (!want || !got) die(ctx, "malloc");
+  for (size_t i = 0; i < m; i++) {
+    int64_t c;
+    if (t == MGPU_I64) memcpy(&c, (const char *)counts + i * w, 8);
+    else if (t == MGPU_U32) { uint32_t u; memcpy(&u, (const char *)counts + i * w, 4); c = u; }
+    else { int32_t v; memcpy(&v, (const char *)counts + i * w, 4); c = v; }
+    want[i] = (uint32_t)sum;
+    if (i > 0 && (uint64_t)(sum >> 32) > (uint64_t)n) {
+      if (n < MGPU_MAX_WRAPS + 1) at[n] = (int64_t)i;
+      n++;
+    }
+    if (c >= ((int64_t)1 << 32)) wide = 1;
+    sum += (uint64_t)c;
+  }
+  void *c = buffer(ctx, counts, m * w);
+  uint32_t *sc = buffer(ctx, NULL, m * 4);
+  mgpu_wraps wr;
+  int64_t total, bad, bad_value;
+  mgpu_status st =
+      mgpu_scan_counts_wrapped(ctx, c, t, m, sc, &wr, &total, &bad, &bad_value);
+  if (wide || n > MGPU_MAX_WRAPS) {
+    CHECK(st == MGPU_ETOOBIG, "%s: status %d, want MGPU_ETOOBIG", what, (int)st);
+  } else {
+    fetch(ctx, got, sc, m * 4);
+    int ok = st == MGPU_OK && total == (int64_t)sum && wr.n == n &&
+             !memcmp(got, want, m * 4);
+    for (int k = 0; ok && k < n; k++) ok = wr.at[k] == at[k];
+    CHECK(ok, "%s: status %d total %" PRId64 " (want %" PRIu64 ") wraps %d "
+              "(want %d)", what, (int)st, total, sum, wr.n, n);
+  }
+  release_buffers(ctx);
+  free(want);
+  free(got);
+}
+
+static void test_wrapped(mgpu_context *ctx) {
+  {
+    const int32_t c[] = {3, 0, 5, I32MAX, 2};
+    check_wrapped(ctx, MGPU_I32, c, N(c), "i32 counts below 2^32");
+  }
+  {
+    /* starts 0, 3e9, 6e9 (past 2^32: a wrap at 2), 6e9 + 5 */
+    const int64_t c[] = {3000000000, 3000000000, 5, 7};
+    check_wrapped(ctx, MGPU_I64, c, N(c), "one wrap");
+    const uint32_t u[] = {UINT32_MAX, UINT32_MAX, 0, UINT32_MAX, 1, 1};
+    check_wrapped(ctx, MGPU_U32, u, N(u), "u32 counts of 2^32 - 1");
+    const int64_t big[] = {1, (int64_t)1 << 32, 1};
+    check_wrapped(ctx, MGPU_I64, big, N(big), "a count of 2^32");
+  }
+  {
+    /* many tiles, wraps in several of them, and past MGPU_MAX_WRAPS */
+    enum { M = 300000 };
+    static int64_t c[M];
+    for (int i = 0; i < M; i++) c[i] = i % 1000 == 999 ? 3000000000 : i % 9;
+    check_wrapped(ctx, MGPU_I64, c, 20000, "wraps across tiles");
+    check_wrapped(ctx, MGPU_I64, c, M, "more wraps than kept");
+  }
+  {
+    const int32_t c[] = {4, -2, 1};
+    void *d = buffer(ctx, c, sizeof c);
+    uint32_t *sc = buffer(ctx, NULL, sizeof c);
+    mgpu_wraps wr;
+    int64_t total, bad, bad_value;
+    mgpu_status st = mgpu_scan_counts_wrapped(ctx, d, MGPU_I32, 3, sc, &wr,
+                                              &total, &bad, &bad_value);
+    CHECK(st == MGPU_EINVAL && bad == 1 && bad_value == -2,
+          "wrapped scan of a negative count: status %d bad %" PRId64,
+          (int)st, bad);
+    release_buffers(ctx);
+  }
+  {
+    /* the wrapped forms on a total below 2^32: the 64-bit instances read
+     * the uint32 scan; wraps the total cannot have are refused */
+    const int32_t vals[] = {10, 20, 30, 40};
+    const uint32_t scan[] = {0, 2, 2, 5};
+    const int32_t want[] = {10, 10, 30, 30, 30, 40};
+    const int32_t want_lb[] = {1, 1, 3, 3, 3, 4};
+    void *v = buffer(ctx, vals, sizeof vals);
+    uint32_t *sc = buffer(ctx, scan, sizeof scan);
+    int32_t *out = buffer(ctx, NULL, sizeof want);
+    int32_t got[6] = {0};
+    mgpu_wraps wr;
+    memset(&wr, 0, sizeof wr);
+    mgpu_status st = mgpu_interval_expand_wrapped(ctx, 4, v, sc, &wr, 4, 6, out);
+    if (st == MGPU_OK) fetch(ctx, got, out, sizeof got);
+    CHECK(st == MGPU_OK && !memcmp(got, want, sizeof want),
+          "interval_expand_wrapped: status %d", (int)st);
+    memset(got, 0, sizeof got);
+    st = mgpu_load_balance_wrapped(ctx, sc, &wr, 4, 6, 1, MGPU_I32, out);
+    if (st == MGPU_OK) fetch(ctx, got, out, sizeof got);
+    CHECK(st == MGPU_OK && !memcmp(got, want_lb, sizeof want_lb),
+          "load_balance_wrapped: status %d", (int)st);
+    wr.n = 1;
+    wr.at[0] = 2;
+    st = mgpu_interval_expand_wrapped(ctx, 4, v, sc, &wr, 4, 6, out);
+    CHECK(st == MGPU_EINVAL, "a wrap a total of 6 cannot have: status %d",
+          (int)st);
+    wr.n = -1;
+    st = mgpu_load_balance_wrapped(ctx, sc, &wr, 4, 6, 1, MGPU_I32, out);
+    CHECK(st == MGPU_EINVAL, "wraps->n = -1: status %d", (int)st);
+    release_buffers(ctx);
+  }
+}
+
 /* ---- mgpu_prepare_starts ------------------------------------------------- */
 
 typedef struct {
@@ -1546,6 +1662,7 @@ static void run_on(const char *dev) {
   }
   test_positions(ctx);
   test_scan_counts(ctx);
+  test_wrapped(ctx);
   test_starts(ctx);
   test_load_balance(ctx);
   test_interval_ops(ctx);

@@ -59,8 +59,40 @@ mgpu_status mgpu_cpu_prepare_positions(mgpu_context *ctx,
 #define I32_COUNT_CAP ((uint64_t)1 << 31)
 #define SUM_CAP ((uint64_t)1 << 62)
 
+/* A wrapped scan (mgpu.h): the sum modulo 2^32 and where it passes each
+ * multiple of 2^32; counts capped at 2^32 - 1, a flag for any past it. */
+#define WRAP_COUNT_CAP (((uint64_t)1 << 32) - 1)
+
+static void scan_wrapped(mgpu_scan_args *a) {
+  uint32_t *scan = (uint32_t *)a->scan;
+  uint64_t sum = 0;
+  for (size_t i = 0; i < a->m; i++) {
+    int64_t c = index_at(a->counts, a->type, i);
+    if (c < 0 && a->bad < 0) {
+      a->bad = (int64_t)i;
+      a->bad_value = c;
+    }
+    if ((uint64_t)c > WRAP_COUNT_CAP && c > 0) a->wide_count = 1;
+    scan[i] = (uint32_t)sum;
+    const uint64_t capped =
+        c < 0 ? 0 : ((uint64_t)c < WRAP_COUNT_CAP ? (uint64_t)c : WRAP_COUNT_CAP);
+    const uint64_t next = sum + capped < SUM_CAP ? sum + capped : SUM_CAP;
+    /* the next start passes a multiple of 2^32 */
+    if (i + 1 < a->m && next >> 32 != sum >> 32) {
+      if (a->wraps.n < MGPU_MAX_WRAPS) a->wraps.at[a->wraps.n] = (int64_t)i + 1;
+      a->wraps.n++;
+    }
+    sum = next;
+  }
+  a->total = (int64_t)sum;
+}
+
 mgpu_status mgpu_cpu_scan_counts(mgpu_context *ctx, mgpu_scan_args *a) {
   (void)ctx;
+  if (a->index_type == MGPU_U32) {
+    scan_wrapped(a);
+    return MGPU_OK;
+  }
   const void *counts = a->counts;
   mgpu_dtype t = a->type;
   size_t m = a->m;
