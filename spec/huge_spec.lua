@@ -219,7 +219,7 @@ backends.each(function(ctx, device)
       end, k, "bulk_remove past 2^31")
     end)
 
-    it(prefix .. "interval_expand and load_balance, an i64 scan", function()
+    it(prefix .. "interval_expand and load_balance, starts past INT32_MAX", function()
       local counts = { MAX, 0, 6 }
       local out <close> = mgpu.interval_expand(ctx:array({ 11, 22, 33 }, "i32"), counts)
       check_result(out, nil, WIDE, function(p) return p <= MAX and 11 or 33 end, MAX + 1,
@@ -644,7 +644,7 @@ backends.each(function(ctx, device)
 
     -- 2^31 + 1 elevens and 2^31 + 2 thirty-threes, then load_balance of
     -- the same counts (17.2 GB each)
-    it("cuda, 2^32 + 3: interval_expand and load_balance, an i64 scan", function()
+    it("cuda, 2^32 + 3: interval_expand and load_balance, starts past INT32_MAX", function()
       local counts = { MAX + 2, 0, MAX + 3 }
       local out <close> = mgpu.interval_expand(ctx:array({ 11, 22, 33 }, "i32"), counts)
       windows_2_32(out, N32, function(p) return p <= MAX + 2 and 11 or 33 end, MAX + 2,
@@ -654,6 +654,25 @@ backends.each(function(ctx, device)
       assert.are.equal("i32", lb.dtype)
       windows_2_32(lb, N32, function(p) return p <= MAX + 2 and 1 or 3 end, MAX + 2,
                    "load_balance 2^32 + 3")
+    end)
+
+    -- 1431655767 intervals of three: a start passes 2^32 (the wrapped
+    -- scan's one wrap, at the last interval) and the interval before it
+    -- straddles 2^32; 2^32 + 5 outputs (17.2 GB each)
+    it("cuda, 2^32 + 5: interval_expand and load_balance, intervals of three across 2^32", function()
+      local m = 1431655767
+      local counts <close> = ctx:iota(m, 3, 0, "i32")
+      local values <close> = ctx:iota(m, 0, 1, "i32")
+      local n = 3 * m
+      local out <close> = mgpu.interval_expand(values, counts)
+      windows_2_32(out, n, function(p) return (p - 1) // 3 end, 3 * (m - 1) + 1,
+                   "interval_expand of threes")
+      out:free()
+      values:free()
+      local lb <close> = mgpu.load_balance(counts)
+      assert.are.equal("i32", lb.dtype)
+      windows_2_32(lb, n, function(p) return (p - 1) // 3 + 1 end, 3 * (m - 1) + 1,
+                   "load_balance of threes")
     end)
 
     -- scan, reduce, compact and unique past 2^31 - 1: the scan tiles'
