@@ -1914,36 +1914,47 @@ local function index_limit(ctx)
   return MAX_COUNT
 end
 
+-- From this many counts interval_expand and load_balance scan into a
+-- wrapped scan first (lmgpu_bulk.c's WRAPPED_FIRST says why).
+local WRAPPED_FIRST = 268435456
+
 -- counts -> (the scan of their starts as a new array, total, wraps), as
--- lmgpu_bulk.c's scanned_counts: one wrapped pass gives the i32 scan of a
--- total up to INT32_MAX and, past it, the wrapped scan (u32, with wraps)
--- that interval_expand and load_balance take (want_wraps); the others, and
--- counts a wrapped scan cannot hold, are scanned again into i64.
+-- lmgpu_bulk.c's scanned_counts: i32 while the total fits; past it, for
+-- interval_expand and load_balance (want_wraps) a wrapped scan (u32, with
+-- wraps), for the others and for counts a wrapped scan cannot hold i64.
 local function scanned_counts(fn, cobj, v, want_wraps)
   local counts, temp = index_argument(fn, cobj, v, "counts")
   local m = tonumber(counts._n)
   local ctx = cobj._c
   local most = index_limit(ctx)
+  local wide = most > MAX_COUNT and I64 or I32
   local total, bad, bad_value = i64p(), i64p(), i64p()
   local wraps = ffi.new("mgpu_wraps")
-  local scan = new_array(fn, cobj, m, U32)
-  bad[0] = -1
-  local s = retry(ctx, C.mgpu_scan_counts_wrapped, ctx, counts._p, counts._t,
-    m, ffi.cast(u32p_t, scan._p), wraps, total, bad, bad_value)
-  if s == 0 and total[0] <= 2147483647 then
-    scan._t = I32 -- the same bits
-    wraps = nil
-  elseif s == 0 and want_wraps and total[0] <= most then
-    -- the wrapped scan
-  elseif s == 0 or s == 3 then
-    wraps = nil
-    array_release(scan)
-    local st = most > MAX_COUNT and I64 or I32
-    scan = new_array(fn, cobj, m, st)
+  local t = (want_wraps and wide == I64 and m >= WRAPPED_FIRST) and U32 or I32
+  local scan, s
+  while true do
+    scan = new_array(fn, cobj, m, t)
     bad[0] = -1
-    s = retry(ctx, C.mgpu_scan_counts_idx, ctx, counts._p, counts._t, m, st,
-      scan._p, total, bad, bad_value)
+    if t == U32 then
+      s = retry(ctx, C.mgpu_scan_counts_wrapped, ctx, counts._p, counts._t, m,
+        ffi.cast(u32p_t, scan._p), wraps, total, bad, bad_value)
+    else
+      s = retry(ctx, C.mgpu_scan_counts_idx, ctx, counts._p, counts._t, m, t,
+        scan._p, total, bad, bad_value)
+    end
+    if t == U32 and s == 0 then
+      if total[0] <= 2147483647 then
+        scan._t = I32 -- the same bits
+        break
+      end
+      if total[0] <= most then break end
+    elseif s ~= 3 or t == wide or (t == I32 and total[0] > most) then
+      break -- done, another error, or a total past any scan's limit
+    end
+    t = (t == I32 and want_wraps) and U32 or wide
+    array_release(scan)
   end
+  if scan._t ~= U32 then wraps = nil end
   if s == 2 and bad[0] >= 0 then
     local b = tonumber(bad[0])
     fail(fn, "counts must not be negative (got %s at position %d)",
