@@ -139,14 +139,20 @@ mgpu_status interval_run(mgpu_context *ctx, const mgpu_interval_args *a) {
   const long long items = (long long)a->m + (long long)a->total;
   int tiles = 0;
   MGPU_TRY(checked_tiles(ctx, items, P::NV, &tiles, "an interval call"));
-  cuda_scratch splits;
+  cuda_scratch splits, wraps;
   MGPU_TRY(splits.take(ctx, sizeof(Off) * ((size_t)tiles + 1)));
-  MGPU_TRY(rank_partition(ctx,
-                          q_scan_plus_rank<Off>{a->scan, a->scan_type, a->wraps},
-                          m,
-                          P::NV, (int64_t)items, tiles, splits.as<Off>()));
+  mgpu_interval_args k = *a;
+  if (a->scan_type == MGPU_U32) {
+    MGPU_TRY(wraps.take(ctx, sizeof(mgpu_wraps)));
+    CUDA_TRY(ctx, cudaMemcpyAsync(wraps.ptr, a->wraps, sizeof(mgpu_wraps),
+                                  cudaMemcpyHostToDevice,
+                                  cuda_of(ctx)->stream));
+    k.wraps = wraps.as<mgpu_wraps>();
+  }
+  MGPU_TRY(rank_partition(ctx, q_scan_plus_rank<Off>{k.scan, k.scan_type, k.wraps},
+                          m, P::NV, (int64_t)items, tiles, splits.as<Off>()));
   interval_kernel<P, OP, GATHER, SCATTER, V, Off>
-      <<<tiles, P::NT, 0, cuda_of(ctx)->stream>>>(*a, splits.as<Off>());
+      <<<tiles, P::NT, 0, cuda_of(ctx)->stream>>>(k, splits.as<Off>());
   CUDA_LAUNCHED(ctx, "interval kernel");
   return MGPU_OK;
 }

@@ -40,12 +40,12 @@ __device__ __forceinline__ int64_t index_at<int64_t>(const int32_t *p,
 }
 
 /* Start k of a wrapped scan (mgpu.h): its low 32 bits and a 2^32 for each
- * wrap at or before k.  The wraps are few and every thread of a warp
- * reads the same one, from the kernel's parameters. */
+ * wrap at or before k.  The wraps are few (a device copy of the host's)
+ * and every thread of a warp reads the same one. */
 __device__ __forceinline__ int64_t wrapped_at(const int32_t *p,
-                                              const mgpu_wraps &w, int64_t k) {
+                                              const mgpu_wraps *w, int64_t k) {
   int64_t hi = 0;
-  for (int i = 0; i < w.n && w.at[i] <= k; ++i) hi += int64_t(1) << 32;
+  for (int i = 0; i < w->n && w->at[i] <= k; ++i) hi += int64_t(1) << 32;
   return (int64_t)(uint32_t)p[k] + hi;
 }
 
@@ -53,7 +53,7 @@ __device__ __forceinline__ int64_t wrapped_at(const int32_t *p,
  * 64-bit instances read (its starts pass INT32_MAX). */
 template <typename Off>
 __device__ __forceinline__ Off scan_at(const int32_t *p, mgpu_dtype t,
-                                       const mgpu_wraps &w, Off k) {
+                                       const mgpu_wraps *w, Off k) {
   if constexpr (sizeof(Off) == 8)
     if (t == MGPU_U32) return wrapped_at(p, w, k);
   return index_at<Off>(p, t, k);
@@ -142,7 +142,7 @@ template <typename Off> struct q_plus_rank { /* positions[k] + k */
 template <typename Off> struct q_scan_plus_rank { /* scan[k] + k */
   const int32_t *v;
   mgpu_dtype t;
-  mgpu_wraps w;
+  const mgpu_wraps *w; /* device memory; MGPU_U32 only */
   __device__ __forceinline__ int64_t operator()(Off k) const {
     return (int64_t)scan_at<Off>(v, t, w, k) + k;
   }

@@ -181,7 +181,9 @@ typedef struct mgpu_interval_args {
   int32_t base;
   /* of gather, scatter and scan, and of load_balance's out (wide_index) */
   mgpu_dtype gather_type, scatter_type, scan_type, index_type;
-  mgpu_wraps wraps; /* of a wrapped scan (scan_type MGPU_U32) */
+  /* of a wrapped scan (scan_type MGPU_U32), in host memory; a backend of
+   * device memory sends its kernels a copy */
+  const mgpu_wraps *wraps;
 } mgpu_interval_args;
 
 /* scan (dst: n outputs) and reduce (dst NULL) */

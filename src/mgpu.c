@@ -681,7 +681,7 @@ static mgpu_status load_balance(mgpu_context *ctx, const void *scan,
                           .out = out,        .n_out = total,
                           .base = base,      .scan_type = scan_type,
                           .index_type = out_type};
-  if (wraps) a.wraps = *wraps;
+  a.wraps = wraps;
   return ctx->be->load_balance(ctx, &a);
 }
 
@@ -725,7 +725,7 @@ static mgpu_status interval_expand(mgpu_context *ctx, size_t width,
                           .m = m,           .total = total,
                           .out = out,       .n_out = total,
                           .scan_type = scan_type};
-  if (wraps) a.wraps = *wraps;
+  a.wraps = wraps;
   return ctx->be->interval_expand(ctx, &a);
 }
 

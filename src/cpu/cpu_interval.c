@@ -8,7 +8,7 @@
 static size_t scan_at(const mgpu_interval_args *a, size_t i) {
   if (a->scan_type == MGPU_U32) { /* wrapped: mgpu.h */
     size_t hi = 0;
-    for (int w = 0; w < a->wraps.n && (size_t)a->wraps.at[w] <= i; w++) hi++;
+    for (int w = 0; w < a->wraps->n && (size_t)a->wraps->at[w] <= i; w++) hi++;
     return (size_t)((const uint32_t *)a->scan)[i] + (hi << 32);
   }
   return (size_t)cpu_get_index(a->scan, a->scan_type, i);
