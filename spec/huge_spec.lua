@@ -198,6 +198,28 @@ backends.each(function(ctx, device)
   -- values fit), and on cuda the calls run the kernels' 64-bit instances
   local function from(p) return I32_MIN + p - 1 end
 
+  -- runs 1, 7 (2^31 + 3 keys, across 2^31) and 9: i32 keys (8.6 GB), max
+  -- over i32 values from INT32_MIN (8.6 GB); with add, then add over i64
+  -- ones (17.2 GB)
+  local function reduce_by_key_across(add)
+    local k <close> = ctx:fill(WIDE, 7, "i32")
+    k[1], k[WIDE] = 1, 9
+    local x <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
+    local rk, rv = mgpu.reduce_by_key(k, x, { op = "max" })
+    C.array_eq(rk, { 1, 7, 9 }, "i32", "reduce_by_key keys")
+    C.array_eq(rv, { from(1), from(WIDE - 1), from(WIDE) }, "i32", "reduce_by_key max")
+    rk:free()
+    rv:free()
+    x:free()
+    if not add then return end
+    local ones <close> = ctx:fill(WIDE, 1, "i64")
+    rk, rv = mgpu.reduce_by_key(k, ones)
+    C.array_eq(rk, { 1, 7, 9 }, "i32", "reduce_by_key keys, i64 values")
+    C.array_eq(rv, { 1, WIDE - 2, 1 }, "i64", "reduce_by_key add")
+    rk:free()
+    rv:free()
+  end
+
   local function bulk_interval_cases(prefix)
     it(prefix .. "bulk_insert at positions past 2^31", function()
       local n = WIDE - 2
@@ -897,25 +919,8 @@ backends.each(function(ctx, device)
       C.array_eq(hi, want_hi, "i32", "max over segments of 2^20 + 1")
     end)
 
-    -- runs 1, 7 (2^31 + 3 keys, across 2^31) and 9: i32 keys (8.6 GB),
-    -- max over i32 values from INT32_MIN (8.6 GB), then add over i64 ones
-    -- (17.2 GB)
     it("cuda, 2^31 + 5: reduce_by_key, a run across 2^31", function()
-      local k <close> = ctx:fill(WIDE, 7, "i32")
-      k[1], k[WIDE] = 1, 9
-      local x <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
-      local rk, rv = mgpu.reduce_by_key(k, x, { op = "max" })
-      C.array_eq(rk, { 1, 7, 9 }, "i32", "reduce_by_key keys")
-      C.array_eq(rv, { from(1), from(WIDE - 1), from(WIDE) }, "i32", "reduce_by_key max")
-      rk:free()
-      rv:free()
-      x:free()
-      local ones <close> = ctx:fill(WIDE, 1, "i64")
-      rk, rv = mgpu.reduce_by_key(k, ones)
-      C.array_eq(rk, { 1, 7, 9 }, "i32", "reduce_by_key keys, i64 values")
-      C.array_eq(rv, { 1, WIDE - 2, 1 }, "i64", "reduce_by_key add")
-      rk:free()
-      rv:free()
+      reduce_by_key_across(true)
     end)
 
     -- every key its own run: 2^32 + 3 wrapped i32 keys (each differs from
@@ -1139,14 +1144,7 @@ backends.each(function(ctx, device)
     -- a run of 2^31 + 3 sevens between a one and a nine (keys and values
     -- 8.6 GB each)
     it("cpu, 2^31 + 5: reduce_by_key, a run across 2^31", function()
-      local k <close> = ctx:fill(WIDE, 7, "i32")
-      k[1], k[WIDE] = 1, 9
-      local x <close> = ctx:iota(WIDE, I32_MIN, 1, "i32")
-      local rk, rv = mgpu.reduce_by_key(k, x, { op = "max" })
-      C.array_eq(rk, { 1, 7, 9 }, "i32", "reduce_by_key keys")
-      C.array_eq(rv, { from(1), from(WIDE - 1), from(WIDE) }, "i32", "reduce_by_key max")
-      rk:free()
-      rv:free()
+      reduce_by_key_across(false)
     end)
   end
 end)
