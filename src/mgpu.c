@@ -656,18 +656,25 @@ static mgpu_status check_wraps(mgpu_context *ctx, const mgpu_wraps *w,
   return MGPU_OK;
 }
 
+/* check_intervals for a scan of scan_type, or for a wrapped one (wraps;
+ * its starts reach what an int64 scan's do) */
+static mgpu_status check_scan(mgpu_context *ctx, size_t m, size_t total,
+                              mgpu_dtype scan_type, const mgpu_wraps *wraps) {
+  if (scan_type == MGPU_U32 && !wraps)
+    return mgpu_set_error(ctx, MGPU_EINVAL,
+                          "a wrapped scan needs its wraps (NULL given)");
+  if (!wraps) return check_intervals(ctx, m, total, scan_type);
+  TRY(check_intervals(ctx, m, total, MGPU_I64));
+  return check_wraps(ctx, wraps, m, total);
+}
+
 /* load_balance and interval_expand on a scan of scan_type, or on a
  * wrapped one (scan_type MGPU_U32 with wraps) */
 static mgpu_status load_balance(mgpu_context *ctx, const void *scan,
                                 mgpu_dtype scan_type, const mgpu_wraps *wraps,
                                 size_t m, size_t total, int32_t base,
                                 mgpu_dtype out_type, void *out) {
-  if (wraps) {
-    TRY(check_intervals(ctx, m, total, MGPU_I64));
-    TRY(check_wraps(ctx, wraps, m, total));
-  } else {
-    TRY(check_intervals(ctx, m, total, scan_type));
-  }
+  TRY(check_scan(ctx, m, total, scan_type, wraps));
   TRY(check_index_dtype(ctx, NULL, "out", out_type));
   /* an int32 out wraps base + i to 32 bits (mgpu.h), but i itself fits */
   if (out_type == MGPU_I32 && m > (size_t)INT32_MAX + 1)
@@ -713,12 +720,7 @@ static mgpu_status interval_expand(mgpu_context *ctx, size_t width,
                                    const mgpu_wraps *wraps, size_t m,
                                    size_t total, void *out) {
   TRY(check_width(ctx, width));
-  if (wraps) {
-    TRY(check_intervals(ctx, m, total, MGPU_I64));
-    TRY(check_wraps(ctx, wraps, m, total));
-  } else {
-    TRY(check_intervals(ctx, m, total, scan_type));
-  }
+  TRY(check_scan(ctx, m, total, scan_type, wraps));
   if (!total) return MGPU_OK;
   mgpu_interval_args a = {.width = width,   .input = values,
                           .n_input = m,     .scan = scan,

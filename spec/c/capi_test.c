@@ -349,6 +349,9 @@ static void test_wrapped(mgpu_context *ctx) {
     wr.n = -1;
     st = mgpu_load_balance_wrapped(ctx, sc, &wr, 4, 6, 1, MGPU_I32, out);
     CHECK(st == MGPU_EINVAL, "wraps->n = -1: status %d", (int)st);
+    st = mgpu_interval_expand_wrapped(ctx, 4, v, sc, NULL, 4, 6, out);
+    CHECK(st == MGPU_EINVAL && strstr(mgpu_context_error(ctx), "wraps"),
+          "no wraps: status %d", (int)st);
     release_buffers(ctx);
   }
 }
