@@ -241,7 +241,7 @@ backends.each(function(ctx, device)
       end, k, "bulk_remove past 2^31")
     end)
 
-    it(prefix .. "interval_expand and load_balance, starts past INT32_MAX", function()
+    it(prefix .. "interval_expand and load_balance, a total past INT32_MAX", function()
       local counts = { MAX, 0, 6 }
       local out <close> = mgpu.interval_expand(ctx:array({ 11, 22, 33 }, "i32"), counts)
       check_result(out, nil, WIDE, function(p) return p <= MAX and 11 or 33 end, MAX + 1,
