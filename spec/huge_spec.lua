@@ -198,6 +198,27 @@ backends.each(function(ctx, device)
   -- values fit), and on cuda the calls run the kernels' 64-bit instances
   local function from(p) return I32_MIN + p - 1 end
 
+  -- 8.6 GB of i32 ones, scanned in place: the sums pass INT32_MAX and
+  -- wrap in the dtype, as documented; with max, then reduce's max and min
+  -- and a max scan over the wrapped sums
+  local function scan_ones_wrapping(max)
+    local function wrap(x) return x > MAX and x - (1 << 32) or x end
+    local a <close> = ctx:fill(WIDE, 1, "i32")
+    assert.are.equal(wrap(WIDE), mgpu.reduce(a))
+    local _, total = mgpu.scan(a, { out = a })
+    assert.are.equal(wrap(WIDE), total)
+    check_result(a, nil, WIDE, function(p) return wrap(p - 1) end, MAX + 1,
+                 "scan i32 ones past 2^31")
+    if not max then return end
+    assert.are.equal(MAX, mgpu.reduce(a, "max"))
+    assert.are.equal(I32_MIN, mgpu.reduce(a, "min"))
+    -- max so far: p - 1 up to INT32_MAX at 2^31, then INT32_MAX
+    local _, m = mgpu.scan(a, { op = "max", inclusive = true, out = a })
+    assert.are.equal(MAX, m)
+    check_result(a, nil, WIDE, function(p) return math.min(p - 1, MAX) end, MAX + 1,
+                 "max scan i32 past 2^31")
+  end
+
   -- runs 1, 7 (2^31 + 3 keys, across 2^31) and 9: i32 keys (8.6 GB), max
   -- over i32 values from INT32_MIN (8.6 GB); with add, then add over i64
   -- ones (17.2 GB)
@@ -701,22 +722,8 @@ backends.each(function(ctx, device)
     -- starts and look-back are 64-bit at any count; the compaction's
     -- 64-bit instance (run starts, counts, a total past 2^32 - 1)
 
-    -- 8.6 GB of i32 ones, scanned in place: the sums pass INT32_MAX and
-    -- wrap in the dtype, as documented
     it("cuda, 2^31 + 5: scan and reduce, i32 ones, the sum wrapping", function()
-      local a <close> = ctx:fill(WIDE, 1, "i32")
-      assert.are.equal(wrap(WIDE), mgpu.reduce(a))
-      local _, total = mgpu.scan(a, { out = a })
-      assert.are.equal(wrap(WIDE), total)
-      check_result(a, nil, WIDE, function(p) return wrap(p - 1) end, MAX + 1,
-                   "scan i32 ones past 2^31")
-      assert.are.equal(MAX, mgpu.reduce(a, "max"))
-      assert.are.equal(I32_MIN, mgpu.reduce(a, "min"))
-      -- max so far: p - 1 up to INT32_MAX at 2^31, then INT32_MAX
-      local _, m = mgpu.scan(a, { op = "max", inclusive = true, out = a })
-      assert.are.equal(MAX, m)
-      check_result(a, nil, WIDE, function(p) return math.min(p - 1, MAX) end, MAX + 1,
-                   "max scan i32 past 2^31")
+      scan_ones_wrapping(true)
     end)
 
     -- 1 .. 2^31 + 5 in i64 and its exclusive scan (17.2 GB each): sums up
@@ -1118,16 +1125,8 @@ backends.each(function(ctx, device)
       ib:free()
     end)
 
-    -- 8.6 GB of i32 ones scanned in place: the sums pass INT32_MAX and
-    -- wrap in the dtype, as on cuda
     it("cpu, 2^31 + 5: scan and reduce, i32 ones, the sum wrapping", function()
-      local function wrap(x) return x > MAX and x - (1 << 32) or x end
-      local a <close> = ctx:fill(WIDE, 1, "i32")
-      assert.are.equal(wrap(WIDE), mgpu.reduce(a))
-      local _, total = mgpu.scan(a, { out = a })
-      assert.are.equal(wrap(WIDE), total)
-      check_result(a, nil, WIDE, function(p) return wrap(p - 1) end, MAX + 1,
-                   "scan i32 ones past 2^31")
+      scan_ones_wrapping(false)
     end)
 
     -- the data as its own flags: every element but the zero at 2^31 + 1
