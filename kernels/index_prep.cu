@@ -246,33 +246,41 @@ mgpu_status scan_counts_t(mgpu_context *ctx, const void *counts, size_t m,
   return MGPU_OK;
 }
 
-/* A wrapped scan (mgpu.h) sums in 64 bits, counts capped at 2^32 - 1 and
- * the sum at kSumCap, and keeps the low 32 bits of each start.  Whoever
- * writes start k sees whether it passed a multiple of 2^32 since start
- * k - 1 (one at most: counts are below 2^32) and records where; the
- * last one leaves the total.  The count it reads back was just read by
- * the scan, from the same tile. */
+/* A wrapped scan (mgpu.h) adds the counts, capped at 2^32 - 1, modulo
+ * 2^32: the int32 scan's tiles and traffic.  Start k passed a multiple of
+ * 2^32 since start k - 1 (once at most, the count being below 2^32)
+ * exactly when its low word is below count k - 1; whoever writes start k
+ * sees that and records k.  Wraps are rare (one per 2^32 of the sum), so
+ * an atomic slot each and a sort on the host cost nothing.  The count read
+ * back was just read by the scan, from the same tile. */
 constexpr uint64_t kWrapCountCap = (uint64_t(1) << 32) - 1;
 
-template <typename T> __device__ __forceinline__ uint64_t wrap_count(T c) {
+template <typename T> __device__ __forceinline__ uint32_t wrap_count(T c) {
   const int64_t v = index_value(c);
-  return v < 0 ? 0 : ((uint64_t)v < kWrapCountCap ? (uint64_t)v : kWrapCountCap);
+  return v < 0 ? 0u : ((uint64_t)v < kWrapCountCap ? (uint32_t)v : 0xffffffffu);
 }
 
 struct wrap_result {
-  unsigned long long total, last;
-  long long at[MGPU_MAX_WRAPS];
+  unsigned long long wraps; /* starts that passed a multiple of 2^32 */
+  unsigned int last, last_count; /* start m - 1's low word and count */
+  long long at[MGPU_MAX_WRAPS];  /* the first MGPU_MAX_WRAPS of them, any order */
 };
 
 enum { kNegativeCount = 1, kWideCount = 2 };
 
 template <typename T> struct wrapped_count {
   unsigned int *flags;
-  __device__ __forceinline__ uint64_t operator()(T c) const {
+  __device__ __forceinline__ uint32_t operator()(T c) const {
     const int64_t v = index_value(c);
     if (v < 0) atomicOr(flags, (unsigned int)kNegativeCount);
     else if ((uint64_t)v > kWrapCountCap) atomicOr(flags, (unsigned int)kWideCount);
     return wrap_count(c);
+  }
+};
+
+struct wrapping_add {
+  __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
+    return a + b;
   }
 };
 
@@ -281,15 +289,15 @@ template <typename T> struct wrapped_store {
   const T *counts;
   size_t m;
   wrap_result *res;
-  __device__ __forceinline__ void operator()(ptrdiff_t k, uint64_t start) const {
-    scan[k] = (uint32_t)start;
-    const unsigned hi = (unsigned)(start >> 32);
-    if (hi && k > 0 && hi != (unsigned)((start - wrap_count(counts[k - 1])) >> 32) &&
-        hi <= MGPU_MAX_WRAPS)
-      res->at[hi - 1] = k;
+  __device__ __forceinline__ void operator()(ptrdiff_t k, uint32_t start) const {
+    scan[k] = start;
+    if (k > 0 && start < wrap_count(counts[k - 1])) {
+      const unsigned long long w = atomicAdd(&res->wraps, 1ull);
+      if (w < MGPU_MAX_WRAPS) res->at[w] = k;
+    }
     if ((size_t)k == m - 1) {
       res->last = start;
-      res->total = saturating_add<uint64_t>()(start, wrap_count(counts[k]));
+      res->last_count = wrap_count(counts[k]);
     }
   }
 };
@@ -309,12 +317,12 @@ mgpu_status scan_wrapped_t(mgpu_context *ctx, mgpu_scan_args *a) {
       (uint32_t *)a->scan, (const T *)a->counts, m, res.as<wrap_result>()});
   size_t temp_bytes = 0;
   CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(nullptr, temp_bytes, in, out,
-                                               saturating_add<uint64_t>(),
-                                               uint64_t(0), m, s));
+                                               wrapping_add(), uint32_t(0), m,
+                                               s));
   MGPU_TRY(temp.take(ctx, temp_bytes));
   CUDA_TRY(ctx, cub::DeviceScan::ExclusiveScan(temp.ptr, temp_bytes, in, out,
-                                               saturating_add<uint64_t>(),
-                                               uint64_t(0), m, s));
+                                               wrapping_add(), uint32_t(0), m,
+                                               s));
   CUDA_LAUNCHED(ctx, "wrapped scan");
   wrap_result r;
   unsigned int flags = 0;
@@ -322,11 +330,21 @@ mgpu_status scan_wrapped_t(mgpu_context *ctx, mgpu_scan_args *a) {
   CUDA_TRY(ctx, cudaMemcpyAsync(&flags, flag.ptr, sizeof flags,
                                 cudaMemcpyDeviceToHost, s));
   CUDA_TRY(ctx, cudaStreamSynchronize(s));
-  a->total = (int64_t)r.total;
+  /* the total: the last start and count, and a 2^32 for each wrap, the
+   * last count's included; capped as the int64 scan caps it */
+  const uint32_t lo = r.last + r.last_count;
+  const uint64_t hi = r.wraps + (lo < r.last_count ? 1 : 0);
+  a->total = hi >= (kSumCap >> 32) ? (int64_t)kSumCap
+                                   : (int64_t)((hi << 32) + lo);
   a->wide_count = (flags & kWideCount) != 0;
-  a->wraps.n = (int)(r.last >> 32 < 0x7fffffffu ? r.last >> 32 : 0x7fffffffu);
-  for (int w = 0; w < MGPU_MAX_WRAPS && w < a->wraps.n; ++w)
-    a->wraps.at[w] = r.at[w];
+  a->wraps.n = (int)(r.wraps < 0x7fffffffu ? r.wraps : 0x7fffffffu);
+  const int kept = a->wraps.n < MGPU_MAX_WRAPS ? a->wraps.n : MGPU_MAX_WRAPS;
+  for (int w = 0; w < kept; ++w) { /* ascending: at most 32 of them */
+    const long long v = r.at[w];
+    int i = w;
+    for (; i > 0 && a->wraps.at[i - 1] > v; --i) a->wraps.at[i] = a->wraps.at[i - 1];
+    a->wraps.at[i] = v;
+  }
   if (flags & kNegativeCount) {
     check_result c;
     MGPU_TRY(with_result(ctx, &c, [&](check_result *cr) {

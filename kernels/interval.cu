@@ -24,16 +24,19 @@ namespace {
 enum interval_op { LOAD_BALANCE, EXPAND, MOVE };
 
 /* Only what the operation uses: with every array present a block took
- * 34 KB and an SM held 6 of them.  The starts, gathers and scatters are
- * global places, in Off. */
+ * 34 KB and an SM held 6 of them.  A start of the tile lies in
+ * [b0, b0 + nb], so it is kept as int, less b0, whatever Off is: the
+ * 64-bit instances hold the 32-bit ones' shared memory and compare ints.
+ * The gathers and scatters are global places, in Off. */
 template <int NV, interval_op OP, bool GATHER, bool SCATTER, typename V,
           typename Off>
 struct interval_smem {
-  Off scan[NV + 1];   /* scan[a0 - 1 + c] at c: c = starts at or before */
+  int start[NV + 1];  /* start[c], c >= 1: scan[a0 - 1 + c] - b0 */
   int owner[NV];      /* per output of the tile: its c */
   Off gather[GATHER ? NV + 1 : 1]; /* likewise gather / scatter / values */
   Off scatter[SCATTER ? NV + 1 : 1];
   V vals[OP == EXPAND ? NV + 1 : 1];
+  Off first;          /* MOVE: scan[a0 - 1], whole (it may lie far back) */
 };
 
 /* Off holds global places (intervals, outputs, their sum, gathers and
@@ -60,40 +63,68 @@ __global__ void __launch_bounds__(P::NT)
   const int na = sp.na, nb = sp.nb; /* starts; outputs from b0 */
   const Off b0 = sp.b0;
 
-  /* the starts of the tile, and the one before it (slot 0) */
+  /* the starts of the tile, and the one before it (slot 0).  A start's
+   * low 32 bits less b0's are the whole difference (it is at most nb), so
+   * a wrapped scan needs no wraps here; out of [0, nb] only for a broken
+   * scan, which is clamped. */
   for (int c = tid; c <= na; c += NT) {
     const Off k = a0 - 1 + c;
-    const bool real = k >= 0;
-    sm.scan[c] = real ? scan_at<Off>(a.scan, a.scan_type, a.wraps, k) : 0;
-    if (OP == EXPAND && real) sm.vals[c] = ((const V *)a.input)[k];
-    if (GATHER && real) sm.gather[c] = index_at<Off>(a.gather, a.gather_type, k);
-    if (SCATTER && real)
-      sm.scatter[c] = index_at<Off>(a.scatter, a.scatter_type, k);
+    if (c > 0) {
+      const uint32_t d = scan_low32<Off>(a.scan, a.scan_type, k) - (uint32_t)b0;
+      sm.start[c] = (int)min(d, (uint32_t)nb);
+    } else if (OP == MOVE) {
+      const Off first = k >= 0 ? scan_at<Off>(a.scan, a.scan_type, a.wraps, k) : 0;
+      if constexpr (sizeof(Off) == 4) sm.start[0] = first - b0; /* fits: both >= 0 */
+      else sm.first = first;
+    }
+    if (k < 0) continue;
+    if (OP == EXPAND) sm.vals[c] = ((const V *)a.input)[k];
+    if (GATHER) sm.gather[c] = index_at<Off>(a.gather, a.gather_type, k);
+    if (SCATTER) sm.scatter[c] = index_at<Off>(a.scatter, a.scatter_type, k);
   }
   __syncthreads();
 
   /* Merge Path into (starts, outputs): how many of the first diag items
-   * are starts; start c precedes output b0 + j when scan <= b0 + j */
+   * are starts; start c precedes output j of the tile when start[c] <= j */
   const int diag = min(VT * tid, na + nb);
   int lo = max(0, diag - nb), hi = min(diag, na);
   while (lo < hi) {
     const int mid = lo + ((hi - lo) >> 1);
-    if (b0 + diag - 1 - mid < sm.scan[1 + mid]) hi = mid;
+    if (diag - 1 - mid < sm.start[1 + mid]) hi = mid;
     else lo = mid + 1;
   }
   int c = lo, j = diag - lo;
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
-    if (c < na && (j >= nb || sm.scan[1 + c] <= b0 + j))
+    if (c < na && (j >= nb || sm.start[1 + c] <= j))
       ++c;
     else if (j < nb)
       sm.owner[j++] = c;
   }
   __syncthreads();
 
-  /* Strided over the tile's outputs.  All loads first, then all stores:
-   * the gathers of input are scattered, and VT of them in flight per
-   * thread hide their latency. */
+  if constexpr (OP != MOVE) {
+    /* outputs b0 + jj in strided (coalesced) order */
+    V *out = (V *)a.out + b0;
+#pragma unroll
+    for (int i = 0; i < VT; ++i) {
+      const int jj = tid + i * NT;
+      if (jj >= nb) break;
+      const int own = sm.owner[jj];
+      if constexpr (OP == EXPAND)
+        out[jj] = sm.vals[own];
+      else if constexpr (sizeof(V) == 4)
+        /* base + the interval wraps in 32 bits (unsigned: no overflow) */
+        out[jj] = (V)((uint32_t)(a0 - 1 + own) + (uint32_t)a.base);
+      else
+        out[jj] = (V)((uint64_t)(a0 - 1 + own) + (uint64_t)(int64_t)a.base);
+    }
+    return;
+  }
+
+  /* MOVE, strided over the tile's outputs.  All loads first, then all
+   * stores: the gathers of input are scattered, and VT of them in flight
+   * per thread hide their latency. */
   V vals[VT];
   long long dst[VT];
 #pragma unroll
@@ -103,27 +134,17 @@ __global__ void __launch_bounds__(P::NT)
     if (jj < nb) {
       const int own = sm.owner[jj];
       const Off k = b0 + jj; /* the output */
-      if (OP == LOAD_BALANCE) {
-        if constexpr (sizeof(V) == 4)
-          /* base + the interval wraps in 32 bits (unsigned: no overflow) */
-          vals[i] = (V)((uint32_t)(a0 - 1 + own) + (uint32_t)a.base);
-        else
-          vals[i] = (V)((uint64_t)(a0 - 1 + own) + (uint64_t)(int64_t)a.base);
-        dst[i] = k;
-      } else if (OP == EXPAND) {
-        vals[i] = sm.vals[own];
-        dst[i] = k;
-      } else {
-        const Off rank = k - sm.scan[own];
-        const long long g = GATHER ? (long long)sm.gather[own] + rank : k;
-        const long long s = SCATTER ? (long long)sm.scatter[own] + rank : k;
-        /* prepare_starts has checked the ranges; this keeps a caller of the
-         * C API who did not inside the arrays anyway */
-        if (g >= 0 && g < (long long)a.n_input && s >= 0 &&
-            s < (long long)a.n_out) {
-          vals[i] = ((const V *)a.input)[g];
-          dst[i] = s;
-        }
+      Off rank;
+      if constexpr (sizeof(Off) == 4) rank = jj - sm.start[own];
+      else rank = own ? (Off)(jj - sm.start[own]) : k - sm.first;
+      const long long g = GATHER ? (long long)sm.gather[own] + rank : k;
+      const long long s = SCATTER ? (long long)sm.scatter[own] + rank : k;
+      /* prepare_starts has checked the ranges; this keeps a caller of the
+       * C API who did not inside the arrays anyway */
+      if (g >= 0 && g < (long long)a.n_input && s >= 0 &&
+          s < (long long)a.n_out) {
+        vals[i] = ((const V *)a.input)[g];
+        dst[i] = s;
       }
     }
   }

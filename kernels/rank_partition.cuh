@@ -59,6 +59,16 @@ __device__ __forceinline__ Off scan_at(const int32_t *p, mgpu_dtype t,
   return index_at<Off>(p, t, k);
 }
 
+/* The low 32 bits of start k of a scan of dtype t (any of the three):
+ * enough for a difference known to be below 2^32. */
+template <typename Off>
+__device__ __forceinline__ uint32_t scan_low32(const int32_t *p, mgpu_dtype t,
+                                               Off k) {
+  if constexpr (sizeof(Off) == 8)
+    if (t == MGPU_I64) return (uint32_t)((const int64_t *)p)[k];
+  return (uint32_t)p[k];
+}
+
 /* #{k < m : q(k) < x}, q increasing, searching samples[i] = q(i * S)
  * first when there are any.  Always in [0, m], whatever q holds.  Off is
  * the type of the events' count and ranks (as in the callers' tiles). */
