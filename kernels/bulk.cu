@@ -81,15 +81,18 @@ __global__ void __launch_bounds__(P::NT)
   }
 }
 
-/* The merge's keys are positions in Off: insert positions and data
- * indices, past 2^31 in the 64-bit instances. */
+/* The merge's keys are places among the tile's data: data element b0 + j
+ * is j, and an insert position p of the tile lies in [b0, b0 + nb] (the
+ * inserts before data b0 are in earlier tiles), so p - b0 is an int taken
+ * from p's low 32 bits, whatever Off is - the 64-bit instances merge ints
+ * in the 32-bit ones' shared memory.  Broken positions are clamped. */
 template <typename P, typename V, typename Off>
 __global__ void __launch_bounds__(P::NT)
     bulk_insert_kernel(const V *data, Off n, const int32_t *positions,
                        mgpu_dtype positions_type, const V *values, Off m,
                        const Off *splits, V *out) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
-  auto &sm = *shared_as<merge_tile_smem<NV, true, Off, V>>();
+  auto &sm = *shared_as<merge_tile_smem<NV, true, int, V>>();
   const Off total = n + m;
   const Off d0 = (Off)((long long)blockIdx.x * NV);
   const Off d1 = d0 + min((Off)NV, total - d0); /* d0 + NV may wrap */
@@ -103,13 +106,17 @@ __global__ void __launch_bounds__(P::NT)
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int idx = threadIdx.x + i * NT;
-    if (idx < sp.na)
-      sm.keys[idx] = index_at<Off>(positions, positions_type, sp.a0 + idx);
-    else if (idx < sp.na + sp.nb) sm.keys[idx] = sp.b0 + (idx - sp.na);
+    if (idx < sp.na) {
+      const uint32_t p = index_low32<Off>(positions, positions_type, sp.a0 + idx) -
+                         (uint32_t)sp.b0;
+      sm.keys[idx] = (int)min(p, (uint32_t)sp.nb);
+    } else if (idx < sp.na + sp.nb) {
+      sm.keys[idx] = idx - sp.na;
+    }
   }
   load_two_to_shared<NT, VT>(values + sp.a0, sp.na, data + sp.b0, sp.nb, sm.vals);
   __syncthreads();
-  tile_io<Off, V> io;
+  tile_io<int, V> io;
   io.a = io.b = nullptr;
   io.av = io.bv = nullptr;
   io.na = sp.na;
@@ -118,7 +125,7 @@ __global__ void __launch_bounds__(P::NT)
   io.outv = out + d0;
   io.samples = nullptr;
   io.out0 = d0;
-  merge_in_shared<NT, VT, 0, true, false>(io, ascending<Off>(), sm);
+  merge_in_shared<NT, VT, 0, true, false>(io, ascending<int>(), sm);
 }
 
 template <typename V, typename Off>
@@ -151,7 +158,7 @@ mgpu_status bulk_insert_run(mgpu_context *ctx, const mgpu_bulk_args *a) {
   MGPU_TRY(rank_partition(ctx, q_plus_rank<Off>{a->index, a->index_type}, m,
                           P::NV, (int64_t)n + m, tiles, splits.as<Off>()));
   auto kernel = bulk_insert_kernel<P, V, Off>;
-  const size_t smem = sizeof(merge_tile_smem<P::NV, true, Off, V>);
+  const size_t smem = sizeof(merge_tile_smem<P::NV, true, int, V>);
   MGPU_TRY(allow_shared_memory(ctx, kernel, smem));
   kernel<<<tiles, P::NT, smem, cuda_of(ctx)->stream>>>(
       (const V *)a->data, n, a->index, a->index_type, (const V *)a->values, m,

@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(P::NT)
   for (int c = tid; c <= na; c += NT) {
     const Off k = a0 - 1 + c;
     if (c > 0) {
-      const uint32_t d = scan_low32<Off>(a.scan, a.scan_type, k) - (uint32_t)b0;
+      const uint32_t d = index_low32<Off>(a.scan, a.scan_type, k) - (uint32_t)b0;
       sm.start[c] = (int)min(d, (uint32_t)nb);
     } else if (OP == MOVE) {
       const Off first = k >= 0 ? scan_at<Off>(a.scan, a.scan_type, a.wraps, k) : 0;

@@ -59,11 +59,13 @@ __device__ __forceinline__ Off scan_at(const int32_t *p, mgpu_dtype t,
   return index_at<Off>(p, t, k);
 }
 
-/* The low 32 bits of start k of a scan of dtype t (any of the three):
- * enough for a difference known to be below 2^32. */
+/* The low 32 bits of element k of an index array or scan of dtype t
+ * (MGPU_I32, MGPU_U32 or MGPU_I64): all a tile needs of a place it knows
+ * to lie within 2^32 of one of its own (the bulk and interval tiles keep
+ * their events' places as int, less the tile's first output). */
 template <typename Off>
-__device__ __forceinline__ uint32_t scan_low32(const int32_t *p, mgpu_dtype t,
-                                               Off k) {
+__device__ __forceinline__ uint32_t index_low32(const int32_t *p, mgpu_dtype t,
+                                                Off k) {
   if constexpr (sizeof(Off) == 8)
     if (t == MGPU_I64) return (uint32_t)((const int64_t *)p)[k];
   return (uint32_t)p[k];
