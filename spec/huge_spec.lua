@@ -362,6 +362,35 @@ backends.each(function(ctx, device)
       cv:free()
     end)
 
+    -- 2^32 + 3 keys: a = INT32_MIN .. 1 (2^31 + 2), b = INT32_MIN + 1 .. 1
+    -- (2^31 + 1).  Merged: INT32_MIN, then every key of b twice, a's copy
+    -- first, so every tile takes from both sides up to the end.  Values
+    -- tell the copies apart: a's INT32_MIN up, b's INT32_MAX down (keys
+    -- 34.4 GB; pairs 68.7 GB)
+    local function merged_twice(p)
+      if p == 1 then return I32_MIN, I32_MIN end
+      local q = (p - 2) // 2
+      if (p - 2) % 2 == 0 then return I32_MIN + 1 + q, I32_MIN + 1 + q end
+      return I32_MIN + 1 + q, MAX - q
+    end
+    it("cuda, 2^32 + 3: merge, keys and pairs with every key of b tied", function()
+      local n = (1 << 32) + 3
+      local na, nb = (1 << 31) + 2, (1 << 31) + 1
+      local a <close> = ctx:iota(na, I32_MIN, 1, "i32")
+      local b <close> = ctx:iota(nb, I32_MIN + 1, 1, "i32")
+      local c = mgpu.merge(a, b)
+      assert.is_true(c:is_sorted(), "merge 2^32 + 3 output sorted")
+      check_result(c, nil, n, merged_twice, 1 << 31, "merge 2^32 + 3 keys")
+      c:free()
+      local av <close> = ctx:iota(na, I32_MIN, 1, "i32")
+      local bv <close> = ctx:iota(nb, MAX, -1, "i32")
+      local cv
+      c, cv = mgpu.merge(a, b, { values = { av, bv } })
+      check_result(c, cv, n, merged_twice, 1 << 31, "merge 2^32 + 3 pairs")
+      c:free()
+      cv:free()
+    end)
+
     -- INT32_MAX down to -5: sorted, p - 6 at position p; the last pass
     -- merges runs whose ends pass 2^31 (17.2 GB)
     it("cuda, 2^31 + 5: mergesort, keys in reverse order", function()
@@ -412,6 +441,29 @@ backends.each(function(ctx, device)
         local at = d - I32_MIN + 1
         check_window(k, nil, at - 2048, at + 2048, want, "mergesort 2^32 + 3 copies")
       end
+    end)
+
+    -- 2^32 + 3 i32 keys INT32_MAX down, wrapped to 32 bits (every i32
+    -- once, then INT32_MAX, INT32_MAX - 1, INT32_MAX - 2 again), with i64
+    -- values 0, 1, ...: sorted, INT32_MIN + p - 1 at p below the last six,
+    -- and the three repeated keys each twice, the earlier copy first
+    -- (keys 17.2 GB, values 34.4 GB, and the sort's buffers for both)
+    it("cuda, 2^32 + 3: mergesort, pairs in reverse order, three keys repeated", function()
+      local n = (1 << 32) + 3
+      local k <close> = ctx:iota(n, MAX, -1, "i32")
+      local v <close> = ctx:iota(n, 0, 1, "i64")
+      assert.are.same({ MAX, MAX - 1, MAX - 2 }, k:totable(n - 2, n))
+      mgpu.mergesort(k, { values = v })
+      local function want(p)
+        if p <= n - 6 then
+          local key = I32_MIN + p - 1
+          return key, MAX - key
+        end
+        local key = MAX - 2 + (p - (n - 5)) // 2 -- p = n - 5 .. n
+        local first = MAX - key
+        return key, (p - (n - 5)) % 2 == 0 and first or first + (1 << 32)
+      end
+      check_result(k, v, n, want, 1 << 31, "mergesort pairs 2^32 + 3")
     end)
 
     -- flags: three segments, [1, 2^30], [2^30 + 1, 2^31 + 2] across 2^31
