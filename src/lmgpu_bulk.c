@@ -147,9 +147,10 @@ static mgpu_status scan_op(mgpu_context *ctx, void *arg) {
 
 /* From this many counts a total past INT32_MAX takes an average count of
  * 8 or less, and interval_expand and load_balance scan into a wrapped scan
- * first: its 64-bit sums make it slower than the int32 one (an H200, 5.4e7
- * i32 counts: 0.23 and 0.17 ms), but a total past INT32_MAX costs the
- * int32 pass two more (its exact total, then the wrapped scan). */
+ * first: it costs more than the int32 one (its writer reads the count
+ * before each start back; an H200, whole calls on 5.4e7 i32 counts:
+ * 1.06x), but a total past INT32_MAX costs the int32 pass two more (its
+ * exact total, then the wrapped scan). */
 #define WRAPPED_FIRST ((size_t)1 << 28)
 
 /* counts -> the scan of their starts as a new array (pushed); *total.
