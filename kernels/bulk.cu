@@ -83,9 +83,9 @@ __global__ void __launch_bounds__(P::NT)
 
 /* The merge's keys are places among the tile's data: data element b0 + j
  * is j, and an insert position p of the tile lies in [b0, b0 + nb] (the
- * inserts before data b0 are in earlier tiles), so p - b0 is an int taken
- * from p's low 32 bits, whatever Off is - the 64-bit instances merge ints
- * in the 32-bit ones' shared memory.  Broken positions are clamped. */
+ * inserts before data b0 are in earlier tiles), so p - b0 is an int
+ * (place_in_tile) whatever Off is: the 64-bit instances merge ints in the
+ * 32-bit ones' shared memory. */
 template <typename P, typename V, typename Off>
 __global__ void __launch_bounds__(P::NT)
     bulk_insert_kernel(const V *data, Off n, const int32_t *positions,
@@ -106,13 +106,11 @@ __global__ void __launch_bounds__(P::NT)
 #pragma unroll
   for (int i = 0; i < VT; ++i) {
     const int idx = threadIdx.x + i * NT;
-    if (idx < sp.na) {
-      const uint32_t p = index_low32<Off>(positions, positions_type, sp.a0 + idx) -
-                         (uint32_t)sp.b0;
-      sm.keys[idx] = (int)min(p, (uint32_t)sp.nb);
-    } else if (idx < sp.na + sp.nb) {
+    if (idx < sp.na)
+      sm.keys[idx] = place_in_tile<Off>(positions, positions_type,
+                                        sp.a0 + idx, sp.b0, sp.nb);
+    else if (idx < sp.na + sp.nb)
       sm.keys[idx] = idx - sp.na;
-    }
   }
   load_two_to_shared<NT, VT>(values + sp.a0, sp.na, data + sp.b0, sp.nb, sm.vals);
   __syncthreads();

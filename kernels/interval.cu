@@ -63,15 +63,11 @@ __global__ void __launch_bounds__(P::NT)
   const int na = sp.na, nb = sp.nb; /* starts; outputs from b0 */
   const Off b0 = sp.b0;
 
-  /* the starts of the tile, and the one before it (slot 0).  A start's
-   * low 32 bits less b0's are the whole difference (it is at most nb), so
-   * a wrapped scan needs no wraps here; out of [0, nb] only for a broken
-   * scan, which is clamped. */
+  /* the starts of the tile, and the one before it (slot 0) */
   for (int c = tid; c <= na; c += NT) {
     const Off k = a0 - 1 + c;
     if (c > 0) {
-      const uint32_t d = index_low32<Off>(a.scan, a.scan_type, k) - (uint32_t)b0;
-      sm.start[c] = (int)min(d, (uint32_t)nb);
+      sm.start[c] = place_in_tile<Off>(a.scan, a.scan_type, k, b0, nb);
     } else if (OP == MOVE) {
       const Off first = k >= 0 ? scan_at<Off>(a.scan, a.scan_type, a.wraps, k) : 0;
       if constexpr (sizeof(Off) == 4) sm.start[0] = first - b0; /* fits: both >= 0 */
@@ -119,38 +115,37 @@ __global__ void __launch_bounds__(P::NT)
       else
         out[jj] = (V)((uint64_t)(a0 - 1 + own) + (uint64_t)(int64_t)a.base);
     }
-    return;
-  }
-
-  /* MOVE, strided over the tile's outputs.  All loads first, then all
-   * stores: the gathers of input are scattered, and VT of them in flight
-   * per thread hide their latency. */
-  V vals[VT];
-  long long dst[VT];
+  } else {
+    /* MOVE, strided over the tile's outputs.  All loads first, then all
+     * stores: the gathers of input are scattered, and VT of them in flight
+     * per thread hide their latency. */
+    V vals[VT];
+    long long dst[VT];
 #pragma unroll
-  for (int i = 0; i < VT; ++i) {
-    const int jj = tid + i * NT;
-    dst[i] = -1;
-    if (jj < nb) {
-      const int own = sm.owner[jj];
-      const Off k = b0 + jj; /* the output */
-      Off rank;
-      if constexpr (sizeof(Off) == 4) rank = jj - sm.start[own];
-      else rank = own ? (Off)(jj - sm.start[own]) : k - sm.first;
-      const long long g = GATHER ? (long long)sm.gather[own] + rank : k;
-      const long long s = SCATTER ? (long long)sm.scatter[own] + rank : k;
-      /* prepare_starts has checked the ranges; this keeps a caller of the
-       * C API who did not inside the arrays anyway */
-      if (g >= 0 && g < (long long)a.n_input && s >= 0 &&
-          s < (long long)a.n_out) {
-        vals[i] = ((const V *)a.input)[g];
-        dst[i] = s;
+    for (int i = 0; i < VT; ++i) {
+      const int jj = tid + i * NT;
+      dst[i] = -1;
+      if (jj < nb) {
+        const int own = sm.owner[jj];
+        const Off k = b0 + jj; /* the output */
+        Off rank;
+        if constexpr (sizeof(Off) == 4) rank = jj - sm.start[own];
+        else rank = own ? (Off)(jj - sm.start[own]) : k - sm.first;
+        const long long g = GATHER ? (long long)sm.gather[own] + rank : k;
+        const long long s = SCATTER ? (long long)sm.scatter[own] + rank : k;
+        /* prepare_starts has checked the ranges; this keeps a caller of the
+         * C API who did not inside the arrays anyway */
+        if (g >= 0 && g < (long long)a.n_input && s >= 0 &&
+            s < (long long)a.n_out) {
+          vals[i] = ((const V *)a.input)[g];
+          dst[i] = s;
+        }
       }
     }
-  }
 #pragma unroll
-  for (int i = 0; i < VT; ++i)
-    if (dst[i] >= 0) ((V *)a.out)[dst[i]] = vals[i];
+    for (int i = 0; i < VT; ++i)
+      if (dst[i] >= 0) ((V *)a.out)[dst[i]] = vals[i];
+  }
 }
 
 template <interval_op OP, bool GATHER, bool SCATTER, typename V, typename Off>

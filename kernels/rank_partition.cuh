@@ -59,16 +59,20 @@ __device__ __forceinline__ Off scan_at(const int32_t *p, mgpu_dtype t,
   return index_at<Off>(p, t, k);
 }
 
-/* The low 32 bits of element k of an index array or scan of dtype t
- * (MGPU_I32, MGPU_U32 or MGPU_I64): all a tile needs of a place it knows
- * to lie within 2^32 of one of its own (the bulk and interval tiles keep
- * their events' places as int, less the tile's first output). */
+/* Element k of an index array or scan of dtype t (MGPU_I32, MGPU_U32 or
+ * MGPU_I64) less b0, for an element known to lie in [b0, b0 + n]: the bulk
+ * and interval tiles keep their events' places as int, less the tile's
+ * first output.  The low 32 bits give the whole difference (a wrapped
+ * scan needs no wraps); a broken array is clamped into [0, n]. */
 template <typename Off>
-__device__ __forceinline__ uint32_t index_low32(const int32_t *p, mgpu_dtype t,
-                                                Off k) {
+__device__ __forceinline__ int place_in_tile(const int32_t *p, mgpu_dtype t,
+                                             Off k, Off b0, int n) {
+  uint32_t low;
   if constexpr (sizeof(Off) == 8)
-    if (t == MGPU_I64) return (uint32_t)((const int64_t *)p)[k];
-  return (uint32_t)p[k];
+    low = t == MGPU_I64 ? (uint32_t)((const int64_t *)p)[k] : (uint32_t)p[k];
+  else
+    low = (uint32_t)p[k];
+  return (int)min(low - (uint32_t)b0, (uint32_t)n);
 }
 
 /* #{k < m : q(k) < x}, q increasing, searching samples[i] = q(i * S)
