@@ -20,10 +20,14 @@
 namespace mgpu {
 namespace {
 
-template <bool HAS_V, typename Off, typename U, typename V, typename Code>
+template <typename P, bool HAS_V, typename Off, typename U, typename V,
+          typename Code>
+using sweep_smem = radix_sweep_smem<P, HAS_V, Code::kKeepDigits, U, V, Off>;
+
+template <typename P, bool HAS_V, typename Off, typename U, typename V,
+          typename Code>
 mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
                            Code code) {
-  typedef radix_sweep_policy<sizeof(U), HAS_V ? sizeof(V) : 0> P;
   typedef radix_histogram_policy<sizeof(U)> H;
   typedef radix_dims<kRadixDigitBits, U> D;
   typedef radix_bin_t<Off> Bin;
@@ -69,9 +73,11 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   g.plan = plan;
   g.status = reinterpret_cast<unsigned long long *>(m + status_at);
   g.tile_counter = reinterpret_cast<int *>(m + counters_at);
+  auto sweep = radix_sweep_kernel<P, HAS_V, U, V, Code, Off>;
+  const size_t smem = sizeof(sweep_smem<P, HAS_V, Off, U, V, Code>);
+  MGPU_TRY(allow_shared_memory(ctx, sweep, smem));
   for (int pass = 0; pass < D::PASSES; ++pass) {
-    radix_sweep_kernel<P, HAS_V, U, V, Code, Off>
-        <<<tiles, P::NT, 0, s>>>(g, pass, code);
+    sweep<<<tiles, P::NT, smem, s>>>(g, pass, code);
     CUDA_LAUNCHED(ctx, "radix sweep kernel");
   }
   radix_copy_back_kernel<HAS_V, U, V>
@@ -81,6 +87,30 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   return MGPU_OK;
 }
 
+/* The roomy tile where an SM holds the blocks it was tuned at (each
+ * block also takes 1 KB the system reserves), the every-GPU one
+ * elsewhere, and on a context whose kernel paths ask for 64 KB a block
+ * (specs reach both tiles that way). */
+template <bool HAS_V, typename Off, typename U, typename V, typename Code>
+mgpu_status radix_sort_tile(mgpu_context *ctx, U *keys, V *vals, long long n,
+                            Code code) {
+  constexpr int KB = sizeof(U), VB = HAS_V ? sizeof(V) : 0;
+  typedef radix_sweep_policy<KB, VB> P;
+  typedef radix_sweep_roomy_policy<KB, VB> R;
+  static_assert(sizeof(sweep_smem<P, HAS_V, Off, U, V, Code>) <= 48 * 1024,
+                "the every-GPU tile fits 48 KB");
+  if constexpr (R::NT != P::NT || R::VT != P::VT ||
+                R::MIN_BLOCKS != P::MIN_BLOCKS) {
+    constexpr size_t reserved = 1024;
+    constexpr size_t bytes = sizeof(sweep_smem<R, HAS_V, Off, U, V, Code>);
+    const size_t room = cuda_of(ctx)->smem_per_block;
+    if (!ctx->paths.small_smem &&
+        R::MIN_BLOCKS * (bytes + reserved) <= room + reserved)
+      return radix_sort_run<R, HAS_V, Off>(ctx, keys, vals, n, code);
+  }
+  return radix_sort_run<P, HAS_V, Off>(ctx, keys, vals, n, code);
+}
+
 template <typename Off, typename U, typename Code>
 mgpu_status radix_sort_values(mgpu_context *ctx, const mgpu_sort_args *a,
                               Code code) {
@@ -88,13 +118,13 @@ mgpu_status radix_sort_values(mgpu_context *ctx, const mgpu_sort_args *a,
   const long long n = (long long)a->n;
   switch (a->value_size) {
   case 0:
-    return radix_sort_run<false, Off, U, uint32_t>(
+    return radix_sort_tile<false, Off, U, uint32_t>(
         ctx, keys, (uint32_t *)nullptr, n, code);
   case 4:
-    return radix_sort_run<true, Off, U, uint32_t>(
+    return radix_sort_tile<true, Off, U, uint32_t>(
         ctx, keys, static_cast<uint32_t *>(a->vals), n, code);
   case 8:
-    return radix_sort_run<true, Off, U, uint64_t>(
+    return radix_sort_tile<true, Off, U, uint64_t>(
         ctx, keys, static_cast<uint64_t *>(a->vals), n, code);
   }
   return mgpu_set_error(ctx, MGPU_EINVAL, "value size must be 0, 4 or 8");

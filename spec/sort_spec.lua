@@ -83,7 +83,8 @@ local function special_float_bytes(rng, n, dt)
   return table.concat(parts)
 end
 
-backends.each(function(ctx, device)
+-- on cuda also with the every-GPU tiles (the "smem64" kernel paths)
+backends.each_with_paths({ "smem64" }, function(ctx, device)
   describe("basics", function()
     it("sorts keys and pairs in place and returns the same arrays", function()
       local k = ctx:array { 5, 3, 9, 1, 3, -2 }
@@ -295,8 +296,8 @@ backends.each(function(ctx, device)
   end)
 
   describe("sizes", function()
-    -- 1..3 tiles of 4096 4-byte keys, sizes around the histogram's
-    -- 256-thread blocks, and odd sizes
+    -- sizes around the histogram's 256-thread blocks and powers of two,
+    -- and odd sizes (the sweep's tiles: the next case)
     local sizes = { 3, 31, 32, 33, 255, 256, 257, 511, 512, 513, 777, 4095, 4096, 4097,
                     5000, 8191, 8192, 8193, 10007, 12287, 12288, 12289, 16385 }
     it("around tile boundaries: i32 and i64 keys, pairs and keys only", function()
@@ -312,14 +313,25 @@ backends.each(function(ctx, device)
       end
     end)
 
-    -- The sweep's tiles (policy/radix.cuh: 4096 keys of 4 bytes, 2816 of
-    -- 8) at one and two tiles and a part, with the inputs that stress the
-    -- ranking (every lane of a warp on one counter) and the histogram's
-    -- shortcut for digits a warp's keys share.
-    it("around the sweep tiles of each key width: equal keys, top byte only, runs, 8-byte values", function()
+    -- The sweep's tiles (policy/radix.cuh; the every-GPU ones on the
+    -- "smem64" context, the roomy ones on a GPU with room for them) at one
+    -- and two tiles and a part, with the inputs that stress the ranking
+    -- (every lane of a warp on one counter) and the histogram's shortcut
+    -- for digits a warp's keys share.  vdt false: keys alone.
+    it("around the sweep tiles of each key and value width: equal keys, top byte only, runs", function()
       local rng = R.rng(81)
-      for _, w in ipairs { { 4096, "i32", "u32", 24 }, { 2816, "i64", "u64", 56 } } do
-        local tile, sdt, udt, top = w[1], w[2], w[3], w[4]
+      local tiles = {
+        { 6912, "i32", "u32", 24, { false } },       -- 384 x 18
+        { 7680, "i32", "u32", 24, { false } },       -- 384 x 20
+        { 6144, "i32", "u32", 24, { "i32", "f32" } }, -- 256 x 24
+        { 8832, "i32", "u32", 24, { "u32" } },       -- 384 x 23
+        { 4096, "i32", "u32", 24, { "f64", "u64" } }, -- 256 x 16
+        { 3840, "i64", "u64", 56, { false } },       -- 256 x 15
+        { 2816, "i64", "u64", 56, { "i32", "f64" } }, -- 256 x 11
+        { 4608, "i64", "u64", 56, { "u64" } },       -- 384 x 12
+      }
+      for _, w in ipairs(tiles) do
+        local tile, sdt, udt, top, vdts = w[1], w[2], w[3], w[4], w[5]
         for _, n in ipairs { tile - 1, tile, tile + 1, 2 * tile + 3 } do
           local rand, equal, topb, runs = {}, {}, {}, {}
           for i = 1, n do
@@ -329,17 +341,16 @@ backends.each(function(ctx, device)
             runs[i] = ((i - 1) // 300) * 65793 + 1
           end
           local comp = (n % 2 == 0) and "less" or "greater"
-          local l = function(what, vdt)
-            return string.format("%s n=%d %s values %s", sdt, n, what, tostring(vdt))
+          for _, vdt in ipairs(vdts) do
+            vdt = vdt or nil
+            local l = function(what)
+              return string.format("%s n=%d %s values %s", sdt, n, what, tostring(vdt))
+            end
+            check_table(ctx, sdt, rand, comp, vdt, l("random"))
+            check_table(ctx, sdt, equal, comp, vdt, l("all equal"))
+            check_table(ctx, udt, topb, comp, vdt, l("top byte only"))
+            check_table(ctx, sdt, runs, comp, vdt, l("runs of 300"))
           end
-          for _, vdt in ipairs { "f64", "u64", "i32" } do
-            check_table(ctx, sdt, rand, comp, vdt, l("random", vdt))
-            check_table(ctx, sdt, equal, comp, vdt, l("all equal", vdt))
-            check_table(ctx, udt, topb, comp, vdt, l("top byte only", vdt))
-            check_table(ctx, sdt, runs, comp, vdt, l("runs of 300", vdt))
-          end
-          check_table(ctx, sdt, topb, "less", nil, l("top byte only", nil))
-          check_table(ctx, udt, runs, "greater", nil, l("runs of 300", nil))
         end
       end
     end)

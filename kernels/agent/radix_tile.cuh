@@ -27,6 +27,7 @@
 #include "../../src/element.h"
 #include "block/block_scan.cuh"
 #include "block/tile_prefix.cuh"
+#include "launch.cuh"
 #include "policy/tile_shape.cuh"
 
 namespace mgpu {
@@ -380,7 +381,8 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   constexpr int NT = P::NT, NV = P::NV;
   constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
   if (!a.plan->active[pass]) return;
-  __shared__ radix_sweep_smem<P, HAS_V, Code::kKeepDigits, U, V, Off> sm;
+  /* dynamic: the larger tiles take more than 48 KB */
+  auto &sm = *shared_as<radix_sweep_smem<P, HAS_V, Code::kKeepDigits, U, V, Off>>();
   const int tid = threadIdx.x;
   if (tid == 0) sm.tile = atomicAdd(a.tile_counter + pass, 1);
   for (int i = tid; i < W * RADIX; i += NT) sm.warp_base()[i] = 0;
