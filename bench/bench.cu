@@ -696,9 +696,8 @@ std::unique_ptr<Instance> make_mergesort(Env &env, mgpu_dtype t, size_t n, bool 
 // mgpu_mergesort (the same results) as a second row
 // ===========================================================================
 
-template <class K>
+template <class K, class V = value_for<K>>
 std::unique_ptr<Instance> make_sort_t(Env &env, size_t n, bool pairs) {
-  using V = value_for<K>;
   const mgpu_dtype kt = dtype_of<K>();
   const size_t kb = n * sizeof(K), vb = pairs ? n * sizeof(V) : 0;
   auto I = std::make_unique<Instance>();
@@ -758,12 +757,21 @@ std::unique_ptr<Instance> make_sort_t(Env &env, size_t n, bool pairs) {
 }
 
 // The radix sort's key dtypes: the integer widths and f32 (with_key_type
-// would instantiate every case for f32).
-std::unique_ptr<Instance> make_sort(Env &env, mgpu_dtype t, size_t n, bool pairs) {
+// would instantiate every case for f32).  mixed: values of the other
+// width, the keys' positions as a script keeps them (i64 beside 4-byte
+// keys, as torch.sort returns; i32 beside i64 keys).
+std::unique_ptr<Instance> make_sort(Env &env, mgpu_dtype t, size_t n, bool pairs,
+                                    bool mixed = false) {
   switch (t) {
-    case MGPU_I32: return make_sort_t<int32_t>(env, n, pairs);
-    case MGPU_I64: return make_sort_t<int64_t>(env, n, pairs);
-    case MGPU_F32: return make_sort_t<float>(env, n, pairs);
+    case MGPU_I32:
+      return mixed ? make_sort_t<int32_t, int64_t>(env, n, true)
+                   : make_sort_t<int32_t>(env, n, pairs);
+    case MGPU_I64:
+      return mixed ? make_sort_t<int64_t, int32_t>(env, n, true)
+                   : make_sort_t<int64_t>(env, n, pairs);
+    case MGPU_F32:
+      return mixed ? make_sort_t<float, int64_t>(env, n, true)
+                   : make_sort_t<float>(env, n, pairs);
     default:
       throw BenchError(std::string("dtype ") + mgpu_dtype_name(t) + " not instantiated for sort",
                        false);
@@ -2363,6 +2371,8 @@ void register_cases() {
            [](Env &e, mgpu_dtype t, size_t n) { return make_sort(e, t, n, false); }, true);
   add_case("sort", "pairs", sort_keys,
            [](Env &e, mgpu_dtype t, size_t n) { return make_sort(e, t, n, true); });
+  add_case("sort", "pairs_mixed", sort_keys,
+           [](Env &e, mgpu_dtype t, size_t n) { return make_sort(e, t, n, true, true); });
   add_case("bulk_remove", "keys", ints, MGPU_BENCH_DISPATCH(make_bulk_remove_t));
   add_case("bulk_insert", "keys", ints, MGPU_BENCH_DISPATCH(make_bulk_insert_t));
   add_case("interval_expand", "keys", ints, MGPU_BENCH_DISPATCH(make_interval_expand_t));
