@@ -42,7 +42,8 @@ template <> struct radix_sweep_policy<8, 8> : radix_tile_shape<256, 11, 4> {};
  * sm_90, sm_100; radix_sort.cu).  Same sweeps: 4-byte keys 384 x 20
  * (0.96-0.98x CUB, against 0.93-0.96x), 4-byte pairs 384 x 23 at 2 blocks
  * (0.96-0.98x, against 0.93x), 8-byte pairs 384 x 12 at 2 (0.98x,
- * against 0.82x).  Mixed widths have no benchmark row: not run. */
+ * against 0.82x).  Mixed widths keep shapes chosen before they had a
+ * benchmark row (sort/pairs_mixed: 0.66-0.90x CUB, H200). */
 template <int KEY_BYTES, int VALUE_BYTES>
 struct radix_sweep_roomy_policy : radix_sweep_policy<KEY_BYTES, VALUE_BYTES> {};
 template <> struct radix_sweep_roomy_policy<4, 0> : radix_tile_shape<384, 20, 3> {};
