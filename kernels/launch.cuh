@@ -14,6 +14,14 @@ namespace mgpu {
 size_t shared_memory_allowance(const void *kernel, int device);
 void shared_memory_allowed(const void *kernel, int device, size_t bytes);
 
+/* The shared memory a block may take, as the context's kernel paths see
+ * it: "smem64" makes any GPU choose tiles as one with 64 KB a block
+ * (Turing), so that the specs reach the tiles such GPUs take. */
+inline size_t block_room(const mgpu_context *ctx) {
+  const size_t room = cuda_of(ctx)->smem_per_block;
+  return ctx->paths.small_smem && room > 64 * 1024 ? 64 * 1024 : room;
+}
+
 /* Kernels whose tiles need more than the default 48 KB of shared memory
  * must say so before their launch.  The attribute stays with the kernel on
  * its device, and setting it cost the host ~1 us a call (H200, set

@@ -89,8 +89,7 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
 
 /* The roomy tile where an SM holds the blocks it was tuned at (each
  * block also takes 1 KB the system reserves), the every-GPU one
- * elsewhere, and on a context whose kernel paths ask for 64 KB a block
- * (specs reach both tiles that way). */
+ * elsewhere (block_room: the specs reach both). */
 template <bool HAS_V, typename Off, typename U, typename V, typename Code>
 mgpu_status radix_sort_tile(mgpu_context *ctx, U *keys, V *vals, long long n,
                             Code code) {
@@ -103,9 +102,7 @@ mgpu_status radix_sort_tile(mgpu_context *ctx, U *keys, V *vals, long long n,
                 R::MIN_BLOCKS != P::MIN_BLOCKS) {
     constexpr size_t reserved = 1024;
     constexpr size_t bytes = sizeof(sweep_smem<R, HAS_V, Off, U, V, Code>);
-    const size_t room = cuda_of(ctx)->smem_per_block;
-    if (!ctx->paths.small_smem &&
-        R::MIN_BLOCKS * (bytes + reserved) <= room + reserved)
+    if (R::MIN_BLOCKS * (bytes + reserved) <= block_room(ctx) + reserved)
       return radix_sort_run<R, HAS_V, Off>(ctx, keys, vals, n, code);
   }
   return radix_sort_run<P, HAS_V, Off>(ctx, keys, vals, n, code);

@@ -260,11 +260,6 @@ template <typename K, int VB> struct setop_launch {
     return tile<P, STAGE_V>(ctx, c, comp);
   }
 
-  static size_t block_room(const mgpu_context *ctx) {
-    const size_t room = cuda_of(ctx)->smem_per_block;
-    return ctx->paths.small_smem && room > 64 * 1024 ? 64 * 1024 : room;
-  }
-
   template <typename P, bool STAGE_V, typename Comp>
   static mgpu_status tile_or_smallest(mgpu_context *ctx,
                                       const cuda_setop_call *c, Comp comp) {
