@@ -255,6 +255,44 @@ backends.each_with_paths({ "smem64" }, function(ctx, device)
       end
     end)
 
+    -- Float keys over every sign and exponent, with ties, at the sweep
+    -- tiles of each key and value width (the integer case: "sizes"); a
+    -- NaN or a -0.0 makes equivalent keys of different bits.
+    it("float keys without NaN and -0.0, and with one, around the sweep tiles", function()
+      local rng = R.rng(82)
+      local tiles = {
+        f32 = { { 6912, false }, { 7680, false }, { 6144, "i32" }, { 8832, "u32" }, { 5120, "f64" } },
+        f64 = { { 3840, false }, { 5760, "i32" }, { 2816, "f64" }, { 4608, "u64" } },
+      }
+      for _, dt in ipairs { "f32", "f64" } do
+        local fmt, top = dt == "f64" and "I8" or "I4", dt == "f64" and 63 or 31
+        local sign, inf = 1 << top, dt == "f64" and 0x7ff0000000000000 or 0x7f800000
+        local ties = dt == "f64" and { 0, 1, 0x3ff0000000000000, 0xbff0000000000000, inf, sign | inf }
+          or { 0, 1, 0x3f800000, 0xbf800000, inf, sign | inf }
+        local nan, negzero = dt == "f64" and 0x7ff8000000000000 or 0x7fc00000, sign
+        for _, w in ipairs(tiles[dt]) do
+          local tile, vdt = w[1], w[2] or nil
+          for j, n in ipairs { tile - 1, tile + 1, 2 * tile + 3 } do
+            local bits = {}
+            for i = 1, n do
+              local b = rng:int(1, 3) == 1 and rng:pick(ties) or (rng:next64() & ((sign << 1) - 1))
+              if (b & (sign - 1)) > inf or b == negzero then b = 0 end
+              bits[i] = b
+            end
+            local comp = j % 2 == 0 and "greater" or "less"
+            local clean = {}
+            for i = 1, n do clean[i] = string.pack(fmt, bits[i]) end
+            check_against_mergesort(ctx, ctx:frombytes(table.concat(clean), dt), comp, vdt,
+              string.format("%s n=%d %s values %s, no special key", dt, n, comp, tostring(vdt)))
+            bits[rng:int(1, n)] = (j == 2) and negzero or nan
+            for i = 1, n do clean[i] = string.pack(fmt, bits[i]) end
+            check_against_mergesort(ctx, ctx:frombytes(table.concat(clean), dt), comp, vdt,
+              string.format("%s n=%d %s values %s, one special key", dt, n, comp, tostring(vdt)))
+          end
+        end
+      end
+    end)
+
     it("float keys drawn from numbers, zeros, NaNs and infinities", function()
       local rng = R.rng(77)
       for _, dt in ipairs { "f32", "f64" } do
@@ -417,6 +455,8 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     { "f32", nil, -1e30, 1e30, "greater", true },
     { "f64", "f64", -1e6, 1e6, "greater", true },
     { "f64", "u32", 0.0, 1.0, "less", true },
+    { "f32", "i64", -1e30, 1e30, "less" },
+    { "f64", nil, -1e6, 1e6, "greater" },
   }
   for ci, c in ipairs(cases) do
     local dt, vdt, lo, hi, comp, with_specials = c[1], c[2], c[3], c[4], c[5], c[6]
