@@ -2,8 +2,10 @@
  * tile_shape.cuh - the one shape every policy is written in: NT threads a
  * block, VT items a thread (NV = NT * VT a tile), and the resident blocks
  * an SM asked of the compiler (__launch_bounds__) where occupancy is
- * register-bound.  VT is odd but in one tile, so that thread-order
- * shared accesses (VT * tid + i) spread a warp over all 32 banks.
+ * register-bound.  VT is odd where a tile is read in thread order, so
+ * that shared accesses (VT * tid + i) spread a warp over all 32 banks;
+ * scan (16-byte chunks) and the radix sort (warp-striped tiles) take an
+ * even VT.
  */
 #ifndef MGPU_POLICY_TILE_SHAPE_CUH
 #define MGPU_POLICY_TILE_SHAPE_CUH
