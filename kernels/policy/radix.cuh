@@ -31,7 +31,7 @@ template <int NT_, int VT_, int MIN_BLOCKS_> struct radix_tile_shape {
  * digits included.  Chosen by H200 same-run sweeps, 2^24-2^28 (TUNING.md,
  * "Sort (radix)"); 8-byte keys alone 256 x 15 at 4 blocks (1.05x CUB,
  * against 0.91x for 256 x 11); 4-byte keys with 8-byte values 256 x 20
- * (0.93-0.96x, against 0.73-0.90x for 256 x 16). */
+ * (0.90-0.96x, against 0.72-0.89x for 256 x 16). */
 template <> struct radix_sweep_policy<4, 0> : radix_tile_shape<384, 18, 3> {};
 template <> struct radix_sweep_policy<4, 4> : radix_tile_shape<256, 24, 3> {};
 template <> struct radix_sweep_policy<4, 8> : radix_tile_shape<256, 20, 3> {};
