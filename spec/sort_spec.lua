@@ -492,6 +492,24 @@ backends.cuda_vs_cpu(function(gpu, cpu)
     end
   end
 
+  -- The histogram's blocks stride over its tiles: 5 x 2^20 + 2049 keys
+  -- take every block several tiles (and one the keys past the last whole
+  -- tile) on GPUs up to 320 SMs, with warps whose keys share a digit
+  -- (runs of equal keys) beside warps whose keys do not.
+  it("past one histogram tile a block, runs beside random keys: cuda equals cpu", function()
+    local n = 5 * 1048576 + 2049
+    for _, dt in ipairs { "i32", "u64" } do
+      local a = cpu:random(n, 0, 1000000, dt, 13)
+      for i = 1, n // 2 do a[i] = i // 3000 end
+      local v = cpu:iota(n)
+      local g, gv = a:to(gpu), v:to(gpu)
+      mgpu.sort(a, { values = v, comp = "greater" })
+      mgpu.sort(g, { values = gv, comp = "greater" })
+      C.same_array(g, a, dt .. " keys")
+      C.same_array(gv, v, dt .. " values")
+    end
+  end)
+
   it("keys with shared digits and all keys equal, 10^6: cuda equals cpu", function()
     for _, spec in ipairs { { "u32", 0, 255 }, { "i64", -3, 3 }, { "f32", 7.0, 7.0 } } do
       local dt, lo, hi = spec[1], spec[2], spec[3]

@@ -87,51 +87,95 @@ template <typename Off>
 using radix_bin_t = typename std::conditional<sizeof(Off) == 4, unsigned,
                                               unsigned long long>::type;
 
+/* The AND and the OR of a value over the warp, to every lane: the bits
+ * all its keys have, and with them the bits they differ in. */
+template <typename U>
+__device__ __forceinline__ void radix_warp_and_or(U &all, U &any) {
+  if constexpr (sizeof(U) == 8) {
+    unsigned a0 = (unsigned)all, a1 = (unsigned)(all >> 32);
+    unsigned o0 = (unsigned)any, o1 = (unsigned)(any >> 32);
+    radix_warp_and_or(a0, o0);
+    radix_warp_and_or(a1, o1);
+    all = (U)a1 << 32 | a0;
+    any = (U)o1 << 32 | o0;
+  } else {
+#if __CUDA_ARCH__ >= 800
+    all = __reduce_and_sync(0xffffffffu, all);
+    any = __reduce_or_sync(0xffffffffu, any);
+#else
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+      all &= __shfl_xor_sync(0xffffffffu, all, off);
+      any |= __shfl_xor_sync(0xffffffffu, any, off);
+    }
+#endif
+  }
+}
+
+/* h[p][b] += the warp's keys (VT codes a lane, all of them keys) whose
+ * digit p is b.  A digit the warp's 32 x VT keys share (a digit of small
+ * integers, a skipped pass) is counted by one atomic instead of 32 x VT
+ * on one counter, which would serialize; one AND and one OR over the
+ * warp find those digits for every pass at once. */
+template <typename H, typename U>
+__device__ __forceinline__ void radix_count_warp(unsigned *h,
+                                                 const U (&c)[H::VT]) {
+  typedef radix_dims<H::DIGIT_BITS, U> D;
+  constexpr U kDigit = (U)(D::RADIX - 1);
+  U all = c[0], any = c[0];
+#pragma unroll
+  for (int i = 1; i < H::VT; ++i) {
+    all &= c[i];
+    any |= c[i];
+  }
+  radix_warp_and_or(all, any);
+  const U differ = all ^ any;
+#pragma unroll
+  for (int p = 0; p < D::PASSES; ++p) {
+    const int shift = p * H::DIGIT_BITS;
+    unsigned *hp = h + p * D::RADIX;
+    if (((differ >> shift) & kDigit) == 0) {
+      if ((threadIdx.x & 31) == 0)
+        atomicAdd(&hp[(int)((all >> shift) & kDigit)], 32u * H::VT);
+    } else {
+#pragma unroll
+      for (int i = 0; i < H::VT; ++i)
+        atomicAdd(&hp[(int)((c[i] >> shift) & kDigit)], 1u);
+    }
+  }
+}
+
 /* bins[p][b] += the keys whose digit p is b.  Shared-memory counters a
- * block, added to the global ones once.  Each thread takes H::VT keys an
- * iteration, loaded warp-striped (coalesced, all in flight before the
- * first count).  A digit every key of the warp's VT x 32 shares (a
- * digit of small integers, a skipped pass) is counted by one atomic
- * instead of 32 x VT on one counter, which would serialize. */
+ * block, added to the global ones once.  Blocks stride over the whole
+ * tiles of NT x VT keys (each warp's 32 x VT loaded warp-striped, all in
+ * flight before the first count, with no check against the end); one
+ * block counts the keys after the last whole tile. */
 template <typename H, typename U, typename Code, typename Bin>
 __global__ void __launch_bounds__(H::NT)
-    radix_histogram_kernel(const U *keys, long long n, Code code, Bin *bins) {
+    radix_histogram_kernel(const U *__restrict__ keys, long long n,
+                           Code code, Bin *bins) {
   typedef radix_dims<H::DIGIT_BITS, U> D;
-  constexpr int NT = H::NT, VT = H::VT;
+  constexpr int NT = H::NT, VT = H::VT, NV = NT * VT;
   __shared__ unsigned h[D::PASSES * D::RADIX];
   for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += NT) h[i] = 0;
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const long long step = (long long)gridDim.x * NT * VT;
-  for (long long b = (long long)blockIdx.x * NT * VT; b < n; b += step) {
-    /* warp w's 32 VT keys from b + 32 VT w, item i of lane l at 32 i + l */
-    const long long first = b + (long long)warp * 32 * VT + lane;
+  const long long whole = n / NV;
+  for (long long t = blockIdx.x; t < whole; t += gridDim.x) {
+    const U *src = keys + t * NV + warp * 32 * VT + lane;
     U c[VT];
-    bool ok[VT];
 #pragma unroll
-    for (int i = 0; i < VT; ++i) {
-      ok[i] = first + 32 * i < n;
-      c[i] = ok[i] ? keys[first + 32 * i] : (U)0;
-    }
+    for (int i = 0; i < VT; ++i) c[i] = code(src[32 * i]);
+    radix_count_warp<H>(h, c);
+  }
+  if (blockIdx.x == whole % gridDim.x) {
+    for (long long j = whole * NV + threadIdx.x; j < n; j += NT) {
+      const U c = code(keys[j]);
 #pragma unroll
-    for (int i = 0; i < VT; ++i) c[i] = code(c[i]);
-    const bool full = __all_sync(0xffffffffu, ok[VT - 1]);
-#pragma unroll
-    for (int p = 0; p < D::PASSES; ++p) {
-      const auto dig = [&](int i) {
-        return (int)((c[i] >> (p * H::DIGIT_BITS)) & (U)(D::RADIX - 1));
-      };
-      const int d0 = dig(0);
-      bool same = full && d0 == __shfl_sync(0xffffffffu, d0, 0);
-#pragma unroll
-      for (int i = 1; i < VT; ++i) same = same && dig(i) == d0;
-      if (__all_sync(0xffffffffu, same)) {
-        if (lane == 0) atomicAdd(&h[p * D::RADIX + d0], 32u * VT);
-      } else {
-#pragma unroll
-        for (int i = 0; i < VT; ++i)
-          if (ok[i]) atomicAdd(&h[p * D::RADIX + dig(i)], 1u);
-      }
+      for (int p = 0; p < D::PASSES; ++p)
+        atomicAdd(&h[p * D::RADIX +
+                     (int)((c >> (p * H::DIGIT_BITS)) & (U)(D::RADIX - 1))],
+                  1u);
     }
   }
   __syncthreads();
