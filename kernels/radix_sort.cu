@@ -53,7 +53,8 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   CUDA_TRY(ctx, cudaMemsetAsync(m, 0, bytes, s));
 
   const long long hist_tiles = (n + H::NT * H::VT - 1) / (H::NT * H::VT);
-  /* a block counts in 32-bit shared counters: at most 2^31 keys a block */
+  /* a block counts in 32-bit shared counters: with a block per 2^31 keys
+   * none counts more than 2^31 + 2 x NT x VT */
   const long long hist_cap =
       std::max((long long)st->sm_count * H::BLOCKS_PER_SM, (n >> 31) + 1);
   radix_histogram_kernel<H, U, Code, Bin>
