@@ -22,7 +22,7 @@ namespace {
 
 template <typename P, bool HAS_V, typename Off, typename U, typename V,
           typename Code>
-using sweep_smem = radix_sweep_smem<P, HAS_V, Code::kKeepDigits, U, V, Off>;
+using sweep_smem = radix_sweep_smem<P, HAS_V, U, V, Off>;
 
 template <typename P, bool HAS_V, typename Off, typename U, typename V,
           typename Code>
@@ -59,7 +59,7 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
       std::max((long long)st->sm_count * H::BLOCKS_PER_SM, (n >> 31) + 1);
   radix_histogram_kernel<H, U, Code, Bin>
       <<<(unsigned)(hist_tiles < hist_cap ? hist_tiles : hist_cap), H::NT, 0,
-         s>>>(keys, n, code, bins);
+         s>>>(keys, n, code, bins, plan);
   CUDA_LAUNCHED(ctx, "radix histogram kernel");
   radix_scan_kernel<kRadixDigitBits, U, Bin><<<1, D::RADIX, 0, s>>>(bins, n, plan);
   CUDA_LAUNCHED(ctx, "radix scan kernel");

@@ -12,10 +12,13 @@
  * waits on its predecessors.
  *
  * Keys are sorted by their order code (element.h: unsigned words in the
- * order asked for, every NaN on one code and -0.0 on 0.0's), computed
- * from the key's bits wherever a digit is needed; the bits moved are the
- * original ones.  So equivalent keys keep their input order and their
- * bits with no restoring step: the output is a permutation of the input.
+ * order asked for, every NaN on one code and -0.0 on 0.0's).  Where the
+ * code is one to one on the call's keys (floats when the histogram saw no
+ * NaN and no -0.0) a sweep encodes each key as it loads it and decodes
+ * it as it stores it; otherwise (and for integers, whose code is one xor)
+ * it computes the code from the key's bits wherever a digit is needed and
+ * moves the bits.  Either way equivalent keys keep their input order and
+ * their bits: the output is a permutation of the input.
  */
 #ifndef MGPU_AGENT_RADIX_TILE_CUH
 #define MGPU_AGENT_RADIX_TILE_CUH
@@ -32,33 +35,46 @@
 
 namespace mgpu {
 
-/* Integer keys: the sign bit flipped for signed ones, all bits for
- * greater (sort_mask, dispatch.cuh).  kKeepDigits: whether a sweep keeps
- * each key's digit in shared memory for its stores, or computes it again
- * from the key (one xor here). */
+/* A key's order code is operator().  kEncodes: the code has a one-to-one
+ * form, encode and decode, exact on every key but the special ones.
+ *
+ * Integer keys: the sign bit flipped for signed ones, all bits for
+ * greater (sort_mask, dispatch.cuh); computed where needed. */
 template <typename U> struct radix_int_code {
-  static constexpr bool kKeepDigits = false;
+  static constexpr bool kEncodes = false;
   U mask;
   __device__ __forceinline__ U operator()(U u) const { return u ^ mask; }
 };
 
-/* Float keys, on their bits: the code, complemented for greater.  The
- * code takes several instructions a key, so the sweep keeps the digits:
- * at 2^26 f32 keys on an H200 a pass took 1.27x an i32 pass computing it
- * three times a key (docs/TUNING.md, "Sort (radix)"). */
-template <typename U> struct radix_float_code;
-template <> struct radix_float_code<uint32_t> {
-  static constexpr bool kKeepDigits = true;
-  uint32_t mask;
-  __device__ __forceinline__ uint32_t operator()(uint32_t u) const {
-    return mgpu_f32_radix_code(u) ^ mask;
+/* Float keys, on their bits: the code, complemented for greater.  A
+ * number's code is its bits with the sign bit set when it is positive,
+ * and 0 - bits (2^(w-1) - magnitude) when negative, so the code's sign
+ * bit tells which way back; every NaN takes the top code and -0.0 takes
+ * 0.0's, so those are special.  Encoding as a tile loads (several
+ * instructions, once a key) beat computing the code at each digit (1.27x
+ * an i32 pass) and keeping the digits (2^26 f32 keys on an H200: 329 us
+ * a pass against 347; docs/TUNING.md, "Sort (radix)"). */
+template <typename U> struct radix_float_code {
+  static_assert(sizeof(U) == 4 || sizeof(U) == 8, "f32 or f64 bits");
+  static constexpr bool kEncodes = true;
+  static constexpr U kSign = (U)1 << (8 * sizeof(U) - 1);
+  static constexpr U kInf = sizeof(U) == 4 ? (U)0x7f800000u
+                                           : (U)0x7ff0000000000000ull;
+  U mask;
+  __device__ __forceinline__ U operator()(U u) const {
+    if constexpr (sizeof(U) == 4) return mgpu_f32_radix_code(u) ^ mask;
+    else return mgpu_f64_radix_code(u) ^ mask;
   }
-};
-template <> struct radix_float_code<uint64_t> {
-  static constexpr bool kKeepDigits = true;
-  uint64_t mask;
-  __device__ __forceinline__ uint64_t operator()(uint64_t u) const {
-    return mgpu_f64_radix_code(u) ^ mask;
+  /* a NaN or -0.0 */
+  __device__ __forceinline__ bool special(U u) const {
+    return (u & ~kSign) > kInf || u == kSign;
+  }
+  __device__ __forceinline__ U encode(U u) const {
+    return ((u & kSign) ? (U)0 - u : u | kSign) ^ mask;
+  }
+  __device__ __forceinline__ U decode(U c) const {
+    c ^= mask;
+    return (c & kSign) ? c & ~kSign : (U)0 - c;
   }
 };
 
@@ -71,6 +87,7 @@ struct radix_plan {
   int active[kRadixMaxPasses];
   int from_tmp[kRadixMaxPasses];
   int final_in_tmp;
+  int special; /* set by the histogram: a key the code's encode would change */
 };
 
 template <int BITS, typename U> struct radix_dims {
@@ -153,7 +170,7 @@ __device__ __forceinline__ void radix_count_warp(unsigned *h,
 template <typename H, typename U, typename Code, typename Bin>
 __global__ void __launch_bounds__(H::NT)
     radix_histogram_kernel(const U *__restrict__ keys, long long n,
-                           Code code, Bin *bins) {
+                           Code code, Bin *bins, radix_plan *plan) {
   typedef radix_dims<H::DIGIT_BITS, U> D;
   constexpr int NT = H::NT, VT = H::VT, NV = NT * VT;
   __shared__ unsigned h[D::PASSES * D::RADIX];
@@ -161,16 +178,21 @@ __global__ void __launch_bounds__(H::NT)
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const long long whole = n / NV;
+  bool special = false;
+  const auto code_of = [&](U u) {
+    if constexpr (Code::kEncodes) special = special | code.special(u);
+    return code(u);
+  };
   for (long long t = blockIdx.x; t < whole; t += gridDim.x) {
     const U *src = keys + t * NV + warp * 32 * VT + lane;
     U c[VT];
 #pragma unroll
-    for (int i = 0; i < VT; ++i) c[i] = code(src[32 * i]);
+    for (int i = 0; i < VT; ++i) c[i] = code_of(src[32 * i]);
     radix_count_warp<H>(h, c);
   }
   if (blockIdx.x == whole % gridDim.x) {
     for (long long j = whole * NV + threadIdx.x; j < n; j += NT) {
-      const U c = code(keys[j]);
+      const U c = code_of(keys[j]);
 #pragma unroll
       for (int p = 0; p < D::PASSES; ++p)
         atomicAdd(&h[p * D::RADIX +
@@ -178,7 +200,7 @@ __global__ void __launch_bounds__(H::NT)
                   1u);
     }
   }
-  __syncthreads();
+  if (__syncthreads_or(special) && threadIdx.x == 0) atomicOr(&plan->special, 1);
   for (int i = threadIdx.x; i < D::PASSES * D::RADIX; i += NT)
     if (h[i]) atomicAdd(&bins[i], (Bin)h[i]);
 }
@@ -246,10 +268,7 @@ template <typename U, typename V, typename Off> struct radix_sweep_args {
   int *tile_counter;          /* [pass] */
 };
 
-/* KEEP: the digits are kept from the ranking (HAS_V: they are kept for
- * the values anyway). */
-template <typename P, bool HAS_V, bool KEEP, typename U, typename V,
-          typename Off>
+template <typename P, bool HAS_V, typename U, typename V, typename Off>
 struct radix_sweep_smem {
   static constexpr int W = P::NT / 32, RADIX = 1 << P::DIGIT_BITS;
   static_assert(RADIX <= P::NT, "a thread a bucket");
@@ -272,20 +291,20 @@ struct radix_sweep_smem {
   }
   Off global_off[RADIX]; /* output place = global_off[digit] + tile place */
   unsigned warp_totals[W];
-  /* the digit at each tile place */
-  unsigned char digit_of[HAS_V || KEEP ? P::NV : 1];
+  /* the digit at each tile place, for the values */
+  unsigned char digit_of[HAS_V ? P::NV : 1];
   int tile;
 };
 
 /* One tile of the sweep; FULL: it has NV keys, so no item is checked
- * against the end. */
-template <typename P, bool HAS_V, bool FULL, typename U, typename V,
-          typename Code, typename Off>
+ * against the end.  CODED: the tile holds its keys encoded (the call has
+ * no special key), else their own bits. */
+template <typename P, bool HAS_V, bool FULL, bool CODED, typename U,
+          typename V, typename Code, typename Off>
 __device__ __forceinline__ void
 radix_sweep_tile(const radix_sweep_args<U, V, Off> &a, int pass, Code code,
-                 radix_sweep_smem<P, HAS_V, Code::kKeepDigits, U, V, Off> &sm,
-                 int tile, int count) {
-  constexpr bool KEEP = Code::kKeepDigits;
+                 radix_sweep_smem<P, HAS_V, U, V, Off> &sm, int tile,
+                 int count) {
   constexpr int NT = P::NT, VT = P::VT, NV = P::NV;
   constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -295,9 +314,13 @@ radix_sweep_tile(const radix_sweep_args<U, V, Off> &a, int pass, Code code,
   const long long base = (long long)tile * NV;
   const int shift = pass * P::DIGIT_BITS;
   const auto in = [&](int j) { return FULL || j < count; };
+  const auto order = [&](U k) {
+    if constexpr (CODED) return k;
+    else return code(k);
+  };
   /* keys past the end rank last, in the last bucket, after its keys */
   const auto digit = [&](U k, int j) {
-    return in(j) ? (int)((code(k) >> shift) & (U)(RADIX - 1)) : RADIX - 1;
+    return in(j) ? (int)((order(k) >> shift) & (U)(RADIX - 1)) : RADIX - 1;
   };
 
   U k[VT];
@@ -310,8 +333,10 @@ radix_sweep_tile(const radix_sweep_args<U, V, Off> &a, int pass, Code code,
   /* one pointer and constant offsets, not an address an item */
   const U *src = (from_tmp ? a.tmp_keys : a.keys) + base + first;
 #pragma unroll
-  for (int i = 0; i < VT; ++i)
+  for (int i = 0; i < VT; ++i) {
     k[i] = in(first + 32 * i) ? src[32 * i] : (U)0;
+    if constexpr (CODED) k[i] = code.encode(k[i]);
+  }
 
   unsigned *my_count = sm.warp_base() + warp * RADIX;
   const unsigned before_me = (1u << lane) - 1u;
@@ -358,10 +383,7 @@ radix_sweep_tile(const radix_sweep_args<U, V, Off> &a, int pass, Code code,
   for (int i = 0; i < VT; ++i) {
     const int d = digit(k[i], first + 32 * i);
     pos[i / 2] += my_count[d] << (16 * (i % 2));
-    if (in(first + 32 * i)) {
-      xk[place(i)] = k[i];
-      if (KEEP) sm.digit_of[KEEP ? place(i) : 0] = (unsigned char)d;
-    }
+    if (in(first + 32 * i)) xk[place(i)] = k[i];
   }
   if (tid < RADIX) {
     const long long before = bucket_exclusive_prefix(
@@ -379,10 +401,10 @@ radix_sweep_tile(const radix_sweep_args<U, V, Off> &a, int pass, Code code,
 #pragma unroll 4
   for (int j = tid; j < (FULL ? NV : count); j += NT) {
     const U key = xk[j];
-    const int d = KEEP ? (int)sm.digit_of[KEEP ? j : 0]
-                       : (int)((code(key) >> shift) & (U)(RADIX - 1));
-    dst[sm.global_off[d] + j] = key;
-    if (HAS_V && !KEEP) sm.digit_of[HAS_V ? j : 0] = (unsigned char)d;
+    const int d = (int)((order(key) >> shift) & (U)(RADIX - 1));
+    if constexpr (CODED) dst[sm.global_off[d] + j] = code.decode(key);
+    else dst[sm.global_off[d] + j] = key;
+    if (HAS_V) sm.digit_of[HAS_V ? j : 0] = (unsigned char)d;
   }
   if (!HAS_V) return;
   __syncthreads(); /* the keys are read: the values take their place */
@@ -426,7 +448,7 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   constexpr int RADIX = 1 << P::DIGIT_BITS, W = NT / 32;
   if (!a.plan->active[pass]) return;
   /* dynamic: the larger tiles take more than 48 KB */
-  auto &sm = *shared_as<radix_sweep_smem<P, HAS_V, Code::kKeepDigits, U, V, Off>>();
+  auto &sm = *shared_as<radix_sweep_smem<P, HAS_V, U, V, Off>>();
   const int tid = threadIdx.x;
   if (tid == 0) sm.tile = atomicAdd(a.tile_counter + pass, 1);
   for (int i = tid; i < W * RADIX; i += NT) sm.warp_base()[i] = 0;
@@ -434,10 +456,17 @@ __launch_bounds__(P::NT, min_blocks_within_sm(P::NT, P::MIN_BLOCKS))
   const int tile = sm.tile;
   const long long base = (long long)tile * NV;
   const int count = (int)(a.n - base < NV ? a.n - base : NV);
-  if (count == NV)
-    radix_sweep_tile<P, HAS_V, true>(a, pass, code, sm, tile, count);
-  else
-    radix_sweep_tile<P, HAS_V, false>(a, pass, code, sm, tile, count);
+  const auto run = [&](auto coded) {
+    constexpr bool CODED = decltype(coded)::value;
+    if (count == NV)
+      radix_sweep_tile<P, HAS_V, true, CODED>(a, pass, code, sm, tile, count);
+    else
+      radix_sweep_tile<P, HAS_V, false, CODED>(a, pass, code, sm, tile, count);
+  };
+  if constexpr (Code::kEncodes) {
+    if (!a.plan->special) return run(std::true_type());
+  }
+  run(std::false_type());
 }
 
 /* After an odd number of passes the sorted keys are in the scratch
