@@ -30,8 +30,8 @@ template <int NT_, int VT_, int MIN_BLOCKS_> struct radix_tile_shape {
   static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
 };
 
-/* Every GPU: tiles within 48 KB of shared memory, float keys' kept
- * digits included.  Chosen by H200 same-run sweeps, 2^24-2^28 (TUNING.md,
+/* Every GPU: tiles within 48 KB of shared memory.  Chosen by H200
+ * same-run sweeps, 2^24-2^28, before the histogram's rework (TUNING.md,
  * "Sort (radix)"); 8-byte keys alone 256 x 15 at 4 blocks (1.05x CUB,
  * against 0.91x for 256 x 11); 4-byte keys with 8-byte values 256 x 20
  * (0.90-0.96x, against 0.72-0.89x for 256 x 16). */
