@@ -20,8 +20,7 @@
 namespace mgpu {
 namespace {
 
-template <typename P, bool HAS_V, typename Off, typename U, typename V,
-          typename Code>
+template <typename P, bool HAS_V, typename Off, typename U, typename V>
 using sweep_smem = radix_sweep_smem<P, HAS_V, U, V, Off>;
 
 template <typename P, bool HAS_V, typename Off, typename U, typename V,
@@ -75,7 +74,7 @@ mgpu_status radix_sort_run(mgpu_context *ctx, U *keys, V *vals, long long n,
   g.status = reinterpret_cast<unsigned long long *>(m + status_at);
   g.tile_counter = reinterpret_cast<int *>(m + counters_at);
   auto sweep = radix_sweep_kernel<P, HAS_V, U, V, Code, Off>;
-  const size_t smem = sizeof(sweep_smem<P, HAS_V, Off, U, V, Code>);
+  const size_t smem = sizeof(sweep_smem<P, HAS_V, Off, U, V>);
   MGPU_TRY(allow_shared_memory(ctx, sweep, smem));
   for (int pass = 0; pass < D::PASSES; ++pass) {
     sweep<<<tiles, P::NT, smem, s>>>(g, pass, code);
@@ -97,12 +96,12 @@ mgpu_status radix_sort_tile(mgpu_context *ctx, U *keys, V *vals, long long n,
   constexpr int KB = sizeof(U), VB = HAS_V ? sizeof(V) : 0;
   typedef radix_sweep_policy<KB, VB> P;
   typedef radix_sweep_roomy_policy<KB, VB> R;
-  static_assert(sizeof(sweep_smem<P, HAS_V, Off, U, V, Code>) <= 48 * 1024,
+  static_assert(sizeof(sweep_smem<P, HAS_V, Off, U, V>) <= 48 * 1024,
                 "the every-GPU tile fits 48 KB");
   if constexpr (R::NT != P::NT || R::VT != P::VT ||
                 R::MIN_BLOCKS != P::MIN_BLOCKS) {
     constexpr size_t reserved = 1024;
-    constexpr size_t bytes = sizeof(sweep_smem<R, HAS_V, Off, U, V, Code>);
+    constexpr size_t bytes = sizeof(sweep_smem<R, HAS_V, Off, U, V>);
     if (R::MIN_BLOCKS * (bytes + reserved) <= block_room(ctx) + reserved)
       return radix_sort_run<R, HAS_V, Off>(ctx, keys, vals, n, code);
   }
